@@ -1,0 +1,74 @@
+/* options.c: parsing of option values shared by several subcommands. */
+#include "cli/options.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int name_is_valid(const char *name, size_t len)
+{
+    if (len == 0 || len > 128 || name[0] == '.')
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+int sx_method_arg_parse(const char *text, sx_method_arg_t *out, sx_error_t *err)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq[1] == '\0')
+        return sx_error_set(err, "--method '%s': expected NAME=FILE", text);
+    size_t len = (size_t)(eq - text);
+    if (!name_is_valid(text, len))
+        return sx_error_set(err,
+                            "--method '%s': NAME must be 1-128 characters of "
+                            "[A-Za-z0-9_.-] and not start with '.'",
+                            text);
+    out->name = strndup(text, len);
+    out->file = strdup(eq + 1);
+    return 0;
+}
+
+void sx_method_arg_free(sx_method_arg_t *arg)
+{
+    free(arg->name);
+    free(arg->file);
+    arg->name = arg->file = NULL;
+}
+
+int sx_method_args_add(sx_method_arg_t **args, size_t *count, const char *text,
+                       sx_error_t *err)
+{
+    sx_method_arg_t arg;
+    if (sx_method_arg_parse(text, &arg, err) != 0)
+        return -1;
+    for (size_t i = 0; i < *count; i++) {
+        if (strcmp((*args)[i].name, arg.name) == 0) {
+            sx_error_set(err, "--method %s given twice", arg.name);
+            sx_method_arg_free(&arg);
+            return -1;
+        }
+    }
+    sx_method_arg_t *grown = realloc(*args, (*count + 1) * sizeof *grown);
+    if (!grown) {
+        sx_method_arg_free(&arg);
+        return sx_error_set(err, "out of memory");
+    }
+    grown[(*count)++] = arg;
+    *args = grown;
+    return 0;
+}
+
+void sx_method_args_free(sx_method_arg_t **args, size_t *count)
+{
+    for (size_t i = 0; i < *count; i++)
+        sx_method_arg_free(&(*args)[i]);
+    free(*args);
+    *args = NULL;
+    *count = 0;
+}

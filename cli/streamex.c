@@ -1,0 +1,74 @@
+/* streamex.c: the entry point. Finds the subcommand and hands it the rest of
+ * the command line; global flags (-v, -q, --version, --help) are read here. */
+#include "cli/commands.h"
+#include "common/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command_t;
+
+static const command_t s_commands[] = {
+    {"check", sx_cmd_check, "validate a benchmark folder and predictions files"},
+    {"score", sx_cmd_score,
+     "score existing final CSVs against gold (no Kafka, no Flink)"},
+    {"run", sx_cmd_run, "the whole pipeline on this machine: coordinator + N workers"},
+    {"coordinator", sx_cmd_coordinator, "shard tasks to remote workers over ZeroMQ"},
+    {"worker", sx_cmd_worker,
+     "execute shards for a coordinator on a local Kafka + Flink"},
+    {"exec", sx_cmd_exec, "execute one task on a local pair and print its verdict"},
+    {"runtime", sx_cmd_runtime, "start, inspect or stop one worker's Kafka + Flink pair"},
+    {"merge", sx_cmd_merge, "merge the outputs of --shard runs into one"},
+    {"keygen", sx_cmd_keygen, "make a CURVE certificate for a coordinator or worker"},
+};
+#define COMMAND_COUNT (sizeof s_commands / sizeof s_commands[0])
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamex [-v|-q] COMMAND [OPTIONS]\n\n"
+            "Runs the StreamSQLBench execution-accuracy protocol: candidate Flink SQL\n"
+            "replayed through real Kafka and Flink, final relations scored with the\n"
+            "Spider 2.0 comparison.\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-12s %s\n", s_commands[i].name, s_commands[i].summary);
+    fprintf(out, "\n'streamex COMMAND --help' describes one command.\n"
+                 "-v logs debug lines, -q only errors; logs go to stderr.\n");
+}
+
+int main(int argc, char **argv)
+{
+    int first = 1;
+    for (; first < argc && argv[first][0] == '-'; first++) {
+        const char *flag = argv[first];
+        if (strcmp(flag, "-v") == 0)
+            sx_log_set_level(SX_LOG_DEBUG);
+        else if (strcmp(flag, "-q") == 0)
+            sx_log_set_level(SX_LOG_ERROR);
+        else if (strcmp(flag, "--version") == 0) {
+            printf("streamex %s\n", SX_VERSION);
+            return 0;
+        } else if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
+            print_usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "streamex: unknown option '%s'\n", flag);
+            print_usage(stderr);
+            return 2;
+        }
+    }
+    if (first >= argc) {
+        print_usage(stderr);
+        return 2;
+    }
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(argv[first], s_commands[i].name) == 0)
+            return s_commands[i].run(argc - first, argv + first);
+    fprintf(stderr, "streamex: unknown command '%s'\n", argv[first]);
+    print_usage(stderr);
+    return 2;
+}

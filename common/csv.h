@@ -1,0 +1,53 @@
+/* csv.h: CSV files in and out, on libcsv. Reading keeps what later stages need
+ * to reproduce other readers exactly: the physical line each record starts on,
+ * whether each field was quoted, and blank lines (reported as records with no
+ * fields, so a caller can skip them like pandas does or count them). A UTF-8
+ * BOM is dropped, CRLF and LF both end records, quoted fields may hold commas,
+ * quotes and newlines. Writing quotes only what needs it and writes a NULL
+ * (a NULL pointer) as an empty field. */
+#ifndef SX_CSV_H
+#define SX_CSV_H
+
+#include "common/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    char **fields; /* NUL-terminated copies; a field may also hold NUL bytes,
+                      its true size is lengths[i] */
+    size_t *lengths;
+    bool *quoted; /* the field was written in double quotes */
+    size_t count; /* 0 for a blank line */
+    size_t line;  /* 1-based physical line where the record starts */
+} sx_csv_record_t;
+
+typedef struct {
+    sx_csv_record_t *records; /* in file order, header included */
+    size_t count;
+} sx_csv_table_t;
+
+/* Flags for sx_csv_read. */
+#define SX_CSV_STRICT_WIDTH                                                              \
+    1u /* a record whose field count differs from the                                    \
+          first record's is an error naming its line */
+
+/* Reads a whole file. Errors name the path (and line where one applies):
+ * unreadable file, malformed quoting, ragged record under SX_CSV_STRICT_WIDTH. */
+sx_csv_table_t *sx_csv_read(const char *path, unsigned flags, sx_error_t *err);
+/* The same over a buffer already in memory; `name` is used in messages. */
+sx_csv_table_t *sx_csv_parse(const char *name, const char *data, size_t size,
+                             unsigned flags, sx_error_t *err);
+void sx_csv_table_destroy(sx_csv_table_t **self_p);
+
+/* Index of the header field equal to `name` in record 0, or -1. */
+long sx_csv_column_index(const sx_csv_table_t *table, const char *name);
+
+/* Writes one record; a NULL field is written as an empty field. Fields that
+ * hold a comma, quote, CR, LF or start/end with a space are quoted. */
+int sx_csv_write_record(FILE *out, const char *const *fields, size_t count);
+
+void sx_csv_test(bool verbose);
+
+#endif

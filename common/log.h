@@ -1,0 +1,31 @@
+/* log.h: one logging channel for the whole program, on stderr. Lines carry a
+ * UTC timestamp, a level and the component ("coordinator", "worker 2", ...).
+ * stdout is left to machine-readable output and progress. */
+#ifndef SX_LOG_H
+#define SX_LOG_H
+
+#include <stdbool.h>
+
+typedef enum {
+    SX_LOG_DEBUG = 0,
+    SX_LOG_INFO,
+    SX_LOG_WARN,
+    SX_LOG_ERROR,
+    SX_LOG_OFF
+} sx_log_level_t;
+
+void sx_log_set_level(sx_log_level_t level);
+sx_log_level_t sx_log_level(void);
+/* The component name printed on every line of this process, e.g. "worker 1". */
+void sx_log_set_component(const char *component);
+
+void sx_log(sx_log_level_t level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+#define sx_debug(...) sx_log(SX_LOG_DEBUG, __VA_ARGS__)
+#define sx_info(...) sx_log(SX_LOG_INFO, __VA_ARGS__)
+#define sx_warn(...) sx_log(SX_LOG_WARN, __VA_ARGS__)
+#define sx_err(...) sx_log(SX_LOG_ERROR, __VA_ARGS__)
+
+void sx_log_test(bool verbose);
+
+#endif

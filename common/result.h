@@ -1,0 +1,59 @@
+/* result.h: one task's outcome for one method, and the output files built
+ * from them (SPEC section 5): OUT/NAME/results.jsonl, OUT/NAME/submission.jsonl
+ * and OUT/summary.json. The JSON field names live only in result.c, so they
+ * can follow the official evaluator's exactly. Every writer here takes the
+ * results of every task ID in task_ids.txt order: the denominator is never
+ * anything else. Files are written to a temporary name, fsync'ed and renamed,
+ * so a crash never leaves a half-written output. */
+#ifndef SX_RESULT_H
+#define SX_RESULT_H
+
+#include "common/error.h"
+#include "common/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    char *task_id;
+    sx_status_t status;
+    int score;    /* 1 for match, else 0 */
+    char *detail; /* human-readable reason; may be empty, never NULL */
+    int attempts;
+    double seconds;
+    char *worker; /* who executed it ("" for score-only) */
+    char *csv;    /* absolute path of the final CSV, or NULL */
+} sx_result_t;
+
+/* Fills every field (copies the strings); score follows from status. */
+void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status,
+                    const char *detail, const char *csv);
+void sx_result_clear(sx_result_t *result);
+
+/* One results.jsonl line (no newline) as a heap string, and back. Parsing
+ * validates every field and names what is wrong. */
+char *sx_result_to_json(const sx_result_t *result);
+int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err);
+
+/* Per-method tallies for summary.json and the printed EX line. */
+typedef struct {
+    char *method;
+    size_t total;
+    size_t correct;
+    size_t by_status[SX_STATUS_COUNT];
+} sx_method_summary_t;
+
+/* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
+ * already in task_ids.txt order, and tallies them into *summary. */
+int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
+                     size_t count, sx_method_summary_t *summary, sx_error_t *err);
+/* Writes OUT/summary.json for all methods of the run. */
+int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
+                     size_t count, sx_error_t *err);
+/* "NAME: EX = correct/total = 0.xxxx" */
+void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
+
+void sx_result_test(bool verbose);
+
+#endif

@@ -1,0 +1,17 @@
+/* test_common.c: self-tests of the small common modules (errors, log, status). */
+#include "common/error.h"
+#include "common/log.h"
+#include "common/status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(void)
+{
+    bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
+    sx_error_test(verbose);
+    sx_log_test(verbose);
+    sx_status_test(verbose);
+    printf("test_common: OK\n");
+    return 0;
+}
