@@ -1,0 +1,55 @@
+/* score.h: the EX verdict of one task (SPEC section 6): the evaluation spec
+ * of BENCH/evaluation/ID.json, the comparison profile, and the one function
+ * both `streamex score` and the worker call to compare a final CSV with gold.
+ * The comparison itself (pandas-style reading, Spider 2.0 compare, the tie
+ * adapter) lives behind this header. */
+#ifndef SX_SCORE_H
+#define SX_SCORE_H
+
+#include "common/error.h"
+#include "common/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    SX_ANSWER_ORDINARY = 0,
+    SX_ANSWER_ANY_ONE_ARGMAX,
+    SX_ANSWER_ANY_K_FROM_TIE_SET,
+} sx_answer_kind_t;
+
+typedef struct {
+    long *condition_cols; /* gold column indexes; NULL/0 = all gold columns */
+    size_t condition_count;
+    bool ignore_order;
+    sx_answer_kind_t kind;
+    long k;              /* any_k_from_tie_set */
+    long mandatory_rows; /* any_k_from_tie_set */
+} sx_evaluation_t;
+
+/* Loads and validates an evaluation JSON file (unknown fields, bad types,
+ * negative indexes, k < mandatory_rows ... are errors naming the file). */
+sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err);
+void sx_evaluation_destroy(sx_evaluation_t **self_p);
+
+typedef enum {
+    SX_PROFILE_SPIDER2_LITE_2025_11 = 0, /* default: NaN replaced by 0 */
+    SX_PROFILE_SPIDER2_LITE_2025_03,     /* NaN pairs equal, NaN kept */
+} sx_profile_t;
+
+/* "spider2-lite-2025-11" / "spider2-lite-2025-03" */
+int sx_profile_parse(const char *name, sx_profile_t *profile);
+const char *sx_profile_name(sx_profile_t profile);
+
+/* Compares the final CSV pred_csv with gold_csv. Returns SX_STATUS_MATCH,
+ * SX_STATUS_MISMATCH or SX_STATUS_EVAL_ERROR; detail (may be NULL) receives
+ * a short reason such as which gold column found no equal column. Never
+ * crashes or hangs on bad files: those are mismatch (pred unreadable, as the
+ * official evaluator scores it) or eval_error (gold unreadable). */
+sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
+                           const sx_evaluation_t *evaluation, sx_profile_t profile,
+                           char *detail, size_t detail_size);
+
+void sx_score_test(bool verbose);
+
+#endif

@@ -1,0 +1,54 @@
+/* executor.h: executes one task of the protocol (SPEC section 4) on one
+ * worker's Kafka + Flink pair: prepare sources, replay them, run the candidate
+ * through the SQL Gateway, materialize the output changelog into the final
+ * CSV, score it. Every outcome is a status in the result, never a crash: a
+ * wrong query is flink_error / timeout / rejected_sql, trouble with Kafka,
+ * Flink or the worker itself is infra_error. The worker's agent (which talks
+ * to the coordinator) and `streamex exec` both drive tasks through this. */
+#ifndef SX_EXECUTOR_H
+#define SX_EXECUTOR_H
+
+#include "common/error.h"
+#include "common/result.h"
+#include "common/score.h"
+
+#include <stdbool.h>
+
+/* Where the pair is and how to name things. */
+typedef struct {
+    const char *bootstrap;   /* Kafka bootstrap servers, e.g. "127.0.0.1:20092" */
+    const char *gateway_url; /* SQL Gateway REST, e.g. "http://127.0.0.1:20083" */
+    const char *rest_url;    /* Flink REST, e.g. "http://127.0.0.1:20081" */
+    const char *run_id;      /* unique per run; part of every topic name */
+    sx_profile_t profile;
+    bool keep; /* keep topics and session for debugging */
+} sx_executor_config_t;
+
+/* Seconds spent in each step of one task. */
+typedef struct {
+    double prepare, replay, submit, run, materialize, score, cleanup;
+} sx_timings_t;
+
+/* One task to execute. bench_dir holds tasks/ID/ (task.json, sources) and,
+ * for scoring only, gold/ID.csv and evaluation/ID.json. */
+typedef struct {
+    const char *bench_dir;
+    const char *task_id;
+    const char *sql;      /* candidate; NULL = missing prediction */
+    int attempt;          /* 1-based; part of topic names */
+    const char *csv_path; /* where the final CSV goes */
+} sx_exec_request_t;
+
+typedef struct _sx_executor_t sx_executor_t;
+
+sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *err);
+void sx_executor_destroy(sx_executor_t **self_p);
+
+/* Runs the request and fills *result (status, score, detail, csv = absolute
+ * path when a final CSV was written) and *timings. */
+void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
+                     sx_result_t *result, sx_timings_t *timings);
+
+void sx_executor_test(bool verbose);
+
+#endif
