@@ -1,13 +1,336 @@
-/* cmd_check.c: placeholder until the issue that builds 'streamex check' lands.
- * It says so plainly and fails; it is never reported as done. */
+/* cmd_check.c: `streamex check --bench BENCH [--method NAME=FILE ...]`, the
+ * validation of a benchmark and of predictions files before anything runs.
+ * It uses the same loaders the coordinator and workers use (common/task.h,
+ * common/predictions.h, common/score.h), but collects every problem instead
+ * of stopping at the first. It goes further than loading: it fills every
+ * DDL and prepares every source row as a worker would (worker/ddl.h,
+ * worker/prepare.h), so a bench that passes check never ends in
+ * input_error, and it opens what only scoring reads: each gold CSV and
+ * evaluation JSON, checked against each other. Problems go to stderr one a
+ * line, a summary to stdout. */
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "common/csv.h"
+#include "common/predictions.h"
+#include "common/problems.h"
+#include "common/score.h"
+#include "common/task.h"
+#include "worker/ddl.h"
+#include "worker/prepare.h"
+#include "worker/sqlcheck.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char s_usage[] =
+    "usage: streamex check --bench BENCH [--method NAME=FILE ...]\n"
+    "\n"
+    "Validates a benchmark folder: task_ids.txt, every tasks/ID/task.json, every\n"
+    "source CSV (each row is converted as a worker would), the DDL,\n"
+    "gold/ID.csv and evaluation/ID.json, and each predictions file given with\n"
+    "--method. Nothing is executed. Every problem found is printed to\n"
+    "stderr, one a line, as 'FILE:LINE: message' or 'task ID: message'; with\n"
+    "none, a summary of the benchmark goes to stdout.\n"
+    "\n"
+    "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
+    "  --method NAME=FILE  a predictions file, one JSON object a line; repeatable\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Exit status: 0 no problem, 1 problems found, 2 bad usage.\n";
+
+/* What the summary counts. */
+typedef struct {
+    size_t tasks;
+    size_t live;
+    size_t statics;
+    size_t by_answer[SX_ANSWER_ANY_K_FROM_TIE_SET + 1];
+} tally_t;
+
+typedef struct {
+    size_t predicted; /* tasks with a prediction */
+    size_t rejected;  /* candidates the SQL check turns down */
+} method_tally_t;
+
+/* Gold as the evaluation reads it: its header width, and its data rows
+ * without the blank lines pandas skips. */
+static bool gold_shape(const char *path, size_t *columns, size_t *rows,
+                       sx_problems_t *problems)
+{
+    sx_error_t err;
+    sx_csv_table_t *table = sx_csv_read(path, 0, &err);
+    if (!table) {
+        sx_problems_add(problems, "%s", err.msg);
+        return false;
+    }
+    bool has_header = table->count > 0 && table->records[0].count > 0;
+    if (!has_header)
+        sx_problems_add(problems, "%s: no header line (pandas cannot read it)", path);
+    *columns = has_header ? table->records[0].count : 0;
+    *rows = 0;
+    for (size_t i = 1; i < table->count; i++)
+        *rows += table->records[i].count > 0;
+    sx_csv_table_destroy(&table);
+    return has_header;
+}
+
+/* What the evaluation asks of gold: every condition column exists, and a
+ * tie task has the rows its adapter picks from. */
+static void check_gold_fits(const char *gold, const char *spec,
+                            const sx_evaluation_t *evaluation, sx_problems_t *problems)
+{
+    size_t columns, rows;
+    if (!gold_shape(gold, &columns, &rows, problems))
+        return;
+    for (size_t i = 0; i < evaluation->condition_count; i++) {
+        long col = evaluation->condition_cols[i];
+        if (col < 0 || (size_t)col >= columns)
+            sx_problems_add(problems,
+                            "%s: condition_cols holds %ld but %s has %zu columns", spec,
+                            col, gold, columns);
+    }
+    if (evaluation->kind == SX_ANSWER_ANY_ONE_ARGMAX && rows == 0)
+        sx_problems_add(problems, "%s: any_one_argmax needs gold rows but %s has none",
+                        spec, gold);
+    if (evaluation->kind == SX_ANSWER_ANY_K_FROM_TIE_SET && (size_t)evaluation->k > rows)
+        sx_problems_add(problems,
+                        "%s: any_k_from_tie_set needs k = %ld rows but %s has %zu", spec,
+                        evaluation->k, gold, rows);
+}
+
+/* gold/ID.csv and evaluation/ID.json: present, readable, consistent. */
+static void check_evaluation_files(const sx_bench_t *bench, const char *id,
+                                   tally_t *tally, sx_problems_t *problems)
+{
+    char *gold = sx_bench_gold_path(bench, id);
+    char *spec = sx_bench_evaluation_path(bench, id);
+    if (!gold || !spec) {
+        sx_problems_add(problems, "task %s: out of memory", id);
+    } else {
+        sx_error_t err;
+        sx_evaluation_t *evaluation = sx_evaluation_load(spec, &err);
+        if (!evaluation) {
+            sx_problems_add(problems, "%s", err.msg);
+            size_t columns, rows;
+            gold_shape(gold, &columns, &rows, problems);
+        } else {
+            tally->by_answer[evaluation->kind]++;
+            check_gold_fits(gold, spec, evaluation, problems);
+            sx_evaluation_destroy(&evaluation);
+        }
+    }
+    free(gold);
+    free(spec);
+}
+
+/* Fills a DDL as a worker would, with stand-in topic and bootstrap. */
+static void check_ddl(const sx_task_t *task, const char *where, const char *ddl,
+                      bool source, sx_problems_t *problems)
+{
+    static const char topic[] = "streamex-check", bootstrap[] = "127.0.0.1:9092";
+    sx_error_t err;
+    char *filled = source ? sx_ddl_source(ddl, topic, bootstrap, &err)
+                          : sx_ddl_fill(ddl, topic, bootstrap, &err);
+    if (!filled)
+        sx_problems_add(problems, "task %s: %s: %s", task->task_id, where, err.msg);
+    free(filled);
+}
+
+/* The steps a worker takes before Kafka: DDL filling and the projection and
+ * time conversion of every source row (the first bad row of each source). */
+static void check_task_inputs(const sx_task_t *task, sx_problems_t *problems)
+{
+    for (size_t i = 0; i < task->source_count; i++) {
+        const sx_source_t *source = &task->sources[i];
+        char where[64];
+        snprintf(where, sizeof where, "sources[%zu].ddl", i);
+        check_ddl(task, where, source->ddl, true, problems);
+        sx_error_t err;
+        sx_prepare_t *prepared = sx_prepare_new(task->task_id, source, &err);
+        if (!prepared)
+            sx_problems_add(problems, "%s", err.msg);
+        sx_prepare_destroy(&prepared);
+    }
+    check_ddl(task, "sink.ddl", task->sink_ddl, false, problems);
+}
+
+/* Checks one task and its evaluation files; returns a copy of its sink
+ * name (for checking candidates), NULL when the task is broken. */
+static char *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
+                        sx_problems_t *problems)
+{
+    sx_task_t *task = sx_task_check(sx_bench_dir(bench), id, problems);
+    char *sink = NULL;
+    if (task) {
+        for (size_t i = 0; i < task->source_count; i++) {
+            if (task->sources[i].kind == SX_SOURCE_LIVE)
+                tally->live++;
+            else
+                tally->statics++;
+        }
+        check_task_inputs(task, problems);
+        sink = strdup(task->sink_name);
+    }
+    sx_task_destroy(&task);
+    check_evaluation_files(bench, id, tally, problems);
+    return sink;
+}
+
+/* A method's predictions file: its problems, how many tasks it predicts and
+ * how many candidates the SQL check would reject (rejected_sql, score 0:
+ * not a problem of the file, but worth knowing before a run). */
+static void check_method(const sx_bench_t *bench, const char *file, char *const *sinks,
+                         method_tally_t *tally, sx_problems_t *problems)
+{
+    sx_predictions_t *predictions = sx_predictions_check(file, bench, problems);
+    if (!predictions)
+        return;
+    tally->predicted = sx_predictions_count(predictions);
+    for (size_t i = 0; i < sx_bench_task_count(bench); i++) {
+        const char *sql = sx_predictions_sql(predictions, sx_bench_task_id(bench, i));
+        if (!sql || !sinks[i])
+            continue;
+        sx_error_t err;
+        char *statement = sx_sqlcheck(sql, sinks[i], &err);
+        tally->rejected += statement == NULL;
+        free(statement);
+    }
+    sx_predictions_destroy(&predictions);
+}
+
+/* Parses the command line; returns -1 to go on, else the exit code. */
+static int parse_arguments(int argc, char **argv, const char **bench_dir,
+                           sx_method_arg_t **methods, size_t *method_count)
+{
+    static const struct option options[] = {
+        {"bench", required_argument, NULL, 'b'},
+        {"method", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    optind = 1;
+    int option;
+    while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        sx_error_t err;
+        switch (option) {
+        case 'b':
+            *bench_dir = optarg;
+            break;
+        case 'm':
+            if (sx_method_args_add(methods, method_count, optarg, &err) != 0) {
+                fprintf(stderr, "streamex check: %s\n", err.msg);
+                return 2;
+            }
+            break;
+        case 'h':
+            fputs(s_usage, stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "streamex check: %s needs a value\n%s", argv[optind - 1],
+                    s_usage);
+            return 2;
+        default:
+            fprintf(stderr, "streamex check: unknown option '%s'\n%s", argv[optind - 1],
+                    s_usage);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "streamex check: unexpected argument '%s'\n%s", argv[optind],
+                s_usage);
+        return 2;
+    }
+    if (!*bench_dir) {
+        fprintf(stderr, "streamex check: --bench BENCH is required\n%s", s_usage);
+        return 2;
+    }
+    return -1;
+}
+
+static void print_bench_summary(const char *bench_dir, const tally_t *tally)
+{
+    printf(
+        "bench %s: %zu tasks, %zu sources (%zu live, %zu static), tie tasks: ", bench_dir,
+        tally->tasks, tally->live + tally->statics, tally->live, tally->statics);
+    size_t argmax = tally->by_answer[SX_ANSWER_ANY_ONE_ARGMAX];
+    size_t any_k = tally->by_answer[SX_ANSWER_ANY_K_FROM_TIE_SET];
+    if (argmax + any_k == 0)
+        printf("none\n");
+    else
+        printf("%zu any_one_argmax, %zu any_k_from_tie_set\n", argmax, any_k);
+}
+
+/* Prints every problem to stderr; returns the exit code. */
+static int report(const sx_problems_t *problems)
+{
+    size_t count = sx_problems_count(problems);
+    if (count == 0)
+        return 0;
+    for (size_t i = 0; i < sx_problems_kept(problems); i++)
+        fprintf(stderr, "%s\n", sx_problems_get(problems, i));
+    if (count > sx_problems_kept(problems))
+        fprintf(stderr, "... and %zu more problems\n",
+                count - sx_problems_kept(problems));
+    fprintf(stderr, "streamex check: %zu problem%s found\n", count,
+            count == 1 ? "" : "s");
+    return 1;
+}
+
+/* Checks everything; prints the summary only when nothing is wrong. */
+static int check(const char *bench_dir, const sx_method_arg_t *methods,
+                 size_t method_count, sx_problems_t *problems)
+{
+    sx_bench_t *bench = sx_bench_check(bench_dir, problems);
+    if (!bench)
+        return report(problems);
+    tally_t tally = {.tasks = sx_bench_task_count(bench)};
+    char **sinks = calloc(tally.tasks, sizeof *sinks);
+    method_tally_t *by_method = calloc(method_count + 1, sizeof *by_method);
+    if (!sinks || !by_method) {
+        sx_problems_add(problems, "streamex check: out of memory");
+    } else {
+        for (size_t i = 0; i < tally.tasks; i++)
+            sinks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
+        for (size_t i = 0; i < method_count; i++)
+            check_method(bench, methods[i].file, sinks, &by_method[i], problems);
+    }
+    int code = report(problems);
+    if (code == 0) {
+        print_bench_summary(bench_dir, &tally);
+        for (size_t i = 0; i < method_count; i++)
+            printf("method %s: %zu predictions, %zu missing, %zu rejected before Flink\n",
+                   methods[i].name, by_method[i].predicted,
+                   tally.tasks - by_method[i].predicted, by_method[i].rejected);
+        /* RUNTIME LINE: the lead wires in here the runtime engineer's one-line
+         * description of the installed Kafka + Flink (worker/runtime.h), e.g.
+         * "runtime: Flink 1.20.x, Kafka 3.9.x" or "runtime: not installed". */
+    }
+    for (size_t i = 0; sinks && i < tally.tasks; i++)
+        free(sinks[i]);
+    free(sinks);
+    free(by_method);
+    sx_bench_destroy(&bench);
+    return code;
+}
 
 int sx_cmd_check(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "streamex check: not built yet\n");
-    return 2;
+    const char *bench_dir = NULL;
+    sx_method_arg_t *methods = NULL;
+    size_t method_count = 0;
+    int code = parse_arguments(argc, argv, &bench_dir, &methods, &method_count);
+    if (code < 0) {
+        sx_problems_t *problems = sx_problems_new();
+        if (!problems) {
+            fprintf(stderr, "streamex check: out of memory\n");
+            code = 2;
+        } else {
+            code = check(bench_dir, methods, method_count, problems);
+        }
+        sx_problems_destroy(&problems);
+    }
+    sx_method_args_free(&methods, &method_count);
+    return code;
 }

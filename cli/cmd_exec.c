@@ -1,13 +1,315 @@
-/* cmd_exec.c: placeholder until the issue that builds 'streamex exec' lands.
- * It says so plainly and fails; it is never reported as done. */
+/* cmd_exec.c: `streamex exec`, one task on one Kafka + Flink pair, for a
+ * person debugging one query: it runs the executor exactly as a worker
+ * would and prints the verdict, the final CSV and where the time went. The
+ * candidate comes from a SQL file or from a method's predictions file. */
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "common/log.h"
+#include "common/predictions.h"
+#include "common/task.h"
+#include "worker/executor.h"
+#include "worker/runtime.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *bench;
+    const char *task;
+    const char *sql_file;
+    const char *method;
+    const char *output;
+    const char *bootstrap;
+    const char *gateway;
+    const char *rest;
+    const char *run_id;
+    int index; /* local pair, when no external one is given */
+    sx_profile_t profile;
+    bool keep;
+} exec_options_t;
+
+static void usage(FILE *out)
+{
+    fputs(
+        "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
+        "NAME=PREDS)\n"
+        "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
+        "                     [--index N | --kafka-bootstrap HOST:PORT\n"
+        "                      --flink-gateway URL --flink-rest URL]\n\n"
+        "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
+        "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
+        "the final CSV and the time of each step. It uses local pair N (default 0):\n"
+        "the running one if `streamex runtime up` left it up, else it starts it and\n"
+        "stops it afterwards; or the external pair given by the three addresses.\n"
+        "--keep leaves the task's topics and gateway session in place for\n"
+        "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n",
+        out);
+}
+
+/* 0: options ready; 1: --help; -1: bad usage (err says why). */
+static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t *err)
+{
+    static const struct option longs[] = {
+        {"bench", required_argument, 0, 'b'},
+        {"task", required_argument, 0, 't'},
+        {"sql", required_argument, 0, 's'},
+        {"method", required_argument, 0, 'm'},
+        {"output", required_argument, 0, 'o'},
+        {"keep", no_argument, 0, 'k'},
+        {"profile", required_argument, 0, 'p'},
+        {"run-id", required_argument, 0, 'r'},
+        {"kafka-bootstrap", required_argument, 0, 'K'},
+        {"flink-gateway", required_argument, 0, 'G'},
+        {"flink-rest", required_argument, 0, 'R'},
+        {"index", required_argument, 0, 'i'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    *opt = (exec_options_t){0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            opt->bench = optarg;
+            break;
+        case 't':
+            opt->task = optarg;
+            break;
+        case 's':
+            opt->sql_file = optarg;
+            break;
+        case 'm':
+            opt->method = optarg;
+            break;
+        case 'o':
+            opt->output = optarg;
+            break;
+        case 'k':
+            opt->keep = true;
+            break;
+        case 'r':
+            opt->run_id = optarg;
+            break;
+        case 'K':
+            opt->bootstrap = optarg;
+            break;
+        case 'G':
+            opt->gateway = optarg;
+            break;
+        case 'R':
+            opt->rest = optarg;
+            break;
+        case 'i':
+            if (sscanf(optarg, "%d", &opt->index) != 1 || opt->index < 0 ||
+                opt->index > SX_RUNTIME_MAX_INDEX)
+                return sx_error_set(err, "--index '%s': expected 0..%d", optarg,
+                                    SX_RUNTIME_MAX_INDEX);
+            break;
+        case 'p':
+            if (sx_profile_parse(optarg, &opt->profile) != 0)
+                return sx_error_set(err, "unknown --profile '%s'", optarg);
+            break;
+        case 'h':
+            return 1;
+        default:
+            return sx_error_set(err, "unknown or incomplete option '%s'",
+                                argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
+    if (!opt->bench || !opt->task)
+        return sx_error_set(err, "--bench and --task are required");
+    if (!opt->bootstrap != !opt->gateway || !opt->gateway != !opt->rest)
+        return sx_error_set(err,
+                            "an external pair needs --kafka-bootstrap, --flink-gateway "
+                            "and --flink-rest together");
+    if (!opt->sql_file == !opt->method)
+        return sx_error_set(err,
+                            "give exactly one of --sql FILE and --method NAME=PREDS");
+    return 0;
+}
+
+/* The whole of a SQL file as a heap string. */
+static char *read_text(const char *path, sx_error_t *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return sx_error_set(err, "%s: cannot open", path), NULL;
+    size_t size = 0, capacity = 4096;
+    char *text = malloc(capacity);
+    size_t n;
+    while (text && (n = fread(text + size, 1, capacity - size - 1, in)) > 0) {
+        size += n;
+        if (capacity - size == 1) {
+            char *grown = realloc(text, capacity *= 2);
+            if (!grown)
+                free(text);
+            text = grown;
+        }
+    }
+    bool failed = ferror(in) != 0;
+    fclose(in);
+    if (!text || failed) {
+        free(text);
+        return sx_error_set(err, "%s: read error", path), NULL;
+    }
+    text[size] = '\0';
+    return text;
+}
+
+/* The candidate of the task: from --sql, or the method's prediction (NULL
+ * for a missing one, which the executor turns into its verdict). */
+static int load_candidate(const exec_options_t *opt, const sx_bench_t *bench, char **sql,
+                          sx_error_t *err)
+{
+    *sql = NULL;
+    if (opt->sql_file)
+        return (*sql = read_text(opt->sql_file, err)) ? 0 : -1;
+    sx_method_arg_t method;
+    if (sx_method_arg_parse(opt->method, &method, err) != 0)
+        return -1;
+    sx_predictions_t *predictions = sx_predictions_load(method.file, bench, err);
+    sx_method_arg_free(&method);
+    if (!predictions)
+        return -1;
+    const char *found = sx_predictions_sql(predictions, opt->task);
+    int rc = 0;
+    if (found && !(*sql = strdup(found)))
+        rc = sx_error_set(err, "out of memory");
+    sx_predictions_destroy(&predictions);
+    return rc;
+}
+
+static void print_file(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        printf("(cannot open %s)\n", path);
+        return;
+    }
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, in)) > 0)
+        fwrite(buffer, 1, n, stdout);
+    fclose(in);
+}
+
+static void print_report(const sx_result_t *result, const sx_timings_t *t)
+{
+    printf("task %s: %s (score %d)\n", result->task_id, sx_status_name(result->status),
+           result->score);
+    if (result->detail[0])
+        printf("detail: %s\n", result->detail);
+    if (result->csv) {
+        printf("final CSV %s:\n", result->csv);
+        print_file(result->csv);
+    } else {
+        printf("final CSV: none\n");
+    }
+    printf(
+        "timings (s): prepare %.3f  replay %.3f  submit %.3f  run %.3f  materialize %.3f"
+        "  score %.3f  cleanup %.3f  total %.3f\n",
+        t->prepare, t->replay, t->submit, t->run, t->materialize, t->score, t->cleanup,
+        result->seconds);
+}
+
+/* The pair to run on: the external one given, local pair opt->index if it
+ * already runs healthy, else that pair started now (and stopped when the
+ * returned object is destroyed). */
+static sx_runtime_t *pair_open(const exec_options_t *opt, sx_error_t *err)
+{
+    sx_runtime_config_t config;
+    sx_runtime_config_defaults(&config, opt->index);
+    config.kafka_bootstrap = opt->bootstrap;
+    config.flink_gateway = opt->gateway;
+    config.flink_rest = opt->rest;
+    sx_runtime_t *pair = sx_runtime_new(&config, err);
+    if (!pair)
+        return NULL;
+    sx_runtime_status_t status;
+    sx_error_t unused; /* a pair that is not up is simply started */
+    bool healthy = !opt->bootstrap && sx_runtime_status(pair, &status, &unused) == 0;
+    for (int i = 0; healthy && i < SX_RUNTIME_COMPONENTS; i++)
+        healthy = status.components[i].running && status.components[i].healthy;
+    if (healthy) {
+        sx_info("using the running pair %d", opt->index);
+        return pair;
+    }
+    if (!opt->bootstrap)
+        sx_info("starting pair %d (stopped again at the end)", opt->index);
+    if (sx_runtime_start(pair, err) != 0)
+        sx_runtime_destroy(&pair);
+    return pair;
+}
+
+static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
+{
+    char run_id[64], csv[4096];
+    snprintf(run_id, sizeof run_id, "exec-%ld-%d", (long)time(NULL), (int)getpid());
+    if (opt->output)
+        snprintf(csv, sizeof csv, "%s", opt->output);
+    else
+        snprintf(csv, sizeof csv, "%s/streamex-exec-%s/%s.csv",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", run_id, opt->task);
+    sx_runtime_t *pair = pair_open(opt, err);
+    if (!pair)
+        return 2;
+    sx_executor_config_t config = {sx_runtime_bootstrap(pair),
+                                   sx_runtime_gateway_url(pair),
+                                   sx_runtime_rest_url(pair),
+                                   opt->run_id ? opt->run_id : run_id,
+                                   opt->profile,
+                                   opt->keep};
+    sx_executor_t *executor = sx_executor_new(&config, err);
+    if (!executor) {
+        sx_runtime_destroy(&pair);
+        return 2;
+    }
+    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv};
+    sx_result_t result;
+    sx_timings_t timings;
+    sx_executor_run(executor, &request, &result, &timings);
+    sx_executor_destroy(&executor);
+    sx_runtime_destroy(&pair);
+    print_report(&result, &timings);
+    int code = result.status == SX_STATUS_MATCH ? 0 : 1;
+    sx_result_clear(&result);
+    return code;
+}
 
 int sx_cmd_exec(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "streamex exec: not built yet\n");
-    return 2;
+    sx_log_set_component("exec");
+    exec_options_t opt;
+    sx_error_t err;
+    sx_error_clear(&err);
+    int parsed = parse_options(argc, argv, &opt, &err);
+    if (parsed == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (parsed != 0) {
+        fprintf(stderr, "streamex exec: %s\n", err.msg);
+        usage(stderr);
+        return 2;
+    }
+    sx_bench_t *bench = sx_bench_open(opt.bench, &err);
+    if (bench && sx_bench_index_of(bench, opt.task) < 0)
+        sx_error_set(&err, "%s/task_ids.txt: no task '%s'", opt.bench, opt.task);
+    char *sql = NULL;
+    int code = 2;
+    if (bench && !sx_error_is_set(&err) && load_candidate(&opt, bench, &sql, &err) == 0)
+        code = execute(&opt, sql, &err);
+    if (sx_error_is_set(&err))
+        fprintf(stderr, "streamex exec: %s\n", err.msg);
+    free(sql);
+    sx_bench_destroy(&bench);
+    return code;
 }

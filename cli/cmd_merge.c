@@ -1,13 +1,63 @@
-/* cmd_merge.c: placeholder until the issue that builds 'streamex merge' lands.
- * It says so plainly and fails; it is never reported as done. */
+/* cmd_merge.c: `streamex merge --bench BENCH OUT1 OUT2 ... --output OUT`,
+ * the outputs of `--shard I/N` runs combined into one (coordinator/merge.h). */
 #include "cli/commands.h"
+#include "common/log.h"
+#include "coordinator/merge.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
+static const char s_usage[] =
+    "usage: streamex merge --bench BENCH OUT1 OUT2 ... --output OUT\n"
+    "\n"
+    "Merges the outputs of 'streamex run --shard I/N' (or coordinator) runs into\n"
+    "OUT: every method, every task ID of BENCH/task_ids.txt exactly once. A task\n"
+    "in two inputs with different verdicts is refused; a task in no input is\n"
+    "reported on stderr and scores 0.\n"
+    "\n"
+    "Exit status: 0 merged and complete, 1 merged with missing tasks, 2 refused\n"
+    "or bad usage.\n";
 
 int sx_cmd_merge(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "streamex merge: not built yet\n");
-    return 2;
+    sx_log_set_component("merge");
+    static const struct option longs[] = {{"bench", required_argument, NULL, 'b'},
+                                          {"output", required_argument, NULL, 'o'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *bench = NULL, *output = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        if (c == 'b')
+            bench = optarg;
+        else if (c == 'o')
+            output = optarg;
+        else if (c == 'h') {
+            fputs(s_usage, stdout);
+            return 0;
+        } else {
+            fputs(s_usage, stderr);
+            return 2;
+        }
+    }
+    if (!bench || !output || optind >= argc) {
+        fprintf(stderr,
+                "streamex merge: --bench, --output and at least one input are "
+                "required\n\n%s",
+                s_usage);
+        return 2;
+    }
+    sx_merge_report_t report;
+    sx_error_t err;
+    sx_error_clear(&err);
+    if (sx_merge(bench, (const char *const *)argv + optind, (size_t)(argc - optind),
+                 output, &report, &err) != 0) {
+        fprintf(stderr, "streamex merge: %s\n", err.msg);
+        return 2;
+    }
+    printf("merged %zu method(s) x %zu tasks into %s; %zu missing (scored 0)\n",
+           report.methods, report.tasks, output, report.missing);
+    return report.missing ? 1 : 0;
 }

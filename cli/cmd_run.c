@@ -1,13 +1,224 @@
-/* cmd_run.c: placeholder until the issue that builds 'streamex run' lands.
- * It says so plainly and fails; it is never reported as done. */
+/* cmd_run.c: `streamex run`, the whole pipeline on this machine: a
+ * coordinator on a loopback port and N workers in this process, each with
+ * its own Kafka + Flink pair (pair index I) or the simulated executor. One
+ * command; Ctrl-C stops everything cleanly and `--resume` continues. */
 #include "cli/commands.h"
+#include "cli/runopts.h"
+#include "common/log.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char s_usage[] =
+    "usage: streamex run [--bench BENCH] [--method NAME=PREDS ...] [--output OUT]\n"
+    "                    [--workers N] [options]\n"
+    "\n"
+    "Runs every method's predictions through N local workers, each with its own\n"
+    "Kafka + Flink pair, and writes OUT (default: streamex-output). Without\n"
+    "--bench and --method it runs the bundled sample bench and its predictions.\n"
+    "Progress: a live line on a terminal, JSON lines otherwise. Ctrl-C stops;\n"
+    "--resume continues.\n"
+    "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 1)\n"
+    "  --capacity N           shards each worker holds at once (default 2)\n"
+    "\n"
+    "Exit status: 0 done, 1 stopped before the end (resumable), 2 bad usage or a\n"
+    "fatal error.\n";
+
+enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_HELP };
+
+#define SAMPLE_BENCH SX_SOURCE_DIR "/examples/sample-bench"
+
+typedef struct {
+    int index;
+    char name[32];
+    char work_dir[PATH_MAX];
+    char endpoint[256];
+    char run_id[64];
+    const sx_runopts_t *opts;
+    int capacity;
+    zsock_t *failures; /* PUSH: "failed" when the worker could not start */
+} worker_job_t;
+
+static void worker_actor(zsock_t *pipe, void *arg)
+{
+    worker_job_t *job = arg;
+    zsock_signal(pipe, 0);
+    sx_agent_config_t agent = {.endpoint = job->endpoint,
+                               .name = job->name,
+                               .capacity = job->capacity,
+                               .work_dir = job->work_dir,
+                               .heartbeat_ms = job->opts->heartbeat_ms,
+                               .dead_after_ms = job->opts->dead_after_ms};
+    sx_backend_config_t backend_config = {.simulate = job->opts->simulate,
+                                          .index = job->index,
+                                          .profile = job->opts->profile,
+                                          .run_id = job->run_id};
+    sx_backend_t backend;
+    sx_error_t err;
+    sx_error_clear(&err);
+    int rc = -1;
+    if (sx_backend_open(&backend, &backend_config, &agent, &err) == 0) {
+        sx_agent_t *worker = sx_agent_new(&agent, &err);
+        if (worker)
+            rc = sx_agent_run(worker, pipe, &err);
+        sx_agent_destroy(&worker);
+        sx_backend_close(&backend);
+    }
+    if (rc < 0) {
+        sx_err("worker %s: %s", job->name, err.msg);
+        zstr_send(job->failures, "failed");
+    }
+}
+
+typedef struct {
+    sx_coordinator_t *coordinator;
+    int rc;
+    sx_error_t err;
+} coordinator_job_t;
+
+static void coordinator_actor(zsock_t *pipe, void *arg)
+{
+    coordinator_job_t *job = arg;
+    zsock_signal(pipe, 0);
+    job->rc = sx_coordinator_run(job->coordinator, pipe, &job->err);
+    zstr_send(pipe, "done");
+}
+
+/* Waits for the coordinator to finish, or for every worker to have failed. */
+static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
+{
+    zpoller_t *poller = zpoller_new(coordinator, failures, NULL);
+    int failed = 0;
+    while (true) {
+        void *which = zpoller_wait(poller, 500);
+        if (which == coordinator) {
+            char *done = zstr_recv(coordinator);
+            zstr_free(&done);
+            break;
+        }
+        if (which == failures) {
+            char *msg = zstr_recv(failures);
+            zstr_free(&msg);
+            if (++failed == workers) {
+                sx_err("every worker failed to start: stopping");
+                break;
+            }
+        }
+    }
+    zpoller_destroy(&poller);
+}
+
+static int parse(int argc, char **argv, sx_runopts_t *opts, long *workers, long *capacity,
+                 sx_error_t *err)
+{
+    static const struct option longs[] = {
+        SX_RUN_LONGOPTS,
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"capacity", required_argument, NULL, OPT_CAPACITY},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        int shared = sx_runopts_apply(opts, c, optarg, err);
+        if (shared < 0)
+            return -1;
+        if (shared)
+            continue;
+        if (c == OPT_WORKERS &&
+            sx_runopts_int("workers", optarg, 1, 64, workers, err) != 0)
+            return -1;
+        if (c == OPT_CAPACITY &&
+            sx_runopts_int("capacity", optarg, 1, 1024, capacity, err) != 0)
+            return -1;
+        if (c == OPT_HELP)
+            return 1;
+        if (c != OPT_WORKERS && c != OPT_CAPACITY)
+            return sx_error_set(err, "unknown or incomplete option");
+    }
+    if (optind < argc)
+        return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
+    if (!opts->bench && !opts->method_count) {
+        opts->bench = SAMPLE_BENCH;
+        if (sx_method_args_add(&opts->methods, &opts->method_count,
+                               "sample=" SAMPLE_BENCH "/predictions.jsonl", err) != 0)
+            return -1;
+    }
+    if (!opts->output)
+        opts->output = "streamex-output";
+    return 0;
+}
+
+static int run(sx_runopts_t *opts, int workers, int capacity, sx_error_t *err)
+{
+    sx_coordinator_config_t config;
+    if (sx_runopts_config(opts, &config, err) != 0)
+        return 2;
+    config.endpoint = "tcp://127.0.0.1:*";
+    config.progress = sx_progress_print;
+    config.summary_out = stdout;
+    config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
+    coordinator_job_t cjob = {sx_coordinator_new(&config, err), -1, {{0}}};
+    if (!cjob.coordinator)
+        return 2;
+    zsock_t *failures = zsock_new_pull("inproc://streamex-run-failures");
+    worker_job_t *jobs = calloc((size_t)workers, sizeof *jobs);
+    zactor_t **actors = calloc((size_t)workers, sizeof *actors);
+    for (int i = 0; i < workers; i++) {
+        worker_job_t *job = &jobs[i];
+        job->index = i;
+        snprintf(job->name, sizeof job->name, "w%d", i);
+        snprintf(job->work_dir, sizeof job->work_dir, "%s/.workers/w%d", opts->output, i);
+        snprintf(job->endpoint, sizeof job->endpoint, "%s",
+                 sx_coordinator_endpoint(cjob.coordinator));
+        snprintf(job->run_id, sizeof job->run_id, "run%ld-w%d", (long)time(NULL), i);
+        job->opts = opts;
+        job->capacity = capacity;
+        job->failures = zsock_new_push(">inproc://streamex-run-failures");
+        actors[i] = zactor_new(worker_actor, job);
+    }
+    zactor_t *coordinator = zactor_new(coordinator_actor, &cjob);
+    wait_for_run(coordinator, failures, workers);
+    zactor_destroy(&coordinator); /* stops it if the workers failed */
+    sx_progress_end();
+    for (int i = 0; i < workers; i++) {
+        zactor_destroy(&actors[i]);
+        zsock_destroy(&jobs[i].failures);
+    }
+    free(actors);
+    free(jobs);
+    zsock_destroy(&failures);
+    sx_coordinator_destroy(&cjob.coordinator);
+    if (cjob.rc < 0)
+        *err = cjob.err;
+    return cjob.rc == 0 ? 0 : cjob.rc == 1 ? 1 : 2;
+}
 
 int sx_cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "streamex run: not built yet\n");
-    return 2;
+    sx_log_set_component("run");
+    sx_runopts_t opts = {0};
+    long workers = 1, capacity = 2;
+    sx_error_t err;
+    sx_error_clear(&err);
+    int parsed = parse(argc, argv, &opts, &workers, &capacity, &err);
+    int code = 0;
+    if (parsed == 1)
+        fputs(s_usage, stdout);
+    else if (parsed != 0) {
+        fprintf(stderr, "streamex run: %s\n\n%s", err.msg, s_usage);
+        code = 2;
+    } else {
+        code = run(&opts, (int)workers, (int)capacity, &err);
+        if (sx_error_is_set(&err))
+            fprintf(stderr, "streamex run: %s\n", err.msg);
+        else if (code == 1)
+            fprintf(stderr, "streamex run: stopped; rerun with --resume to continue\n");
+    }
+    sx_runopts_free(&opts);
+    return code;
 }

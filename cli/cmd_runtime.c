@@ -1,13 +1,194 @@
-/* cmd_runtime.c: placeholder until the issue that builds 'streamex runtime' lands.
- * It says so plainly and fails; it is never reported as done. */
+/* cmd_runtime.c: `streamex runtime up|status|down` for people debugging one
+ * worker's Kafka + Flink pair. `up` starts the pair and, in the foreground,
+ * watches it (restarting a component that dies) until Ctrl-C or SIGTERM,
+ * then stops it; `up --detach` returns once the pair is healthy and leaves it
+ * running for a later `down`. Endpoints go to stdout as KEY=VALUE lines so
+ * scripts can read them; everything else goes to the log on stderr. */
 #include "cli/commands.h"
+#include "common/log.h"
+#include "worker/runtime.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t s_stop_signal = 0;
+
+static void on_stop_signal(int sig)
+{
+    s_stop_signal = sig;
+}
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamex runtime up|status|down [--detach] [OPTIONS]\n\n"
+            "  up        start the pair of --index and wait until it is healthy; stays\n"
+            "            in the foreground watching it until Ctrl-C, then stops it\n"
+            "  up --detach  start it, print its endpoints and leave it running\n"
+            "  status    each component's pid, health and resident memory\n"
+            "            (exit 0 only when all are healthy)\n"
+            "  down      stop the pair, whoever started it\n\n"
+            "options:\n" SX_RUNTIME_OPTIONS_HELP
+            "\nThe pair's conf, Kafka data, logs and pid files are under\n"
+            ".runtime/pairs/N/; install it first with scripts/setup-runtime.sh.\n");
+}
+
+static void print_endpoints(const sx_runtime_t *rt)
+{
+    printf("bootstrap=%s\ngateway=%s\nrest=%s\n", sx_runtime_bootstrap(rt),
+           sx_runtime_gateway_url(rt), sx_runtime_rest_url(rt));
+    if (sx_runtime_pair_dir(rt))
+        printf("dir=%s\n", sx_runtime_pair_dir(rt));
+    fflush(stdout);
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Watches the pair once a second until a stop signal or a failed restart. */
+static int watch_until_signal(sx_runtime_t *rt, int index)
+{
+    sx_error_t err;
+    while (!s_stop_signal) {
+        sleep(1);
+        if (s_stop_signal)
+            break;
+        if (sx_runtime_watch(rt, &err) < 0) {
+            fprintf(stderr, "streamex runtime: %s\n", err.msg);
+            return 1;
+        }
+    }
+    sx_info("pair %d: signal %d: stopping", index, (int)s_stop_signal);
+    return 0;
+}
+
+static int run_up(sx_runtime_config_t *config, bool detach)
+{
+    sx_error_t err;
+    config->detached = detach;
+    install_stop_handlers();
+    sx_runtime_t *rt = sx_runtime_new(config, &err);
+    if (!rt) {
+        fprintf(stderr, "streamex runtime: %s\n", err.msg);
+        return 2;
+    }
+    int rc = 0;
+    if (sx_runtime_start(rt, &err) != 0) {
+        fprintf(stderr, "streamex runtime: %s\n", err.msg);
+        rc = 1;
+    } else {
+        print_endpoints(rt);
+        if (!detach)
+            rc = watch_until_signal(rt, config->index);
+    }
+    sx_runtime_destroy(&rt);
+    return rc;
+}
+
+static int run_status(const sx_runtime_config_t *config)
+{
+    sx_error_t err;
+    sx_runtime_t *rt = sx_runtime_new(config, &err);
+    sx_runtime_status_t status;
+    if (!rt || sx_runtime_status(rt, &status, &err) != 0) {
+        fprintf(stderr, "streamex runtime: %s\n", err.msg);
+        sx_runtime_destroy(&rt);
+        return 2;
+    }
+    print_endpoints(rt);
+    bool all_healthy = true;
+    long total_kb = 0;
+    printf("%-12s %8s %-8s %-9s %10s\n", "component", "pid", "process", "health",
+           "rss_mib");
+    for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++) {
+        const sx_runtime_component_t *c = &status.components[i];
+        bool checked = !(status.external && strcmp(c->name, "taskmanager") == 0);
+        all_healthy = all_healthy && (c->healthy || !checked);
+        total_kb += c->rss_kb;
+        printf("%-12s %8d %-8s %-9s %10.0f\n", c->name, (int)c->pid,
+               status.external ? "external"
+               : c->running    ? "running"
+                               : "stopped",
+               !checked     ? "-"
+               : c->healthy ? "healthy"
+                            : "down",
+               (double)c->rss_kb / 1024.0);
+    }
+    printf("%-12s %8s %-8s %-9s %10.0f\n", "total", "", "", "",
+           (double)total_kb / 1024.0);
+    sx_runtime_destroy(&rt);
+    return all_healthy ? 0 : 1;
+}
+
+static int run_down(const sx_runtime_config_t *config)
+{
+    sx_error_t err;
+    sx_runtime_t *rt = sx_runtime_new(config, &err);
+    int rc = rt ? sx_runtime_stop(rt, &err) : -1;
+    if (rc != 0)
+        fprintf(stderr, "streamex runtime: %s\n", err.msg);
+    else
+        sx_info("pair %d stopped", config->index);
+    sx_runtime_destroy(&rt);
+    return rc == 0 ? 0 : 1;
+}
 
 int sx_cmd_runtime(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "streamex runtime: not built yet\n");
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    const char *action = argv[1];
+    sx_runtime_config_t config;
+    sx_runtime_config_defaults(&config, 0);
+    bool detach = false;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--detach") == 0) {
+            detach = true;
+            continue;
+        }
+        sx_error_t err;
+        int taken = sx_runtime_config_option(&config, argv[i],
+                                             i + 1 < argc ? argv[i + 1] : NULL, &err);
+        if (taken == 0) {
+            fprintf(stderr, "streamex runtime: unknown option '%s'\n", argv[i]);
+            print_usage(stderr);
+            return 2;
+        }
+        if (taken < 0) {
+            fprintf(stderr, "streamex runtime: %s\n", err.msg);
+            return 2;
+        }
+        i++;
+    }
+    sx_log_set_component("runtime");
+    if (strcmp(action, "up") == 0)
+        return run_up(&config, detach);
+    if (detach) {
+        fprintf(stderr, "streamex runtime: --detach only goes with 'up'\n");
+        return 2;
+    }
+    if (strcmp(action, "status") == 0)
+        return run_status(&config);
+    if (strcmp(action, "down") == 0)
+        return run_down(&config);
+    fprintf(stderr, "streamex runtime: unknown action '%s' (up, status or down)\n",
+            action);
+    print_usage(stderr);
     return 2;
 }

@@ -1,13 +1,282 @@
-/* cmd_score.c: placeholder until the issue that builds 'streamex score' lands.
- * It says so plainly and fails; it is never reported as done. */
+/* cmd_score.c: `streamex score`, the official evaluator's job on existing
+ * final CSVs (SPEC sections 5-7): for each method, read its submission.jsonl
+ * (task ID -> CSV path or null), score every task ID of task_ids.txt with
+ * the Spider 2.0 comparison (common/score.h), and write OUT/NAME/results.jsonl,
+ * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "common/result.h"
+#include "common/score.h"
+#include "common/task.h"
+#include "proto/files.h"
 
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char s_usage[] =
+    "usage: streamex score --bench BENCH --method NAME=SUBMISSION.jsonl [--method ...]\n"
+    "                      --output OUT [--profile PROFILE]\n"
+    "\n"
+    "Scores existing final CSVs against gold, as the benchmark's official\n"
+    "evaluator does. SUBMISSION.jsonl holds one {\"task_id\": ID, \"csv\": PATH|null}\n"
+    "a line; a relative PATH is taken from the submission file's folder. Every\n"
+    "ID of BENCH/task_ids.txt is scored, in that order, and stays in the\n"
+    "denominator:\n"
+    "  no line or csv null      missing_prediction (score 0)\n"
+    "  CSV pandas cannot read   mismatch (score 0, like the official evaluator;\n"
+    "   (missing, empty, ...)    detail says why)\n"
+    "  gold or evaluation bad   eval_error (score 0)\n"
+    "An unknown or repeated task ID, or a line that is not such an object, is\n"
+    "an error naming the file and line; nothing is written then.\n"
+    "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
+    "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json,\n"
+    "and prints 'NAME: EX = correct/total = 0.xxxx' for each method.\n"
+    "\n"
+    "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
+    "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
+    "  --output OUT        the output folder\n"
+    "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"
+    "                      spider2-lite-2025-03 (NaN equals only NaN)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Exit status: 0 every task scored (whatever the verdicts), 2 bad usage, an\n"
+    "unreadable bench or submission, or outputs that cannot be written.\n";
+
+typedef struct {
+    const char *bench_dir;
+    const char *out_dir;
+    sx_profile_t profile;
+    sx_method_arg_t *methods;
+    size_t method_count;
+} score_args_t;
+
+/* Parses the command line; returns -1 to go on, else the exit code. */
+static int parse_arguments(int argc, char **argv, score_args_t *args)
+{
+    static const struct option options[] = {
+        {"bench", required_argument, NULL, 'b'},
+        {"method", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},
+        {"profile", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    optind = 1;
+    int option;
+    while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        sx_error_t err;
+        switch (option) {
+        case 'b':
+            args->bench_dir = optarg;
+            break;
+        case 'o':
+            args->out_dir = optarg;
+            break;
+        case 'p':
+            if (sx_profile_parse(optarg, &args->profile) != 0) {
+                fprintf(stderr, "streamex score: unknown profile '%s'\n%s", optarg,
+                        s_usage);
+                return 2;
+            }
+            break;
+        case 'm':
+            if (sx_method_args_add(&args->methods, &args->method_count, optarg, &err) !=
+                0) {
+                fprintf(stderr, "streamex score: %s\n", err.msg);
+                return 2;
+            }
+            break;
+        case 'h':
+            fputs(s_usage, stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "streamex score: %s needs a value\n%s", argv[optind - 1],
+                    s_usage);
+            return 2;
+        default:
+            fprintf(stderr, "streamex score: unknown option '%s'\n%s", argv[optind - 1],
+                    s_usage);
+            return 2;
+        }
+    }
+    const char *missing = optind < argc         ? NULL
+                          : !args->bench_dir    ? "--bench BENCH"
+                          : !args->method_count ? "--method NAME=FILE"
+                          : !args->out_dir      ? "--output OUT"
+                                                : NULL;
+    if (optind < argc) {
+        fprintf(stderr, "streamex score: unexpected argument '%s'\n%s", argv[optind],
+                s_usage);
+        return 2;
+    }
+    if (missing) {
+        fprintf(stderr, "streamex score: %s is required\n%s", missing, s_usage);
+        return 2;
+    }
+    return -1;
+}
+
+/* A CSV path from a submission line: relative paths start at the
+ * submission file's folder. */
+static char *resolve_csv(const char *submission, const char *csv)
+{
+    if (csv[0] == '/')
+        return strdup(csv);
+    char *copy = strdup(submission);
+    char *joined = NULL;
+    if (copy && asprintf(&joined, "%s/%s", dirname(copy), csv) < 0)
+        joined = NULL;
+    free(copy);
+    char resolved[PATH_MAX];
+    if (joined && realpath(joined, resolved)) {
+        free(joined);
+        return strdup(resolved);
+    }
+    return joined; /* does not exist: scored as unreadable, path kept */
+}
+
+/* Reads a submission into csv_of[i] for task i (NULL: no line or null).
+ * Records which IDs had a line at all in has_line[i]. */
+static int load_submission(const char *path, const sx_bench_t *bench, char **csv_of,
+                           bool *has_line, sx_error_t *err)
+{
+    size_t size = 0;
+    char *data = sx_file_read(path, (size_t)1 << 30, &size, err);
+    if (!data)
+        return -1;
+    int rc = 0;
+    size_t line_no = 0;
+    for (char *line = data, *next; line && rc == 0; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        line_no++;
+        if (strspn(line, " \t\r") == strlen(line))
+            continue; /* a blank line holds nothing to score */
+        char *task_id = NULL, *csv = NULL;
+        rc = sx_submission_entry_from_json(line, &task_id, &csv, err);
+        long index = rc == 0 ? sx_bench_index_of(bench, task_id) : -1;
+        if (rc == 0 && index < 0)
+            rc = sx_error_set(err, "task \"%s\" is not in task_ids.txt", task_id);
+        else if (rc == 0 && has_line[index])
+            rc = sx_error_set(err, "task \"%s\" appears twice", task_id);
+        if (rc == 0) {
+            has_line[index] = true;
+            csv_of[index] = csv ? resolve_csv(path, csv) : NULL;
+        } else {
+            sx_error_prefix(err, "%s:%zu", path, line_no);
+        }
+        free(task_id);
+        free(csv);
+    }
+    free(data);
+    return rc;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Scores one task of one method into *result. */
+static void score_task(const sx_bench_t *bench, const char *task_id, const char *csv,
+                       bool has_line, sx_profile_t profile, sx_result_t *result)
+{
+    double start = now_seconds();
+    if (!csv) {
+        sx_result_init(result, task_id, SX_STATUS_MISSING_PREDICTION,
+                       has_line ? "csv is null" : "no line in the submission", NULL);
+        result->seconds = now_seconds() - start;
+        return;
+    }
+    char detail[SX_ERROR_MAX] = "";
+    sx_status_t status;
+    sx_error_t err;
+    char *spec = sx_bench_evaluation_path(bench, task_id);
+    char *gold = sx_bench_gold_path(bench, task_id);
+    sx_evaluation_t *evaluation = spec ? sx_evaluation_load(spec, &err) : NULL;
+    if (!evaluation) {
+        status = SX_STATUS_EVAL_ERROR;
+        snprintf(detail, sizeof detail, "%.*s", (int)sizeof detail - 1,
+                 spec ? err.msg : "out of memory");
+    } else {
+        status = sx_score_files(gold, csv, evaluation, profile, detail, sizeof detail);
+    }
+    sx_result_init(result, task_id, status, detail, csv);
+    result->seconds = now_seconds() - start;
+    sx_evaluation_destroy(&evaluation);
+    free(spec);
+    free(gold);
+}
+
+/* Scores every task of one method and writes its files. */
+static int score_method(const score_args_t *args, const sx_bench_t *bench,
+                        const sx_method_arg_t *method, sx_method_summary_t *summary,
+                        sx_error_t *err)
+{
+    size_t count = sx_bench_task_count(bench);
+    char **csv_of = calloc(count + 1, sizeof *csv_of);
+    bool *has_line = calloc(count + 1, sizeof *has_line);
+    sx_result_t *results = calloc(count + 1, sizeof *results);
+    int rc = !csv_of || !has_line || !results ? sx_error_set(err, "out of memory") : 0;
+    if (rc == 0)
+        rc = load_submission(method->file, bench, csv_of, has_line, err);
+    for (size_t i = 0; rc == 0 && i < count; i++)
+        score_task(bench, sx_bench_task_id(bench, i), csv_of[i], has_line[i],
+                   args->profile, &results[i]);
+    if (rc == 0 &&
+        sx_results_write(args->out_dir, method->name, results, count, summary, err) != 0)
+        rc = -1;
+    for (size_t i = 0; i < count && results; i++) {
+        sx_result_clear(&results[i]);
+        free(csv_of[i]);
+    }
+    free(csv_of);
+    free(has_line);
+    free(results);
+    return rc;
+}
+
+static int run(const score_args_t *args)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_bench_t *bench = sx_bench_open(args->bench_dir, &err);
+    if (!bench) {
+        fprintf(stderr, "streamex score: %s\n", err.msg);
+        return 2;
+    }
+    sx_method_summary_t *summaries = calloc(args->method_count, sizeof *summaries);
+    int rc = summaries ? 0 : sx_error_set(&err, "out of memory");
+    for (size_t m = 0; rc == 0 && m < args->method_count; m++)
+        rc = score_method(args, bench, &args->methods[m], &summaries[m], &err);
+    if (rc == 0)
+        rc = sx_summary_write(args->out_dir, summaries, args->method_count, &err);
+    for (size_t m = 0; rc == 0 && m < args->method_count; m++)
+        sx_summary_print(stdout, &summaries[m]);
+    if (rc != 0)
+        fprintf(stderr, "streamex score: %s\n", err.msg);
+    for (size_t m = 0; summaries && m < args->method_count; m++)
+        sx_method_summary_clear(&summaries[m]);
+    free(summaries);
+    sx_bench_destroy(&bench);
+    return rc == 0 ? 0 : 2;
+}
 
 int sx_cmd_score(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "streamex score: not built yet\n");
-    return 2;
+    score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11};
+    int code = parse_arguments(argc, argv, &args);
+    if (code < 0)
+        code = run(&args);
+    sx_method_args_free(&args.methods, &args.method_count);
+    return code;
 }

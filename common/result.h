@@ -36,6 +36,13 @@ void sx_result_clear(sx_result_t *result);
 char *sx_result_to_json(const sx_result_t *result);
 int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err);
 
+/* One submission.jsonl line, {"task_id": ID, "csv": PATH|null}, and back.
+ * Parsing rejects other fields, a missing csv field and wrong types; *csv is
+ * NULL for null. Both strings are heap copies. */
+char *sx_submission_entry_to_json(const char *task_id, const char *csv);
+int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
+                                  sx_error_t *err);
+
 /* Per-method tallies for summary.json and the printed EX line. */
 typedef struct {
     char *method;
@@ -45,7 +52,8 @@ typedef struct {
 } sx_method_summary_t;
 
 /* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
- * already in task_ids.txt order, and tallies them into *summary. */
+ * already in task_ids.txt order, and tallies them into *summary (whose
+ * method is a heap copy: sx_method_summary_clear or free it). */
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err);
 /* Writes OUT/summary.json for all methods of the run. */
@@ -53,6 +61,7 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
+void sx_method_summary_clear(sx_method_summary_t *summary);
 
 void sx_result_test(bool verbose);
 

@@ -3,14 +3,51 @@
  * CSVs, plus gold/ and evaluation/ which only scoring may open. Loading
  * validates everything a later stage relies on, so the worker and the
  * coordinator can trust a loaded sx_task_t. Every error names the file and
- * line or the task ID and what is wrong. */
+ * line or the task ID and what is wrong.
+ *
+ * Rules beyond the SPEC's text, decided here (`streamex check` enforces them):
+ * - task_ids.txt: one ID a line, LF or CRLF endings, the last line may lack
+ *   its newline. Blank lines, leading/trailing whitespace and duplicates are
+ *   errors. An ID is 1-128 characters of [A-Za-z0-9_.-], not starting with
+ *   '.', because it names a folder and files (sx_name_is_safe).
+ * - task.json: unknown fields are errors at every level (a typo must not
+ *   silently drop a setting); `question` is an optional string; `sources` and
+ *   `output_schema` are non-empty; source and sink names follow the ID rule
+ *   (they end up in topic names) and are all distinct; output column names
+ *   are unique per source and in output_schema; every DDL is a non-empty
+ *   string holding ${topic}, since topics are unique per run, task and
+ *   attempt (SPEC 4.2). `timeout_s` is an integer in 1..SX_TASK_TIMEOUT_MAX,
+ *   SX_TASK_TIMEOUT_DEFAULT when absent.
+ * - A source `file` is relative to the task folder, with no ".." component
+ *   (symbolic links are the bench author's business and are followed); it
+ *   must be a regular file whose header (first record) holds every `from`
+ *   column exactly once. Data rows are not checked here: converting them is
+ *   the preparer's job (a row that does not convert is input_error), which
+ *   `streamex check` runs on every source.
+ * - A live source needs `event_time`, naming one of its output columns that
+ *   has a `time` conversion; a static source must not have one.
+ * - `time` needs both `from` and `to`. `from` is "epoch_s", "epoch_ms" or a
+ *   pattern with at least one conversion, each one of SX_TIME_CONVERSIONS:
+ *   the date and time conversions of strptime(3) that timegm(3) honours (not
+ *   %j, %U, %W: strptime reads them but they do not set the date), plus %f,
+ *   an extension for fractional seconds (1-9 digits, as Python's strptime
+ *   reads them; strptime has none, so the preparer must read %f itself).
+ *   Time zones (%z %Z), %s (use epoch_s), the E/O modifiers and every other
+ *   conversion are rejected: times are read as UTC. */
 #ifndef SX_TASK_H
 #define SX_TASK_H
 
 #include "common/error.h"
+#include "common/problems.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#define SX_TASK_TIMEOUT_DEFAULT 120
+#define SX_TASK_TIMEOUT_MAX 3600
+
+/* The conversion letters a time.from pattern may use after '%'. */
+#define SX_TIME_CONVERSIONS "aAbBdDefFhHImMnpRStTyY%"
 
 /* How a source column's time value is parsed (`time.from`). */
 typedef enum {
@@ -72,18 +109,36 @@ typedef struct {
 } sx_task_t;
 
 /* Loads and validates BENCH/tasks/ID/task.json, checking that each source
- * file exists and has every column the projection takes. */
+ * file exists and has every column the projection takes. Never opens gold/
+ * or evaluation/. err receives the first problem found. */
 sx_task_t *sx_task_load(const char *bench_dir, const char *task_id, sx_error_t *err);
+/* The same, adding every problem found to `problems`; NULL when there is any. */
+sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
+                         sx_problems_t *problems);
 void sx_task_destroy(sx_task_t **self_p);
 
 const char *sx_changelog_name(sx_changelog_t changelog);
+
+/* True for a name safe as a file name and in a topic name: 1-128 characters
+ * of [A-Za-z0-9_.-], not starting with '.'. Task IDs, source and sink names. */
+bool sx_name_is_safe(const char *name);
+
+/* Validates a time.from strftime pattern (see the rules above); err says
+ * which conversion is wrong, e.g. "unknown conversion %Q". */
+int sx_time_pattern_check(const char *pattern, sx_error_t *err);
 
 /* The benchmark folder: task IDs in task_ids.txt order. */
 typedef struct _sx_bench_t sx_bench_t;
 
 /* Reads and validates task_ids.txt (no empty or duplicate IDs, IDs safe as
- * file names); does not load the tasks themselves. */
+ * file names); does not load the tasks themselves. err receives the first
+ * problem found. */
 sx_bench_t *sx_bench_open(const char *dir, sx_error_t *err);
+/* The same, adding every problem of task_ids.txt to `problems`. Returns the
+ * bench of the valid, distinct IDs even when some lines are bad (so a check
+ * can go on with them); NULL only when the file cannot be read or holds no
+ * valid ID. */
+sx_bench_t *sx_bench_check(const char *dir, sx_problems_t *problems);
 void sx_bench_destroy(sx_bench_t **self_p);
 const char *sx_bench_dir(const sx_bench_t *self);
 size_t sx_bench_task_count(const sx_bench_t *self);
@@ -94,6 +149,7 @@ long sx_bench_index_of(const sx_bench_t *self, const char *task_id);
 char *sx_bench_gold_path(const sx_bench_t *self, const char *task_id);
 char *sx_bench_evaluation_path(const sx_bench_t *self, const char *task_id);
 
+void sx_bench_test(bool verbose);
 void sx_task_test(bool verbose);
 
 #endif

@@ -1,0 +1,240 @@
+/* runopts.c: options, executor back-end and progress display shared by
+ * `streamex coordinator`, `streamex worker` and `streamex run` (see runopts.h). */
+#include "cli/runopts.h"
+
+#include "common/log.h"
+#include "worker/executor.h"
+#include "worker/runtime.h"
+#include "worker/simexec.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sx_runopts_int(const char *name, const char *arg, long min, long max, long *out,
+                   sx_error_t *err)
+{
+    char *end = NULL;
+    long value = strtol(arg, &end, 10);
+    if (!*arg || *end || value < min || value > max)
+        return sx_error_set(err, "--%s '%s': expected an integer in [%ld, %ld]", name,
+                            arg, min, max);
+    *out = value;
+    return 0;
+}
+
+static int parse_subset(const char *arg, sx_runopts_t *opts, sx_error_t *err)
+{
+    unsigned long i = 0, n = 0;
+    char tail = 0;
+    if (sscanf(arg, "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 100000)
+        return sx_error_set(err, "--shard '%s': expected I/N with 0 <= I < N", arg);
+    opts->subset_index = i;
+    opts->subset_count = n;
+    return 0;
+}
+
+int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err)
+{
+    long value = 0;
+    int rc = 0;
+    switch (c) {
+    case SX_OPT_BENCH:
+        opts->bench = arg;
+        break;
+    case SX_OPT_METHOD:
+        rc = sx_method_args_add(&opts->methods, &opts->method_count, arg, err);
+        break;
+    case SX_OPT_OUTPUT:
+        opts->output = arg;
+        break;
+    case SX_OPT_SHARD_SIZE:
+        rc = sx_runopts_int("shard-size", arg, 1, 10000, &value, err);
+        opts->shard_size = (size_t)value;
+        break;
+    case SX_OPT_HEARTBEAT_MS:
+        rc = sx_runopts_int("heartbeat-ms", arg, 10, 600000, &value, err);
+        opts->heartbeat_ms = (int)value;
+        break;
+    case SX_OPT_DEAD_AFTER_MS:
+        rc = sx_runopts_int("dead-after-ms", arg, 20, 3600000, &value, err);
+        opts->dead_after_ms = (int)value;
+        break;
+    case SX_OPT_RETRIES:
+        rc = sx_runopts_int("retries", arg, 1, 100, &value, err);
+        opts->retries = (int)value;
+        break;
+    case SX_OPT_RESUME:
+        opts->resume = true;
+        break;
+    case SX_OPT_SHARD:
+        rc = parse_subset(arg, opts, err);
+        break;
+    case SX_OPT_SIMULATE:
+        opts->simulate = arg;
+        break;
+    case SX_OPT_PROFILE:
+        if (sx_profile_parse(arg, &opts->profile) != 0)
+            rc = sx_error_set(err, "--profile '%s': unknown profile", arg);
+        break;
+    default:
+        return 0;
+    }
+    return rc == 0 ? 1 : -1;
+}
+
+int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
+                      sx_error_t *err)
+{
+    if (!opts->bench || !opts->method_count || !opts->output)
+        return sx_error_set(err, "--bench, --method and --output are required");
+    free(opts->names);
+    free(opts->files);
+    opts->names = calloc(opts->method_count, sizeof *opts->names);
+    opts->files = calloc(opts->method_count, sizeof *opts->files);
+    for (size_t i = 0; i < opts->method_count; i++) {
+        opts->names[i] = opts->methods[i].name;
+        opts->files[i] = opts->methods[i].file;
+    }
+    *config = (sx_coordinator_config_t){0};
+    config->bench_dir = opts->bench;
+    config->method_names = opts->names;
+    config->prediction_files = opts->files;
+    config->method_count = opts->method_count;
+    config->out_dir = opts->output;
+    config->shard_size = opts->shard_size;
+    config->heartbeat_ms = opts->heartbeat_ms;
+    config->dead_after_ms = opts->dead_after_ms;
+    config->retry_budget = opts->retries;
+    config->resume = opts->resume;
+    config->subset_index = opts->subset_index;
+    config->subset_count = opts->subset_count;
+    return 0;
+}
+
+void sx_runopts_free(sx_runopts_t *opts)
+{
+    sx_method_args_free(&opts->methods, &opts->method_count);
+    free(opts->names);
+    free(opts->files);
+    opts->names = opts->files = NULL;
+}
+
+/* ---- executor back-end -------------------------------------------------- */
+
+static void real_exec(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
+                      sx_timings_t *timings)
+{
+    sx_executor_run(ctx, request, result, timings);
+}
+
+int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
+                    sx_agent_config_t *agent, sx_error_t *err)
+{
+    *backend = (sx_backend_t){0};
+    if (config->simulate) {
+        backend->sim = sx_simexec_new(config->simulate, err);
+        agent->exec = sx_simexec_run;
+        agent->exec_ctx = backend->sim;
+        return backend->sim ? 0 : -1;
+    }
+    sx_runtime_config_t pair_config;
+    sx_runtime_config_defaults(&pair_config, config->index);
+    pair_config.kafka_bootstrap = config->bootstrap;
+    pair_config.flink_gateway = config->gateway;
+    pair_config.flink_rest = config->rest;
+    sx_runtime_t *pair = sx_runtime_new(&pair_config, err);
+    if (!pair)
+        return -1;
+    backend->pair = pair;
+    sx_info("starting the Kafka + Flink pair %d", config->index);
+    if (sx_runtime_start(pair, err) != 0) {
+        sx_backend_close(backend);
+        return -1;
+    }
+    sx_executor_config_t exec_config = {sx_runtime_bootstrap(pair),
+                                        sx_runtime_gateway_url(pair),
+                                        sx_runtime_rest_url(pair),
+                                        config->run_id,
+                                        config->profile,
+                                        false};
+    backend->real = sx_executor_new(&exec_config, err);
+    if (!backend->real) {
+        sx_backend_close(backend);
+        return -1;
+    }
+    agent->exec = real_exec;
+    agent->exec_ctx = backend->real;
+    return 0;
+}
+
+void sx_backend_close(sx_backend_t *backend)
+{
+    sx_simexec_t *sim = backend->sim;
+    sx_executor_t *real = backend->real;
+    sx_runtime_t *pair = backend->pair;
+    sx_simexec_destroy(&sim);
+    sx_executor_destroy(&real);
+    sx_runtime_destroy(&pair);
+    *backend = (sx_backend_t){0};
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+static bool s_redrawing = false;
+
+static void format_eta(json_t *eta, char *out, size_t size)
+{
+    if (!json_is_number(eta)) {
+        snprintf(out, size, "--");
+        return;
+    }
+    long seconds = (long)json_number_value(eta);
+    snprintf(out, size, "%ldm%02lds", seconds / 60, seconds % 60);
+}
+
+void sx_progress_print(const char *json, void *arg)
+{
+    (void)arg;
+    if (!isatty(STDOUT_FILENO)) {
+        printf("%s\n", json);
+        fflush(stdout);
+        return;
+    }
+    json_t *root = json_loads(json, 0, NULL);
+    if (!root)
+        return;
+    char line[1024], eta[32];
+    format_eta(json_object_get(root, "eta_s"), eta, sizeof eta);
+    int used =
+        snprintf(line, sizeof line, "[%lld/%lld] EX so far %.4f  failures %lld  ETA %s |",
+                 json_integer_value(json_object_get(root, "done")),
+                 json_integer_value(json_object_get(root, "total")),
+                 json_number_value(json_object_get(root, "ex")),
+                 json_integer_value(json_object_get(root, "failures")), eta);
+    json_t *workers = json_object_get(root, "workers");
+    size_t i;
+    json_t *w;
+    json_array_foreach(workers, i, w)
+    {
+        if (used < 0 || (size_t)used >= sizeof line - 64)
+            break;
+        used += snprintf(line + used, sizeof line - (size_t)used, " %s:%s(%lld)",
+                         json_string_value(json_object_get(w, "name")),
+                         json_string_value(json_object_get(w, "state")),
+                         json_integer_value(json_object_get(w, "done")));
+    }
+    printf("\r\033[K%s", line);
+    fflush(stdout);
+    s_redrawing = true;
+    json_decref(root);
+}
+
+void sx_progress_end(void)
+{
+    if (s_redrawing)
+        printf("\n");
+    s_redrawing = false;
+}

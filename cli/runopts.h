@@ -1,0 +1,118 @@
+/* runopts.h: what `streamex coordinator` and `streamex run` share: the
+ * options that describe a distributed run (bench, methods, output, sharding,
+ * heartbeats, retries, resume, --shard I/N), the executor a worker uses (the
+ * real pair or the simulated one), and the live progress display. */
+#ifndef SX_RUNOPTS_H
+#define SX_RUNOPTS_H
+
+#include "cli/options.h"
+#include "common/score.h"
+#include "coordinator/coordinator.h"
+#include "worker/agent.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+
+enum {
+    SX_OPT_BENCH = 1000,
+    SX_OPT_METHOD,
+    SX_OPT_OUTPUT,
+    SX_OPT_SHARD_SIZE,
+    SX_OPT_HEARTBEAT_MS,
+    SX_OPT_DEAD_AFTER_MS,
+    SX_OPT_RETRIES,
+    SX_OPT_RESUME,
+    SX_OPT_SHARD,
+    SX_OPT_SIMULATE,
+    SX_OPT_PROFILE,
+    SX_OPT_NEXT /* first free value for a command's own options */
+};
+
+/* getopt_long entries for the options above; put first in a command's table. */
+#define SX_RUN_LONGOPTS                                                                  \
+    {"bench", required_argument, NULL, SX_OPT_BENCH},                                    \
+        {"method", required_argument, NULL, SX_OPT_METHOD},                              \
+        {"output", required_argument, NULL, SX_OPT_OUTPUT},                              \
+        {"shard-size", required_argument, NULL, SX_OPT_SHARD_SIZE},                      \
+        {"heartbeat-ms", required_argument, NULL, SX_OPT_HEARTBEAT_MS},                  \
+        {"dead-after-ms", required_argument, NULL, SX_OPT_DEAD_AFTER_MS},                \
+        {"retries", required_argument, NULL, SX_OPT_RETRIES},                            \
+        {"resume", no_argument, NULL, SX_OPT_RESUME},                                    \
+        {"shard", required_argument, NULL, SX_OPT_SHARD},                                \
+        {"simulate", required_argument, NULL, SX_OPT_SIMULATE},                          \
+    {                                                                                    \
+        "profile", required_argument, NULL, SX_OPT_PROFILE                               \
+    }
+
+#define SX_RUN_OPTIONS_HELP                                                              \
+    "  --bench BENCH          the benchmark folder\n"                                    \
+    "  --method NAME=PREDS    a method and its predictions (JSONL); repeatable\n"        \
+    "  --output OUT           where results go (OUT/NAME/..., OUT/summary.json)\n"       \
+    "  --shard-size N         tasks per shard (default 4)\n"                             \
+    "  --heartbeat-ms MS      heartbeat interval (default 1000)\n"                       \
+    "  --dead-after-ms MS     a silent worker is dead after this (default 5 beats)\n"    \
+    "  --retries N            attempts for infra_error (default 3)\n"                    \
+    "  --resume               continue the run journaled in OUT/journal.jsonl\n"         \
+    "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
+    "                         combine the outputs with 'streamex merge')\n"              \
+    "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
+    "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"
+
+typedef struct {
+    const char *bench;
+    sx_method_arg_t *methods;
+    size_t method_count;
+    const char *output;
+    size_t shard_size;
+    int heartbeat_ms;
+    int dead_after_ms;
+    int retries;
+    bool resume;
+    size_t subset_index, subset_count;
+    const char *simulate;
+    sx_profile_t profile;
+    /* filled by sx_runopts_config */
+    const char **names, **files;
+} sx_runopts_t;
+
+/* Handles one getopt result: 1 when it was a shared option, 0 when it is
+ * the command's own, -1 on a bad value (err says why). */
+int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err);
+/* Checks that bench, methods and output are there and fills the
+ * coordinator config (which points into opts). */
+int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
+                      sx_error_t *err);
+void sx_runopts_free(sx_runopts_t *opts);
+
+/* Parses a positive integer option value. */
+int sx_runopts_int(const char *name, const char *arg, long min, long max, long *out,
+                   sx_error_t *err);
+
+/* The executor behind an agent: the simulated one, or the real executor on a
+ * Kafka + Flink pair (pair `index` started here, or an external one). */
+typedef struct {
+    void *sim;  /* sx_simexec_t */
+    void *pair; /* sx_runtime_t */
+    void *real; /* sx_executor_t */
+} sx_backend_t;
+
+typedef struct {
+    const char *simulate;                   /* non-NULL: simulated */
+    int index;                              /* pair index for a local pair */
+    const char *bootstrap, *gateway, *rest; /* external pair: all or none */
+    sx_profile_t profile;
+    const char *run_id;
+} sx_backend_config_t;
+
+int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
+                    sx_agent_config_t *agent, sx_error_t *err);
+void sx_backend_close(sx_backend_t *backend);
+
+/* The coordinator's progress callback: on a terminal, one line redrawn in
+ * place (done/total, EX so far, failures, workers, ETA); otherwise the JSON
+ * line itself, on stdout. arg unused. */
+void sx_progress_print(const char *json, void *arg);
+/* Ends the redrawn line on a terminal. */
+void sx_progress_end(void);
+
+#endif

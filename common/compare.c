@@ -1,0 +1,352 @@
+/* compare.c: compare_pandas_table of xlang-ai/Spider2 (spider2-lite
+ * evaluation_suite/evaluate.py), reproduced on typed frames.
+ * The upstream steps, and where each lives here:
+ *  - DataFrame.transpose().values.tolist(): columns become lists of Python
+ *    values; when the selected columns mix int64/uint64/float64 (and nothing
+ *    else) every value becomes a float, otherwise each keeps its own type
+ *    (vector_build).
+ *  - 2025-11 replaces every NaN by the int 0 first; 2025-03 keeps NaN.
+ *  - ignore_order sorts each vector, stably, by (x is None, str(x),
+ *    isinstance(x, (int, float))): keys are Python str() texts compared by
+ *    code point (UTF-8 byte order is the same), then "is a number".
+ *  - vectors match when lengths agree and pair by pair: both NaN, or both
+ *    numbers (bool included) and math.isclose(abs_tol=1e-2), or equal.
+ *  - every selected gold column must match some prediction column.
+ * Prediction vectors are prepared once and reused against every gold table,
+ * so a check is |gold cols| x |pred cols| linear vector comparisons. */
+#include "common/compare.h"
+
+#include "common/pyrepr.h"
+#include "common/selftest.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOLERANCE 1e-2
+
+typedef struct {
+    sx_value_t value;
+    const char *key; /* str(value), for sorting */
+    size_t key_len;
+    size_t order; /* position before sorting: keeps the sort stable */
+} item_t;
+
+typedef struct {
+    item_t *items;
+    size_t count;
+    char *key_storage; /* texts of non-string keys */
+} vector_t;
+
+struct _sx_compare_t {
+    bool ignore_order;
+    sx_profile_t profile;
+    vector_t *pred;
+    size_t pred_count;
+};
+
+static bool is_number(const sx_value_t *v)
+{
+    return v->kind != SX_VALUE_STR; /* NaN is a float, bool is an int */
+}
+
+static double as_double(const sx_value_t *v)
+{
+    switch (v->kind) {
+    case SX_VALUE_INT:
+        return (double)v->i;
+    case SX_VALUE_UINT:
+        return (double)v->u;
+    case SX_VALUE_BOOL:
+        return v->b ? 1.0 : 0.0;
+    case SX_VALUE_FLOAT:
+    case SX_VALUE_NAN:
+        return v->f;
+    case SX_VALUE_STR:
+        break;
+    }
+    return NAN;
+}
+
+/* How DataFrame.values mixes the dtypes of the selected columns. */
+static bool values_become_floats(const sx_frame_t *frame, const long *cols, size_t count)
+{
+    bool mixed = false, numeric = true;
+    sx_dtype_t first = sx_frame_column(frame, (size_t)cols[0])->dtype;
+    for (size_t i = 0; i < count; i++) {
+        sx_dtype_t d = sx_frame_column(frame, (size_t)cols[i])->dtype;
+        mixed = mixed || d != first;
+        numeric = numeric &&
+                  (d == SX_DTYPE_INT64 || d == SX_DTYPE_UINT64 || d == SX_DTYPE_FLOAT64);
+    }
+    return mixed && numeric;
+}
+
+static sx_value_t normalized(sx_value_t v, bool to_float, sx_profile_t profile)
+{
+    if (to_float && v.kind != SX_VALUE_NAN) {
+        double d = as_double(&v);
+        v = (sx_value_t){.kind = SX_VALUE_FLOAT, .f = d};
+    }
+    if (profile == SX_PROFILE_SPIDER2_LITE_2025_11 && v.kind == SX_VALUE_NAN)
+        v = (sx_value_t){.kind = SX_VALUE_INT, .i = 0}; /* pd.isna(x) -> 0 */
+    return v;
+}
+
+/* str(x) of a number into buf; strings are their own key. */
+static size_t number_key(const sx_value_t *v, char *buf)
+{
+    switch (v->kind) {
+    case SX_VALUE_INT:
+        return (size_t)sprintf(buf, "%" PRId64, v->i);
+    case SX_VALUE_UINT:
+        return (size_t)sprintf(buf, "%" PRIu64, v->u);
+    case SX_VALUE_BOOL:
+        return (size_t)sprintf(buf, "%s", v->b ? "True" : "False");
+    default:
+        return sx_py_float_repr(v->f, buf);
+    }
+}
+
+static int item_order(const void *pa, const void *pb)
+{
+    const item_t *a = pa, *b = pb;
+    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    int c = memcmp(a->key, b->key, n);
+    if (c == 0 && a->key_len != b->key_len)
+        c = a->key_len < b->key_len ? -1 : 1;
+    if (c == 0)
+        c = (int)is_number(&a->value) - (int)is_number(&b->value);
+    if (c == 0)
+        c = a->order < b->order ? -1 : a->order > b->order;
+    return c;
+}
+
+static void vector_free(vector_t *v)
+{
+    free(v->items);
+    free(v->key_storage);
+    memset(v, 0, sizeof *v);
+}
+
+static int vector_sort(vector_t *v)
+{
+    v->key_storage = malloc(v->count * SX_PY_FLOAT_REPR_MAX + 1);
+    if (!v->key_storage)
+        return -1;
+    for (size_t i = 0; i < v->count; i++) {
+        item_t *it = &v->items[i];
+        if (it->value.kind == SX_VALUE_STR) {
+            it->key = it->value.str.s;
+            it->key_len = it->value.str.len;
+        } else {
+            char *buf = v->key_storage + i * SX_PY_FLOAT_REPR_MAX;
+            it->key = buf;
+            it->key_len = number_key(&it->value, buf);
+        }
+        it->order = i;
+    }
+    qsort(v->items, v->count, sizeof *v->items, item_order);
+    return 0;
+}
+
+static int vector_build(vector_t *v, const sx_frame_column_t *col, const size_t *rows,
+                        size_t row_count, bool to_float, const sx_compare_t *cmp)
+{
+    memset(v, 0, sizeof *v);
+    v->count = row_count;
+    v->items = calloc(row_count + 1, sizeof *v->items);
+    if (!v->items)
+        return -1;
+    for (size_t i = 0; i < row_count; i++) {
+        size_t r = rows ? rows[i] : i;
+        v->items[i].value = normalized(col->values[r], to_float, cmp->profile);
+    }
+    return cmp->ignore_order ? vector_sort(v) : 0;
+}
+
+static bool values_match(const sx_value_t *a, const sx_value_t *b)
+{
+    if (a->kind == SX_VALUE_NAN && b->kind == SX_VALUE_NAN)
+        return true;
+    if (is_number(a) && is_number(b))
+        return sx_py_isclose(as_double(a), as_double(b), TOLERANCE);
+    if (a->kind != SX_VALUE_STR || b->kind != SX_VALUE_STR)
+        return false;
+    return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+}
+
+static bool vectors_match(const vector_t *a, const vector_t *b)
+{
+    if (a->count != b->count)
+        return false;
+    for (size_t i = 0; i < a->count; i++)
+        if (!values_match(&a->items[i].value, &b->items[i].value))
+            return false;
+    return true;
+}
+
+/* Every column index of a frame, for "no condition_cols". */
+static long *all_columns(size_t count)
+{
+    long *cols = malloc((count + 1) * sizeof *cols);
+    for (size_t i = 0; cols && i < count; i++)
+        cols[i] = (long)i;
+    return cols;
+}
+
+void sx_compare_destroy(sx_compare_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    sx_compare_t *self = *self_p;
+    for (size_t i = 0; i < self->pred_count; i++)
+        vector_free(&self->pred[i]);
+    free(self->pred);
+    free(self);
+    *self_p = NULL;
+}
+
+sx_compare_t *sx_compare_new(const sx_frame_t *pred, bool ignore_order,
+                             sx_profile_t profile, sx_error_t *err)
+{
+    sx_compare_t *self = calloc(1, sizeof *self);
+    size_t ncols = sx_frame_column_count(pred);
+    long *cols = all_columns(ncols);
+    if (!self || !cols)
+        goto oom;
+    self->ignore_order = ignore_order;
+    self->profile = profile;
+    self->pred = calloc(ncols + 1, sizeof *self->pred);
+    if (!self->pred)
+        goto oom;
+    bool to_float = ncols > 0 && values_become_floats(pred, cols, ncols);
+    for (size_t c = 0; c < ncols; c++, self->pred_count++)
+        if (vector_build(&self->pred[c], sx_frame_column(pred, c), NULL,
+                         sx_frame_row_count(pred), to_float, self) != 0)
+            goto oom;
+    free(cols);
+    return self;
+oom:
+    free(cols);
+    sx_compare_destroy(&self);
+    sx_error_set(err, "out of memory comparing tables");
+    return NULL;
+}
+
+int sx_compare_check_columns(const sx_frame_t *gold, const long *condition_cols,
+                             size_t condition_count, sx_error_t *err)
+{
+    size_t gold_cols = sx_frame_column_count(gold);
+    for (size_t i = 0; i < condition_count; i++)
+        if (condition_cols[i] < 0 || (size_t)condition_cols[i] >= gold_cols)
+            return sx_error_set(err, "condition column %ld is beyond gold's %zu columns",
+                                condition_cols[i], gold_cols);
+    return 0;
+}
+
+int sx_compare_gold(sx_compare_t *self, const sx_frame_t *gold, const size_t *rows,
+                    size_t row_count, const long *condition_cols, size_t condition_count,
+                    char *detail, size_t detail_size, sx_error_t *err)
+{
+    size_t gold_cols = sx_frame_column_count(gold);
+    if (sx_compare_check_columns(gold, condition_cols, condition_count, err) != 0)
+        return -1;
+    long *every = condition_count ? NULL : all_columns(gold_cols);
+    const long *cols = condition_count ? condition_cols : every;
+    size_t count = condition_count ? condition_count : gold_cols;
+    if (!rows)
+        row_count = sx_frame_row_count(gold);
+    if (!cols)
+        return sx_error_set(err, "out of memory comparing tables");
+    bool to_float = count > 0 && values_become_floats(gold, cols, count);
+    int verdict = 1;
+    for (size_t i = 0; i < count && verdict == 1; i++) {
+        vector_t g;
+        if (vector_build(&g, sx_frame_column(gold, (size_t)cols[i]), rows, row_count,
+                         to_float, self) != 0) {
+            vector_free(&g);
+            verdict = sx_error_set(err, "out of memory comparing tables");
+            break;
+        }
+        bool found = false;
+        for (size_t p = 0; p < self->pred_count && !found; p++)
+            found = vectors_match(&g, &self->pred[p]);
+        vector_free(&g);
+        if (!found) {
+            verdict = 0;
+            if (detail)
+                snprintf(detail, detail_size,
+                         "gold column %ld has no equal column in the prediction",
+                         cols[i]);
+        }
+    }
+    free(every);
+    return verdict;
+}
+
+/* ---- self-test ----------------------------------------------------------- */
+
+static int verdict(const char *pred_csv, const char *gold_csv, bool ignore_order,
+                   sx_profile_t profile, const long *cols, size_t ncols)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_frame_t *pred = sx_frame_parse("p.csv", pred_csv, strlen(pred_csv), &err);
+    sx_frame_t *gold = sx_frame_parse("g.csv", gold_csv, strlen(gold_csv), &err);
+    SX_CHECK(pred && gold);
+    sx_compare_t *cmp = sx_compare_new(pred, ignore_order, profile, &err);
+    SX_CHECK(cmp);
+    char detail[256] = "";
+    int v = sx_compare_gold(cmp, gold, NULL, 0, cols, ncols, detail, sizeof detail, &err);
+    sx_compare_destroy(&cmp);
+    sx_frame_destroy(&pred);
+    sx_frame_destroy(&gold);
+    return v;
+}
+
+static void test_compare_cases_read_like_the_spec(void)
+{
+    const sx_profile_t NOV = SX_PROFILE_SPIDER2_LITE_2025_11;
+    const sx_profile_t MAR = SX_PROFILE_SPIDER2_LITE_2025_03;
+    /* Headers and column order are ignored; extra prediction columns are fine. */
+    SX_CHECK(verdict("x,y,z\n9,1,a\n8,2,b", "k,v\na,1\nb,2", false, NOV, NULL, 0) == 1);
+    /* Order matters unless ignore_order. */
+    SX_CHECK(verdict("v\n2\n1", "v\n1\n2", false, NOV, NULL, 0) == 0);
+    SX_CHECK(verdict("v\n2\n1", "v\n1\n2", true, NOV, NULL, 0) == 1);
+    /* Tolerance is absolute 1e-2 (plus Python's relative 1e-9). */
+    SX_CHECK(verdict("v\n1.005", "v\n1", false, NOV, NULL, 0) == 1);
+    SX_CHECK(verdict("v\n1.02", "v\n1", false, NOV, NULL, 0) == 0);
+    /* Strings compare exactly; a number never equals a string. */
+    SX_CHECK(verdict("v\nabc", "v\nabc ", false, NOV, NULL, 0) == 0);
+    SX_CHECK(verdict("v\n1\nx", "v\n1\n2", false, NOV, NULL, 0) == 0);
+    /* 2025-11 turns NaN into 0; 2025-03 keeps NaN (equal only to NaN). */
+    SX_CHECK(verdict("v,w\n0,5\n1,6", "v,w\n,5\n1,6", false, NOV, NULL, 0) == 1);
+    SX_CHECK(verdict("v,w\n0,5\n1,6", "v,w\n,5\n1,6", false, MAR, NULL, 0) == 0);
+    SX_CHECK(verdict("v,w\n,1\n2,2", "v,w\nNA,1\n2,2", false, MAR, NULL, 0) == 1);
+    /* Sorting uses str(): '10' < '9' for ints, and ints turned floats by a
+     * float column sort as '10.0' < '9.0'; the pairs then compare as numbers. */
+    SX_CHECK(verdict("a\n9\n10", "a\n10\n9", true, NOV, NULL, 0) == 1);
+    SX_CHECK(verdict("a,b\n9,0.5\n10,1.5", "a\n10\n9", true, NOV, NULL, 0) == 1);
+    /* Sorting by text can pair values that a numeric sort would not: pred
+     * sorts as '-0.001' < '-1.5', gold as '-1.5' < '0.0'. */
+    SX_CHECK(verdict("a\n-0.001\n-1.5", "a\n0\n-1.5", true, NOV, NULL, 0) == 0);
+    /* condition_cols picks gold columns only. */
+    long second = 1;
+    SX_CHECK(verdict("v\n7\n8", "k,v\nx,7\ny,8", false, NOV, &second, 1) == 1);
+    long beyond = 5;
+    SX_CHECK(verdict("v\n7", "v\n7", false, NOV, &beyond, 1) == -1);
+    /* bool counts as a number. */
+    SX_CHECK(verdict("v\nTrue\nFalse", "v\n1\n0", false, NOV, NULL, 0) == 1);
+    /* Header-only gold: every gold column is an empty vector. */
+    SX_CHECK(verdict("v\n", "a,b\n", false, NOV, NULL, 0) == 1);
+    SX_CHECK(verdict("v\n1", "a\n", false, NOV, NULL, 0) == 0);
+}
+
+void sx_compare_test(bool verbose)
+{
+    (void)verbose;
+    test_compare_cases_read_like_the_spec();
+}

@@ -1,0 +1,36 @@
+/* compare.h: Spider 2.0's compare_pandas_table on frames read by frame.c.
+ * A comparator is built once per prediction (its column vectors converted,
+ * normalized and, with ignore_order, sorted once) and then asked about one
+ * gold table or many row subsets of it (the tie adapter). */
+#ifndef SX_COMPARE_H
+#define SX_COMPARE_H
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "common/score.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct _sx_compare_t sx_compare_t;
+
+sx_compare_t *sx_compare_new(const sx_frame_t *pred, bool ignore_order,
+                             sx_profile_t profile, sx_error_t *err);
+void sx_compare_destroy(sx_compare_t **self_p);
+
+/* compare_pandas_table(pred, gold restricted to `rows` (NULL = every row, in
+ * file order), condition_cols, ignore_order): 1 match, 0 mismatch (detail
+ * says which gold column found no equal column), -1 error (a condition
+ * column beyond gold's columns, out of memory) with err set. */
+int sx_compare_gold(sx_compare_t *self, const sx_frame_t *gold, const size_t *rows,
+                    size_t row_count, const long *condition_cols, size_t condition_count,
+                    char *detail, size_t detail_size, sx_error_t *err);
+
+/* 0 when every condition column is one of gold's columns, else -1 with err
+ * set (pandas' IndexError in gold.iloc[:, condition_cols]). */
+int sx_compare_check_columns(const sx_frame_t *gold, const long *condition_cols,
+                             size_t condition_count, sx_error_t *err);
+
+void sx_compare_test(bool verbose);
+
+#endif

@@ -1,0 +1,422 @@
+/* csv.c: CSV files in and out on libcsv (see csv.h).
+ * libcsv reports fields and records through callbacks but neither where a
+ * record starts nor whether a field was quoted. Both are recovered by feeding
+ * it one segment at a time: the bytes up to the next comma, CR or LF, then
+ * that byte alone. libcsv only ends a field on such a byte, and between two
+ * calls its public state (pstate, quoted) is current, so the reader knows
+ * the field's quoting and the line before libcsv submits anything. Parsing is
+ * strict (a stray quote is an error) and never trims spaces. */
+#include "common/csv.h"
+
+#include "common/selftest.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libcsv's pstate value for "no field of this row seen yet" (libcsv.c). */
+#define LIBCSV_ROW_NOT_BEGUN 0
+
+typedef struct {
+    sx_csv_table_t *table;
+    sx_csv_record_t current; /* record being filled */
+    size_t capacity;         /* of current.fields */
+    size_t table_capacity;
+    bool field_quoted;  /* quoting of the field libcsv may submit next */
+    size_t line;        /* physical line of the byte being fed */
+    size_t record_line; /* line where the current record began */
+    bool after_cr;      /* the last byte fed was a CR ending a line */
+    bool failed;        /* out of memory inside a callback */
+} reader_t;
+
+static int never_space(unsigned char c)
+{
+    (void)c;
+    return 0;
+}
+
+static bool grow(void **items, size_t *capacity, size_t needed, size_t item_size)
+{
+    if (needed <= *capacity)
+        return true;
+    size_t next = *capacity ? *capacity * 2 : 8;
+    while (next < needed)
+        next *= 2;
+    void *grown = realloc(*items, next * item_size);
+    if (!grown)
+        return false;
+    *items = grown;
+    *capacity = next;
+    return true;
+}
+
+static void record_free(sx_csv_record_t *record)
+{
+    for (size_t i = 0; i < record->count; i++)
+        free(record->fields[i]);
+    free(record->fields);
+    free(record->lengths);
+    free(record->quoted);
+    memset(record, 0, sizeof *record);
+}
+
+static bool record_add_field(reader_t *reader, const void *data, size_t size)
+{
+    sx_csv_record_t *rec = &reader->current;
+    size_t cap = reader->capacity;
+    if (!grow((void **)&rec->fields, &cap, rec->count + 1, sizeof *rec->fields))
+        return false;
+    cap = reader->capacity;
+    if (!grow((void **)&rec->lengths, &cap, rec->count + 1, sizeof *rec->lengths))
+        return false;
+    cap = reader->capacity;
+    if (!grow((void **)&rec->quoted, &cap, rec->count + 1, sizeof *rec->quoted))
+        return false;
+    reader->capacity = cap;
+    char *copy = malloc(size + 1);
+    if (!copy)
+        return false;
+    if (size)
+        memcpy(copy, data, size);
+    copy[size] = '\0';
+    rec->fields[rec->count] = copy;
+    rec->lengths[rec->count] = size;
+    rec->quoted[rec->count] = reader->field_quoted;
+    rec->count++;
+    return true;
+}
+
+static void on_field(void *data, size_t size, void *userdata)
+{
+    reader_t *reader = userdata;
+    if (!reader->failed && !record_add_field(reader, data ? data : "", data ? size : 0))
+        reader->failed = true;
+}
+
+static bool table_add_record(reader_t *reader)
+{
+    sx_csv_table_t *table = reader->table;
+    if (!grow((void **)&table->records, &reader->table_capacity, table->count + 1,
+              sizeof *table->records))
+        return false;
+    reader->current.line = reader->record_line;
+    table->records[table->count++] = reader->current;
+    memset(&reader->current, 0, sizeof reader->current);
+    reader->capacity = 0;
+    return true;
+}
+
+static void on_record(int terminator, void *userdata)
+{
+    reader_t *reader = userdata;
+    /* The LF of a CRLF arrives as a record of its own: it is not a line. */
+    bool crlf_tail = terminator == '\n' && reader->after_cr && reader->current.count == 0;
+    if (reader->failed || crlf_tail)
+        return;
+    if (!table_add_record(reader))
+        reader->failed = true;
+}
+
+static size_t segment_length(const char *data, size_t size)
+{
+    size_t n = 0;
+    while (n < size && data[n] != ',' && data[n] != '\r' && data[n] != '\n')
+        n++;
+    return n;
+}
+
+static size_t count_lines(const char *data, size_t size, bool *after_cr)
+{
+    size_t lines = 0;
+    for (size_t i = 0; i < size; i++) {
+        if (data[i] == '\n' && !*after_cr)
+            lines++;
+        else if (data[i] == '\r')
+            lines++;
+        *after_cr = data[i] == '\r';
+    }
+    return lines;
+}
+
+/* Feeds `size` bytes to libcsv, keeping the line count and record start. */
+static bool feed(struct csv_parser *parser, reader_t *reader, const char *data,
+                 size_t size)
+{
+    if (size == 0)
+        return true;
+    if (parser->pstate == LIBCSV_ROW_NOT_BEGUN && reader->current.count == 0)
+        reader->record_line = reader->line;
+    bool was_after_cr = reader->after_cr;
+    bool scan_after_cr = reader->after_cr;
+    size_t lines = count_lines(data, size, &scan_after_cr);
+    /* after_cr as seen by on_record: the byte before this one ended a CR. */
+    reader->after_cr = was_after_cr;
+    size_t used = csv_parse(parser, data, size, on_field, on_record, reader);
+    reader->after_cr = scan_after_cr;
+    reader->line += lines;
+    return used == size && !reader->failed;
+}
+
+static void table_free_records(sx_csv_table_t *table)
+{
+    for (size_t i = 0; i < table->count; i++)
+        record_free(&table->records[i]);
+    free(table->records);
+}
+
+void sx_csv_table_destroy(sx_csv_table_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    table_free_records(*self_p);
+    free(*self_p);
+    *self_p = NULL;
+}
+
+static int check_width(const char *name, const sx_csv_table_t *table, sx_error_t *err)
+{
+    for (size_t i = 1; i < table->count; i++) {
+        const sx_csv_record_t *rec = &table->records[i];
+        if (rec->count != table->records[0].count)
+            return sx_error_set(err, "%s:%zu: %zu fields where the header has %zu", name,
+                                rec->line, rec->count, table->records[0].count);
+    }
+    return 0;
+}
+
+static int parse_all(struct csv_parser *parser, reader_t *reader, const char *name,
+                     const char *data, size_t size, sx_error_t *err)
+{
+    size_t pos = 0;
+    while (pos < size) {
+        size_t body = segment_length(data + pos, size - pos);
+        bool ok = feed(parser, reader, data + pos, body);
+        reader->field_quoted = parser->quoted != 0;
+        if (ok && pos + body < size)
+            ok = feed(parser, reader, data + pos + body, 1);
+        if (!ok)
+            break;
+        pos += body + (pos + body < size ? 1 : 0);
+    }
+    reader->field_quoted = parser->quoted != 0; /* the last field, if unended */
+    if (reader->failed)
+        return sx_error_set(err, "%s: out of memory", name);
+    if (pos < size || csv_fini(parser, on_field, on_record, reader) != 0)
+        return sx_error_set(err, "%s:%zu: malformed quoting (%s)", name, reader->line,
+                            csv_strerror(csv_error(parser)));
+    if (reader->failed)
+        return sx_error_set(err, "%s: out of memory", name);
+    return 0;
+}
+
+sx_csv_table_t *sx_csv_parse(const char *name, const char *data, size_t size,
+                             unsigned flags, sx_error_t *err)
+{
+    static const char bom[] = "\xEF\xBB\xBF";
+    if (size >= 3 && memcmp(data, bom, 3) == 0) {
+        data += 3;
+        size -= 3;
+    }
+    reader_t reader = {.line = 1, .record_line = 1};
+    reader.table = calloc(1, sizeof *reader.table);
+    if (!reader.table) {
+        sx_error_set(err, "%s: out of memory", name);
+        return NULL;
+    }
+    struct csv_parser parser;
+    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
+    csv_set_space_func(&parser, never_space);
+    int rc = parse_all(&parser, &reader, name, data, size, err);
+    csv_free(&parser);
+    record_free(&reader.current);
+    if (rc == 0 && (flags & SX_CSV_STRICT_WIDTH))
+        rc = check_width(name, reader.table, err);
+    if (rc != 0)
+        sx_csv_table_destroy(&reader.table);
+    return reader.table;
+}
+
+/* Reads a whole file into memory; *size receives its length. */
+static char *slurp(const char *path, size_t *size, sx_error_t *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t used = 0, capacity = 0;
+    for (;;) {
+        if (!grow((void **)&data, &capacity, used + 65536, 1)) {
+            sx_error_set(err, "%s: out of memory", path);
+            break;
+        }
+        size_t n = fread(data + used, 1, capacity - used, in);
+        used += n;
+        if (n == 0)
+            break;
+    }
+    if (!sx_error_is_set(err) && ferror(in))
+        sx_error_set(err, "%s: read error: %s", path, strerror(errno));
+    fclose(in);
+    if (sx_error_is_set(err)) {
+        free(data);
+        return NULL;
+    }
+    *size = used;
+    return data;
+}
+
+sx_csv_table_t *sx_csv_read(const char *path, unsigned flags, sx_error_t *err)
+{
+    sx_error_t local;
+    if (!err)
+        err = &local;
+    sx_error_clear(err);
+    size_t size = 0;
+    char *data = slurp(path, &size, err);
+    if (!data)
+        return NULL;
+    sx_csv_table_t *table = sx_csv_parse(path, data, size, flags, err);
+    free(data);
+    return table;
+}
+
+long sx_csv_column_index(const sx_csv_table_t *table, const char *name)
+{
+    if (!table || table->count == 0)
+        return -1;
+    const sx_csv_record_t *header = &table->records[0];
+    for (size_t i = 0; i < header->count; i++)
+        if (strcmp(header->fields[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static bool needs_quotes(const char *field)
+{
+    size_t n = strlen(field);
+    if (n == 0)
+        return false;
+    if (field[0] == ' ' || field[n - 1] == ' ')
+        return true;
+    return strpbrk(field, ",\"\r\n") != NULL;
+}
+
+int sx_csv_write_record(FILE *out, const char *const *fields, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && fputc(',', out) == EOF)
+            return -1;
+        const char *field = fields[i];
+        if (!field)
+            continue;
+        int rc = needs_quotes(field) ? csv_fwrite(out, field, strlen(field))
+                                     : (fputs(field, out) == EOF ? -1 : 0);
+        if (rc != 0)
+            return -1;
+    }
+    return fputc('\n', out) == EOF ? -1 : 0;
+}
+
+/* ---- self-test ---------------------------------------------------------- */
+
+static sx_csv_table_t *parse_text(const char *text, unsigned flags, sx_error_t *err)
+{
+    return sx_csv_parse("t.csv", text, strlen(text), flags, err);
+}
+
+static void test_quoting_lines_and_blank_records(void)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    const char *text = "\xEF\xBB\xBF"
+                       "a,b\r\n"
+                       "\"x,1\",\" y \"\r\n"
+                       "\r\n"
+                       "\"multi\nline\",\"\"\n"
+                       " s ,\n"
+                       "\"q\"\"q\",z";
+    sx_csv_table_t *t = parse_text(text, 0, &err);
+    SX_CHECK(t);
+    SX_CHECK(t->count == 6);
+    SX_CHECK(strcmp(t->records[0].fields[0], "a") == 0); /* BOM dropped */
+    SX_CHECK(t->records[0].line == 1 && !t->records[0].quoted[0]);
+    SX_CHECK(strcmp(t->records[1].fields[0], "x,1") == 0 && t->records[1].quoted[0]);
+    SX_CHECK(strcmp(t->records[1].fields[1], " y ") == 0 && t->records[1].quoted[1]);
+    SX_CHECK(t->records[1].line == 2);
+    SX_CHECK(t->records[2].count == 0 && t->records[2].line == 3); /* blank line */
+    SX_CHECK(strcmp(t->records[3].fields[0], "multi\nline") == 0);
+    SX_CHECK(t->records[3].line == 4);
+    SX_CHECK(t->records[3].lengths[1] == 0 && t->records[3].quoted[1]);
+    SX_CHECK(strcmp(t->records[4].fields[0], " s ") == 0); /* spaces kept */
+    SX_CHECK(t->records[4].line == 6 && !t->records[4].quoted[1]);
+    SX_CHECK(t->records[4].count == 2 && t->records[4].lengths[1] == 0);
+    SX_CHECK(strcmp(t->records[5].fields[0], "q\"q") == 0 && t->records[5].line == 7);
+    SX_CHECK(sx_csv_column_index(t, "b") == 1);
+    SX_CHECK(sx_csv_column_index(t, "c") == -1);
+    sx_csv_table_destroy(&t);
+    sx_csv_table_destroy(&t); /* harmless twice */
+}
+
+static void test_errors_name_file_and_line(void)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    SX_CHECK(!parse_text("a,b\n1,2\n3\n", SX_CSV_STRICT_WIDTH, &err));
+    SX_CHECK(strstr(err.msg, "t.csv:3:") != NULL);
+    sx_error_clear(&err);
+    SX_CHECK(!parse_text("a\n\"open\n", 0, &err));
+    SX_CHECK(strstr(err.msg, "t.csv") && strstr(err.msg, "quoting"));
+    sx_error_clear(&err);
+    SX_CHECK(!parse_text("a\nx\"y\n", 0, &err));
+    SX_CHECK(strstr(err.msg, "t.csv:2:") != NULL);
+    sx_error_clear(&err);
+    SX_CHECK(!sx_csv_read("/nonexistent/x.csv", 0, &err));
+    SX_CHECK(strstr(err.msg, "/nonexistent/x.csv") != NULL);
+    sx_error_clear(&err);
+    sx_csv_table_t *empty = parse_text("", 0, &err);
+    SX_CHECK(empty && empty->count == 0);
+    sx_csv_table_destroy(&empty);
+    /* A NUL byte inside a field is kept with its true length. */
+    sx_csv_table_t *nul = sx_csv_parse("n.csv", "a\0b,c", 5, 0, &err);
+    SX_CHECK(nul && nul->count == 1 && nul->records[0].lengths[0] == 3);
+    sx_csv_table_destroy(&nul);
+}
+
+static void test_write_then_read_round_trips(void)
+{
+    char *buffer = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buffer, &size);
+    SX_CHECK(out);
+    const char *row1[] = {"id", "text", "note"};
+    const char *row2[] = {"1", "a,\"b\"\nc", NULL};
+    const char *row3[] = {"2", " padded", "plain"};
+    SX_CHECK(sx_csv_write_record(out, row1, 3) == 0);
+    SX_CHECK(sx_csv_write_record(out, row2, 3) == 0);
+    SX_CHECK(sx_csv_write_record(out, row3, 3) == 0);
+    fclose(out);
+    SX_CHECK(strstr(buffer, "1,\"a,\"\"b\"\"\nc\",\n") != NULL);
+    SX_CHECK(strstr(buffer, "2,\" padded\",plain\n") != NULL);
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_csv_table_t *t = sx_csv_parse("mem", buffer, size, SX_CSV_STRICT_WIDTH, &err);
+    SX_CHECK(t && t->count == 3);
+    SX_CHECK(strcmp(t->records[1].fields[1], row2[1]) == 0);
+    SX_CHECK(t->records[1].lengths[2] == 0 && !t->records[1].quoted[2]);
+    SX_CHECK(strcmp(t->records[2].fields[1], " padded") == 0);
+    SX_CHECK(t->records[2].line == 4);
+    sx_csv_table_destroy(&t);
+    free(buffer);
+}
+
+void sx_csv_test(bool verbose)
+{
+    (void)verbose;
+    test_quoting_lines_and_blank_records();
+    test_errors_name_file_and_line();
+    test_write_then_read_round_trips();
+}

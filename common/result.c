@@ -1,0 +1,410 @@
+/* result.c: a task's outcome and the output files made from them (see
+ * result.h). Every JSON field name lives in this file:
+ *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
+ *     {"task_id", "score": 0|1, "status", "detail", "attempts", "seconds",
+ *      "worker", "csv": "/abs/path.csv"|null}
+ *     (csv is carried so a results file alone can rebuild the submission).
+ *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
+ *     {"task_id", "csv": "/abs/path.csv"|null}
+ *   OUT/summary.json
+ *     {"profile"?: ..., "methods": {NAME: {"correct", "total", "ex",
+ *      "by_status": {STATUS: count, ... every status}}}}
+ * Files are written whole through sx_file_write_atomic (temporary name,
+ * fsync, rename), so a crash never leaves half a file. */
+#include "common/result.h"
+
+#include "common/selftest.h"
+#include "proto/files.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define F_TASK_ID "task_id"
+#define F_SCORE "score"
+#define F_STATUS "status"
+#define F_DETAIL "detail"
+#define F_ATTEMPTS "attempts"
+#define F_SECONDS "seconds"
+#define F_WORKER "worker"
+#define F_CSV "csv"
+
+static char *copy_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status,
+                    const char *detail, const char *csv)
+{
+    memset(result, 0, sizeof *result);
+    result->task_id = copy_or_empty(task_id);
+    result->status = status;
+    result->score = status == SX_STATUS_MATCH ? 1 : 0;
+    result->detail = copy_or_empty(detail);
+    result->worker = copy_or_empty("");
+    result->csv = csv ? strdup(csv) : NULL;
+}
+
+void sx_result_clear(sx_result_t *result)
+{
+    if (!result)
+        return;
+    free(result->task_id);
+    free(result->detail);
+    free(result->worker);
+    free(result->csv);
+    memset(result, 0, sizeof *result);
+}
+
+static json_t *csv_json(const char *csv)
+{
+    return csv ? json_string(csv) : json_null();
+}
+
+char *sx_result_to_json(const sx_result_t *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, F_TASK_ID, json_string(r->task_id));
+    json_object_set_new(o, F_SCORE, json_integer(r->score));
+    json_object_set_new(o, F_STATUS, json_string(sx_status_name(r->status)));
+    json_object_set_new(o, F_DETAIL, json_string(r->detail ? r->detail : ""));
+    json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
+    json_object_set_new(o, F_SECONDS, json_real(r->seconds));
+    json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
+    json_object_set_new(o, F_CSV, csv_json(r->csv));
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+static int get_string(json_t *o, const char *key, bool nullable, char **out,
+                      sx_error_t *err)
+{
+    json_t *v = json_object_get(o, key);
+    if (nullable && (!v || json_is_null(v))) {
+        *out = NULL;
+        return 0;
+    }
+    if (!json_is_string(v))
+        return sx_error_set(err, "field \"%s\" must be a string%s", key,
+                            nullable ? " or null" : "");
+    *out = strdup(json_string_value(v));
+    return 0;
+}
+
+int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
+{
+    memset(result, 0, sizeof *result);
+    json_error_t jerr;
+    json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return sx_error_set(err, "not a JSON object: %s", o ? "" : jerr.text);
+    }
+    json_t *score = json_object_get(o, F_SCORE);
+    json_t *attempts = json_object_get(o, F_ATTEMPTS);
+    json_t *seconds = json_object_get(o, F_SECONDS);
+    const char *status = json_string_value(json_object_get(o, F_STATUS));
+    int rc = get_string(o, F_TASK_ID, false, &result->task_id, err);
+    if (rc == 0)
+        rc = get_string(o, F_DETAIL, false, &result->detail, err);
+    if (rc == 0)
+        rc = get_string(o, F_WORKER, false, &result->worker, err);
+    if (rc == 0)
+        rc = get_string(o, F_CSV, true, &result->csv, err);
+    if (rc == 0 && sx_status_parse(status, &result->status) != 0)
+        rc = sx_error_set(err, "field \"status\" is not a known status");
+    if (rc == 0 && (!json_is_integer(score) ||
+                    json_integer_value(score) != (result->status == SX_STATUS_MATCH)))
+        rc = sx_error_set(err, "field \"score\" must be 1 for match and 0 otherwise");
+    if (rc == 0 && (!json_is_integer(attempts) || json_integer_value(attempts) < 0))
+        rc = sx_error_set(err, "field \"attempts\" must be an integer >= 0");
+    if (rc == 0 && (!json_is_number(seconds) || json_number_value(seconds) < 0))
+        rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
+    if (rc == 0) {
+        result->score = (int)json_integer_value(score);
+        result->attempts = (int)json_integer_value(attempts);
+        result->seconds = json_number_value(seconds);
+    }
+    json_decref(o);
+    if (rc != 0)
+        sx_result_clear(result);
+    return rc;
+}
+
+char *sx_submission_entry_to_json(const char *task_id, const char *csv)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, F_TASK_ID, json_string(task_id));
+    json_object_set_new(o, F_CSV, csv_json(csv));
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
+                                  sx_error_t *err)
+{
+    *task_id = NULL;
+    *csv = NULL;
+    json_error_t jerr;
+    json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return sx_error_set(err, "not a JSON object%s%s", o ? "" : ": ",
+                            o ? "" : jerr.text);
+    }
+    const char *key;
+    json_t *value;
+    int rc = 0;
+    json_object_foreach(o, key, value)
+    {
+        if (rc == 0 && strcmp(key, F_TASK_ID) != 0 && strcmp(key, F_CSV) != 0)
+            rc = sx_error_set(err, "unknown field \"%s\"", key);
+    }
+    if (rc == 0)
+        rc = get_string(o, F_TASK_ID, false, task_id, err);
+    if (rc == 0 && !json_object_get(o, F_CSV))
+        rc = sx_error_set(err, "field \"csv\" is missing (use null for no CSV)");
+    if (rc == 0)
+        rc = get_string(o, F_CSV, true, csv, err);
+    json_decref(o);
+    if (rc != 0) {
+        free(*task_id);
+        free(*csv);
+        *task_id = *csv = NULL;
+    }
+    return rc;
+}
+
+/* Joins JSON lines (each freed) into one buffer, each ending in a newline. */
+typedef struct {
+    char *data;
+    size_t size, cap;
+    bool failed;
+} text_t;
+
+static void text_add_line(text_t *t, char *line)
+{
+    size_t n = line ? strlen(line) : 0;
+    if (!line || t->failed) {
+        t->failed = true;
+        free(line);
+        return;
+    }
+    if (t->size + n + 2 > t->cap) {
+        size_t cap = (t->size + n + 2) * 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) {
+            t->failed = true;
+            free(line);
+            return;
+        }
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->size, line, n);
+    t->size += n;
+    t->data[t->size++] = '\n';
+    free(line);
+}
+
+static int write_text(const char *path, text_t *t, sx_error_t *err)
+{
+    int rc = t->failed ? sx_error_set(err, "%s: out of memory", path)
+                       : sx_file_write_atomic(path, t->data ? t->data : "", t->size, err);
+    free(t->data);
+    memset(t, 0, sizeof *t);
+    return rc;
+}
+
+int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
+                     size_t count, sx_method_summary_t *summary, sx_error_t *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/results.jsonl", out_dir, method);
+    if (sx_mkdirs_for(path, err) != 0)
+        return -1;
+    memset(summary, 0, sizeof *summary);
+    summary->method = strdup(method);
+    summary->total = count;
+    text_t lines = {0}, index = {0};
+    for (size_t i = 0; i < count; i++) {
+        text_add_line(&lines, sx_result_to_json(&results[i]));
+        text_add_line(&index,
+                      sx_submission_entry_to_json(results[i].task_id, results[i].csv));
+        summary->correct += results[i].status == SX_STATUS_MATCH;
+        if ((unsigned)results[i].status < SX_STATUS_COUNT)
+            summary->by_status[results[i].status]++;
+    }
+    int rc = write_text(path, &lines, err);
+    snprintf(path, sizeof path, "%s/%s/submission.jsonl", out_dir, method);
+    if (rc == 0)
+        rc = write_text(path, &index, err);
+    free(index.data);
+    return rc;
+}
+
+static double ex_of(const sx_method_summary_t *s)
+{
+    return s->total ? (double)s->correct / (double)s->total : 0.0;
+}
+
+int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
+                     size_t count, sx_error_t *err)
+{
+    json_t *methods = json_object();
+    for (size_t m = 0; m < count; m++) {
+        const sx_method_summary_t *s = &summaries[m];
+        json_t *by_status = json_object();
+        for (int i = 0; i < SX_STATUS_COUNT; i++)
+            json_object_set_new(by_status, sx_status_name((sx_status_t)i),
+                                json_integer((json_int_t)s->by_status[i]));
+        json_t *o = json_object();
+        json_object_set_new(o, "correct", json_integer((json_int_t)s->correct));
+        json_object_set_new(o, "total", json_integer((json_int_t)s->total));
+        json_object_set_new(o, "ex", json_real(ex_of(s)));
+        json_object_set_new(o, "by_status", by_status);
+        json_object_set_new(methods, s->method ? s->method : "", o);
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "methods", methods);
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", out_dir);
+    int rc = !text                           ? sx_error_set(err, "out of memory")
+             : sx_mkdirs_for(path, err) != 0 ? -1
+                                             : 0;
+    if (rc == 0) {
+        size_t n = strlen(text);
+        text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
+        rc = sx_file_write_atomic(path, text, n + 1, err);
+    }
+    free(text);
+    return rc;
+}
+
+void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
+{
+    fprintf(out, "%s: EX = %zu/%zu = %.4f\n", summary->method, summary->correct,
+            summary->total, ex_of(summary));
+}
+
+void sx_method_summary_clear(sx_method_summary_t *summary)
+{
+    if (!summary)
+        return;
+    free(summary->method);
+    memset(summary, 0, sizeof *summary);
+}
+
+/* ---- self-test ----------------------------------------------------------- */
+
+static void test_result_json_round_trips(void)
+{
+    sx_result_t r;
+    sx_result_init(&r, "t01", SX_STATUS_MATCH, "ok \"quoted\"", "/x/t01.csv");
+    r.attempts = 2;
+    r.seconds = 1.5;
+    char *line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, "\"task_id\":\"t01\",\"score\":1,\"status\":\"match\""));
+    sx_result_t back;
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0);
+    SX_CHECK(strcmp(back.task_id, "t01") == 0 && back.score == 1 && back.attempts == 2);
+    SX_CHECK(strcmp(back.detail, r.detail) == 0 && strcmp(back.csv, r.csv) == 0);
+    SX_CHECK(back.seconds == 1.5 && strcmp(back.worker, "") == 0);
+    free(line);
+    sx_result_clear(&back);
+    sx_result_clear(&r);
+    sx_result_clear(&r); /* harmless twice */
+    sx_error_t err;
+    static const char *const bad[] = {
+        "{\"task_id\":\"t\",\"score\":1,\"status\":\"mismatch\",\"detail\":\"\","
+        "\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
+        "{\"task_id\":\"t\",\"score\":0,\"status\":\"maybe\",\"detail\":\"\","
+        "\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
+        "[]",
+        "{",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sx_error_clear(&err);
+        SX_CHECK(sx_result_from_json(bad[i], &back, &err) == -1 && sx_error_is_set(&err));
+    }
+}
+
+static void test_submission_entries(void)
+{
+    char *id, *csv;
+    sx_error_t err;
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null}", &id, &csv,
+                                           &err) == 0);
+    SX_CHECK(strcmp(id, "a") == 0 && csv == NULL);
+    free(id);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":\"x.csv\"}", &id,
+                                           &csv, &err) == 0);
+    SX_CHECK(strcmp(csv, "x.csv") == 0);
+    free(id);
+    free(csv);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\"}", &id, &csv, &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":1,\"csv\":null}", &id, &csv,
+                                           &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null,\"x\":1}",
+                                           &id, &csv, &err) == -1);
+    char *line = sx_submission_entry_to_json("t1", NULL);
+    SX_CHECK(strcmp(line, "{\"task_id\":\"t1\",\"csv\":null}") == 0);
+    free(line);
+}
+
+static void test_writers_make_every_file(void)
+{
+    char dir[] = "/tmp/sx-result-test-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    sx_result_t results[3];
+    sx_result_init(&results[0], "t1", SX_STATUS_MATCH, "", "/a/t1.csv");
+    sx_result_init(&results[1], "t2", SX_STATUS_MISSING_PREDICTION, "no line", NULL);
+    sx_result_init(&results[2], "t3", SX_STATUS_MISMATCH, "gold column 0", "/a/t3.csv");
+    sx_method_summary_t summary;
+    sx_error_t err;
+    SX_CHECK(sx_results_write(dir, "m", results, 3, &summary, &err) == 0);
+    SX_CHECK(summary.total == 3 && summary.correct == 1);
+    SX_CHECK(summary.by_status[SX_STATUS_MISSING_PREDICTION] == 1);
+    SX_CHECK(sx_summary_write(dir, &summary, 1, &err) == 0);
+    char path[PATH_MAX];
+    size_t size;
+    snprintf(path, sizeof path, "%s/m/submission.jsonl", dir);
+    char *text = sx_file_read(path, 1 << 20, &size, &err);
+    SX_CHECK(text && strstr(text, "{\"task_id\":\"t2\",\"csv\":null}\n"));
+    free(text);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    text = sx_file_read(path, 1 << 20, &size, &err);
+    SX_CHECK(text && strstr(text, "\"correct\": 1") && strstr(text, "\"total\": 3"));
+    free(text);
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *out = open_memstream(&printed, &printed_size);
+    sx_summary_print(out, &summary);
+    fclose(out);
+    SX_CHECK(strcmp(printed, "m: EX = 1/3 = 0.3333\n") == 0);
+    free(printed);
+    static const char *const files[] = {"m/results.jsonl", "m/submission.jsonl",
+                                        "summary.json", "m", ""};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        i < 3 ? unlink(path) : rmdir(path);
+    }
+    for (int i = 0; i < 3; i++)
+        sx_result_clear(&results[i]);
+    sx_method_summary_clear(&summary);
+}
+
+void sx_result_test(bool verbose)
+{
+    (void)verbose;
+    test_result_json_round_trips();
+    test_submission_entries();
+    test_writers_make_every_file();
+}

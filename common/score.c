@@ -1,0 +1,301 @@
+/* score.c: the EX verdict of one task (see score.h): the evaluation spec of
+ * BENCH/evaluation/ID.json, the two comparison profiles, and sx_score_files,
+ * which reads both CSVs as pandas would (frame.c) and runs the Spider 2.0
+ * comparison (compare.c) or the tie adapter (tie.c) around it.
+ * Unreadable files follow the official evaluator, where any exception scores
+ * 0: an unreadable prediction is a mismatch; an unreadable gold (or an
+ * evaluation that does not fit gold) is an eval_error. */
+#include "common/score.h"
+
+#include "common/compare.h"
+#include "common/frame.h"
+#include "common/selftest.h"
+#include "common/tie.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const s_profile_names[] = {"spider2-lite-2025-11",
+                                              "spider2-lite-2025-03"};
+
+int sx_profile_parse(const char *name, sx_profile_t *profile)
+{
+    for (int i = 0; name && i < 2; i++)
+        if (strcmp(name, s_profile_names[i]) == 0) {
+            *profile = (sx_profile_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *sx_profile_name(sx_profile_t profile)
+{
+    return (unsigned)profile < 2 ? s_profile_names[profile] : "unknown";
+}
+
+void sx_evaluation_destroy(sx_evaluation_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    free((*self_p)->condition_cols);
+    free(*self_p);
+    *self_p = NULL;
+}
+
+/* condition_cols: a list of column indexes (upstream also takes one index). */
+static int load_condition_cols(json_t *value, sx_evaluation_t *ev, sx_error_t *err)
+{
+    if (json_is_null(value))
+        return 0;
+    size_t count = json_is_array(value) ? json_array_size(value) : 1;
+    if (!json_is_array(value) && !json_is_integer(value))
+        return sx_error_set(err, "condition_cols must be a list of column indexes");
+    ev->condition_cols = calloc(count + 1, sizeof *ev->condition_cols);
+    if (!ev->condition_cols)
+        return sx_error_set(err, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        json_t *item = json_is_array(value) ? json_array_get(value, i) : value;
+        if (!json_is_integer(item) || json_integer_value(item) < 0)
+            return sx_error_set(err, "condition_cols[%zu] is not a column index (>= 0)",
+                                i);
+        ev->condition_cols[i] = (long)json_integer_value(item);
+    }
+    ev->condition_count = count;
+    return 0;
+}
+
+static int load_count(json_t *policy, const char *key, long *out, sx_error_t *err)
+{
+    json_t *v = json_object_get(policy, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return sx_error_set(err, "answer_policy.%s must be an integer >= 0", key);
+    *out = (long)json_integer_value(v);
+    return 0;
+}
+
+static int load_policy(json_t *policy, sx_evaluation_t *ev, sx_error_t *err)
+{
+    if (!policy)
+        return 0;
+    const char *kind = json_string_value(json_object_get(policy, "kind"));
+    if (!json_is_object(policy) || !kind)
+        return sx_error_set(err, "answer_policy must be an object with a string kind");
+    const char *key;
+    json_t *value;
+    json_object_foreach(policy, key, value)
+    {
+        if (strcmp(key, "kind") != 0 && strcmp(key, "k") != 0 &&
+            strcmp(key, "mandatory_rows") != 0)
+            return sx_error_set(err, "answer_policy: unknown field '%s'", key);
+    }
+    bool has_counts =
+        json_object_get(policy, "k") || json_object_get(policy, "mandatory_rows");
+    if (strcmp(kind, "ordinary") == 0 || strcmp(kind, "any_one_argmax") == 0) {
+        ev->kind = kind[0] == 'o' ? SX_ANSWER_ORDINARY : SX_ANSWER_ANY_ONE_ARGMAX;
+        return has_counts ? sx_error_set(err,
+                                         "answer_policy '%s' takes no k or "
+                                         "mandatory_rows",
+                                         kind)
+                          : 0;
+    }
+    if (strcmp(kind, "any_k_from_tie_set") != 0)
+        return sx_error_set(err, "answer_policy: unknown kind '%s'", kind);
+    ev->kind = SX_ANSWER_ANY_K_FROM_TIE_SET;
+    if (load_count(policy, "k", &ev->k, err) != 0)
+        return -1;
+    if (!json_object_get(policy, "mandatory_rows"))
+        ev->mandatory_rows = 0;
+    else if (load_count(policy, "mandatory_rows", &ev->mandatory_rows, err) != 0)
+        return -1;
+    return 0; /* whether k fits gold is the tie adapter's check, at scoring */
+}
+
+static int load_evaluation(json_t *root, sx_evaluation_t *ev, sx_error_t *err)
+{
+    if (!json_is_object(root))
+        return sx_error_set(err, "not a JSON object");
+    const char *key;
+    json_t *value;
+    json_object_foreach(root, key, value)
+    {
+        if (strcmp(key, "condition_cols") == 0) {
+            if (load_condition_cols(value, ev, err) != 0)
+                return -1;
+        } else if (strcmp(key, "ignore_order") == 0) {
+            if (!json_is_boolean(value))
+                return sx_error_set(err, "ignore_order must be true or false");
+            ev->ignore_order = json_is_true(value);
+        } else if (strcmp(key, "answer_policy") == 0) {
+            if (load_policy(value, ev, err) != 0)
+                return -1;
+        } else {
+            return sx_error_set(err, "unknown field '%s'", key);
+        }
+    }
+    return 0;
+}
+
+sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        sx_error_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
+        return NULL;
+    }
+    sx_evaluation_t *ev = calloc(1, sizeof *ev);
+    if (!ev || load_evaluation(root, ev, err) != 0) {
+        if (!ev)
+            sx_error_set(err, "out of memory");
+        sx_error_prefix(err, "%s", path);
+        sx_evaluation_destroy(&ev);
+    }
+    json_decref(root);
+    return ev;
+}
+
+static sx_status_t say(sx_status_t status, char *detail, size_t size, const char *what,
+                       const char *why)
+{
+    if (detail && size)
+        snprintf(detail, size, "%s%s", what, why);
+    return status;
+}
+
+sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
+                           const sx_evaluation_t *evaluation, sx_profile_t profile,
+                           char *detail, size_t detail_size)
+{
+    char scratch[1];
+    if (!detail) {
+        detail = scratch;
+        detail_size = sizeof scratch;
+    }
+    detail[0] = '\0';
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_frame_t *gold = sx_frame_read(gold_csv, &err);
+    if (!gold)
+        return say(SX_STATUS_EVAL_ERROR, detail, detail_size,
+                   "cannot read gold: ", err.msg);
+    sx_frame_t *pred = sx_frame_read(pred_csv, &err);
+    if (!pred) {
+        sx_frame_destroy(&gold);
+        return say(SX_STATUS_MISMATCH, detail, detail_size,
+                   "cannot read prediction: ", err.msg);
+    }
+    sx_compare_t *cmp = sx_compare_new(pred, evaluation->ignore_order, profile, &err);
+    int verdict = -1;
+    if (cmp && evaluation->kind == SX_ANSWER_ORDINARY)
+        verdict = sx_compare_gold(cmp, gold, NULL, 0, evaluation->condition_cols,
+                                  evaluation->condition_count, detail, detail_size, &err);
+    else if (cmp)
+        verdict = sx_tie_match(cmp, gold, sx_frame_row_count(pred), evaluation, detail,
+                               detail_size, &err);
+    sx_compare_destroy(&cmp);
+    sx_frame_destroy(&pred);
+    sx_frame_destroy(&gold);
+    if (verdict < 0)
+        return say(SX_STATUS_EVAL_ERROR, detail, detail_size, "", err.msg);
+    return verdict == 1 ? SX_STATUS_MATCH : SX_STATUS_MISMATCH;
+}
+
+/* ---- self-test ----------------------------------------------------------- */
+
+static char *write_temp(const char *text)
+{
+    char *path = strdup("/tmp/sx-score-test-XXXXXX");
+    int fd = mkstemp(path);
+    SX_CHECK(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fputs(text, out);
+    fclose(out);
+    return path;
+}
+
+static sx_evaluation_t *evaluation_from(const char *json, sx_error_t *err)
+{
+    char *path = write_temp(json);
+    sx_evaluation_t *ev = sx_evaluation_load(path, err);
+    unlink(path);
+    free(path);
+    return ev;
+}
+
+static void test_evaluation_loading_validates(void)
+{
+    sx_error_t err;
+    sx_evaluation_t *ev =
+        evaluation_from("{\"condition_cols\": [0, 2], \"ignore_order\": true, "
+                        "\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 3, "
+                        "\"mandatory_rows\": 1}}",
+                        &err);
+    SX_CHECK(ev && ev->condition_count == 2 && ev->condition_cols[1] == 2);
+    SX_CHECK(ev->ignore_order && ev->kind == SX_ANSWER_ANY_K_FROM_TIE_SET);
+    SX_CHECK(ev->k == 3 && ev->mandatory_rows == 1);
+    sx_evaluation_destroy(&ev);
+    ev = evaluation_from("{}", &err);
+    SX_CHECK(ev && ev->condition_count == 0 && !ev->ignore_order);
+    sx_evaluation_destroy(&ev);
+    static const char *const bad[] = {
+        "{\"condition_cols\": [-1]}",
+        "{\"ignore_order\": 1}",
+        "{\"extra\": 1}",
+        "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": -1}}",
+        "{\"answer_policy\": {\"kind\": \"best\"}}",
+        "[1]",
+        "{",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sx_error_clear(&err);
+        SX_CHECK(!evaluation_from(bad[i], &err));
+        SX_CHECK(strstr(err.msg, "/tmp/sx-score-test-") != NULL);
+    }
+}
+
+static void test_score_files_statuses(void)
+{
+    sx_evaluation_t ordinary = {0};
+    char *gold = write_temp("a,b\n1,x\n2,y\n");
+    char *good = write_temp("b,a\nx,1.001\ny,2\n");
+    char *bad = write_temp("a\n1\n3\n");
+    char *empty = write_temp("");
+    char detail[512];
+    sx_profile_t p = SX_PROFILE_SPIDER2_LITE_2025_11;
+    SX_CHECK(sx_score_files(gold, good, &ordinary, p, detail, sizeof detail) ==
+             SX_STATUS_MATCH);
+    SX_CHECK(sx_score_files(gold, bad, &ordinary, p, detail, sizeof detail) ==
+             SX_STATUS_MISMATCH);
+    SX_CHECK(strstr(detail, "gold column 0"));
+    SX_CHECK(sx_score_files(gold, empty, &ordinary, p, detail, sizeof detail) ==
+             SX_STATUS_MISMATCH);
+    SX_CHECK(strstr(detail, "cannot read prediction"));
+    SX_CHECK(sx_score_files(empty, good, &ordinary, p, NULL, 0) == SX_STATUS_EVAL_ERROR);
+    SX_CHECK(sx_score_files("/nonexistent.csv", good, &ordinary, p, detail,
+                            sizeof detail) == SX_STATUS_EVAL_ERROR);
+    long beyond = 7;
+    sx_evaluation_t wide = {.condition_cols = &beyond, .condition_count = 1};
+    SX_CHECK(sx_score_files(gold, good, &wide, p, detail, sizeof detail) ==
+             SX_STATUS_EVAL_ERROR);
+    char *paths[] = {gold, good, bad, empty};
+    for (size_t i = 0; i < 4; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+    sx_profile_t parsed;
+    SX_CHECK(sx_profile_parse("spider2-lite-2025-03", &parsed) == 0 &&
+             parsed == SX_PROFILE_SPIDER2_LITE_2025_03);
+    SX_CHECK(sx_profile_parse("spider2", &parsed) == -1);
+    SX_CHECK(strcmp(sx_profile_name(SX_PROFILE_SPIDER2_LITE_2025_11),
+                    "spider2-lite-2025-11") == 0);
+}
+
+void sx_score_test(bool verbose)
+{
+    (void)verbose;
+    test_evaluation_loading_validates();
+    test_score_files_statuses();
+}

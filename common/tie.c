@@ -1,0 +1,164 @@
+/* tie.c: the tie adapter (see tie.h).
+ * any_one_argmax tries gold restricted to each single row.
+ * any_k_from_tie_set keeps the first mandatory_rows rows and tries every
+ * choice of k - mandatory_rows rows from the rest (the tie set), in
+ * lexicographic order, each subset in file order. Every candidate gold has
+ * exactly k rows (1 for argmax) and vectors of different lengths never match,
+ * so a prediction with another row count is a mismatch without enumerating;
+ * otherwise the number of candidates is bounded by SX_TIE_MAX_COMBINATIONS. */
+#include "common/tie.h"
+
+#include "common/selftest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* C(n, r), or SIZE_MAX once it exceeds `cap`. */
+static size_t combinations(size_t n, size_t r, size_t cap)
+{
+    if (r > n)
+        return 0;
+    if (r > n - r)
+        r = n - r;
+    size_t c = 1;
+    for (size_t i = 1; i <= r; i++) {
+        /* Exact (c is C(n-r+i-1, i-1)); c <= cap keeps the product small. */
+        c = c * (n - r + i) / i;
+        if (c > cap)
+            return SIZE_MAX;
+    }
+    return c;
+}
+
+/* Advances `pick` (r ascending indexes below n) to the next combination. */
+static bool next_combination(size_t *pick, size_t r, size_t n)
+{
+    size_t i = r;
+    while (i > 0 && pick[i - 1] == n - r + i - 1)
+        i--;
+    if (i == 0)
+        return false;
+    pick[i - 1]++;
+    for (size_t j = i; j < r; j++)
+        pick[j] = pick[j - 1] + 1;
+    return true;
+}
+
+static int try_subsets(sx_compare_t *cmp, const sx_frame_t *gold, size_t mandatory,
+                       size_t choose, const sx_evaluation_t *ev, char *detail,
+                       size_t detail_size, sx_error_t *err)
+{
+    size_t tie = sx_frame_row_count(gold) - mandatory;
+    size_t *rows = malloc((mandatory + choose + 1) * sizeof *rows);
+    size_t *pick = malloc((choose + 1) * sizeof *pick);
+    if (!rows || !pick) {
+        free(rows);
+        free(pick);
+        return sx_error_set(err, "out of memory in the tie adapter");
+    }
+    for (size_t i = 0; i < mandatory; i++)
+        rows[i] = i;
+    for (size_t i = 0; i < choose; i++)
+        pick[i] = i;
+    int verdict = 0;
+    do {
+        for (size_t i = 0; i < choose; i++)
+            rows[mandatory + i] = mandatory + pick[i];
+        verdict = sx_compare_gold(cmp, gold, rows, mandatory + choose, ev->condition_cols,
+                                  ev->condition_count, NULL, 0, err);
+    } while (verdict == 0 && next_combination(pick, choose, tie));
+    free(rows);
+    free(pick);
+    if (verdict == 0)
+        snprintf(detail, detail_size, "no allowed choice of tied gold rows matches");
+    return verdict;
+}
+
+int sx_tie_match(sx_compare_t *cmp, const sx_frame_t *gold, size_t pred_rows,
+                 const sx_evaluation_t *ev, char *detail, size_t detail_size,
+                 sx_error_t *err)
+{
+    size_t gold_rows = sx_frame_row_count(gold);
+    bool argmax = ev->kind == SX_ANSWER_ANY_ONE_ARGMAX;
+    size_t k = argmax ? 1 : (size_t)ev->k;
+    size_t mandatory = argmax ? 0 : (size_t)ev->mandatory_rows;
+    if (k < 1 || k > gold_rows || mandatory > k)
+        return sx_error_set(err,
+                            "tie policy wants %zu rows (%zu mandatory) but gold has %zu",
+                            k, mandatory, gold_rows);
+    /* As upstream, a bad condition column fails before any comparison. */
+    if (sx_compare_check_columns(gold, ev->condition_cols, ev->condition_count, err) != 0)
+        return -1;
+    if (pred_rows != k) {
+        snprintf(detail, detail_size, "prediction has %zu rows, a tie answer has %zu",
+                 pred_rows, k);
+        return 0;
+    }
+    size_t count =
+        combinations(gold_rows - mandatory, k - mandatory, SX_TIE_MAX_COMBINATIONS);
+    if (count == SIZE_MAX)
+        return sx_error_set(err,
+                            "tie policy allows more than %d gold combinations "
+                            "(choose %zu of %zu tied rows)",
+                            SX_TIE_MAX_COMBINATIONS, k - mandatory,
+                            gold_rows - mandatory);
+    return try_subsets(cmp, gold, mandatory, k - mandatory, ev, detail, detail_size, err);
+}
+
+/* ---- self-test ----------------------------------------------------------- */
+
+static int tie_verdict(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_frame_t *pred = sx_frame_parse("p.csv", pred_csv, strlen(pred_csv), &err);
+    sx_frame_t *gold = sx_frame_parse("g.csv", gold_csv, strlen(gold_csv), &err);
+    SX_CHECK(pred && gold);
+    sx_compare_t *cmp =
+        sx_compare_new(pred, ev->ignore_order, SX_PROFILE_SPIDER2_LITE_2025_11, &err);
+    char detail[200] = "";
+    int v = sx_tie_match(cmp, gold, sx_frame_row_count(pred), ev, detail, sizeof detail,
+                         &err);
+    sx_compare_destroy(&cmp);
+    sx_frame_destroy(&pred);
+    sx_frame_destroy(&gold);
+    return v;
+}
+
+void sx_tie_test(bool verbose)
+{
+    (void)verbose;
+    SX_CHECK(combinations(5, 2, 100) == 10);
+    SX_CHECK(combinations(60, 30, SX_TIE_MAX_COMBINATIONS) == SIZE_MAX);
+    SX_CHECK(combinations(3, 4, 100) == 0);
+    sx_evaluation_t argmax = {.kind = SX_ANSWER_ANY_ONE_ARGMAX};
+    const char *gold = "team,points\nA,10\nB,10\nC,10\n";
+    SX_CHECK(tie_verdict("t,p\nB,10\n", gold, &argmax) == 1);
+    SX_CHECK(tie_verdict("t,p\nD,10\n", gold, &argmax) == 0);
+    SX_CHECK(tie_verdict("t,p\nA,10\nB,10\n", gold, &argmax) == 0);
+    long beyond = 4;
+    sx_evaluation_t argmax_bad_cols = {.kind = SX_ANSWER_ANY_ONE_ARGMAX,
+                                       .condition_cols = &beyond,
+                                       .condition_count = 1};
+    SX_CHECK(tie_verdict("t,p\nA,10\nB,10\n", gold, &argmax_bad_cols) == -1);
+    sx_evaluation_t two = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET,
+                           .k = 3,
+                           .mandatory_rows = 1,
+                           .ignore_order = true};
+    const char *ranked = "team,points\nZ,50\nA,10\nB,10\nC,10\n";
+    SX_CHECK(tie_verdict("t,p\nC,10\nZ,50\nA,10\n", ranked, &two) == 1);
+    SX_CHECK(tie_verdict("t,p\nC,10\nB,10\nA,10\n", ranked, &two) == 0); /* Z needed */
+    sx_evaluation_t too_wide = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 5};
+    SX_CHECK(tie_verdict("t\n1\n2\n3\n4\n5\n", ranked, &too_wide) == -1);
+    sx_evaluation_t empty = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 0};
+    SX_CHECK(tie_verdict("t\n", ranked, &empty) == -1);
+    /* 20 of 40 tied rows is ~1.4e11 golds: refused at once, not enumerated. */
+    char gold40[512] = "v\n", pred20[256] = "v\n";
+    for (int i = 0; i < 40; i++)
+        snprintf(gold40 + strlen(gold40), sizeof gold40 - strlen(gold40), "7\n");
+    for (int i = 0; i < 20; i++)
+        snprintf(pred20 + strlen(pred20), sizeof pred20 - strlen(pred20), "7\n");
+    sx_evaluation_t huge = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 20};
+    SX_CHECK(tie_verdict(pred20, gold40, &huge) == -1);
+}

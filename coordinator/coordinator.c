@@ -1,0 +1,887 @@
+/* coordinator.c: shards (method, task) pairs over a ROUTER socket to workers
+ * and settles their results (see coordinator.h). The pieces: `unit_t` is one
+ * (method, task) pair with its attempts and final result; `shard_t` is a batch
+ * of units held by one worker; `worker_t` is one connected worker with its
+ * credit and heartbeat deadline. The loop polls the socket, applies each
+ * message, expires silent workers, and dispatches queued units to workers
+ * with free credit. */
+#include "coordinator/coordinator.h"
+
+#include "common/log.h"
+#include "common/predictions.h"
+#include "common/result.h"
+#include "common/task.h"
+#include "coordinator/journal.h"
+#include "proto/files.h"
+#include "proto/proto.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct _shard_t shard_t;
+typedef struct _worker_t worker_t;
+
+typedef struct {
+    size_t method;       /* index into methods */
+    const char *task_id; /* owned by the bench */
+    const char *sql;     /* owned by the predictions; NULL = missing */
+    int attempts;        /* dispatches so far */
+    bool settled;
+    sx_result_t result; /* when settled */
+    char avoid[257];    /* worker name that last failed it with infra_error */
+    shard_t *shard;     /* the shard holding it, while dispatched */
+} unit_t;
+
+struct _shard_t {
+    uint64_t id;
+    worker_t *worker;
+    zlist_t *units; /* unit_t*, unsettled ones still held */
+};
+
+struct _worker_t {
+    char *key; /* routing id in hex */
+    zframe_t *routing_id;
+    char *name;
+    int capacity;
+    zlist_t *shards; /* shard_t* */
+    int64_t expires_at;
+    int64_t last_sent;
+    size_t done;
+};
+
+typedef struct {
+    char *name;
+    sx_predictions_t *predictions;
+} method_t;
+
+/* A bench file a task needs, relative to BENCH. */
+typedef struct {
+    char *path;
+    char hash[41];
+    uint64_t size;
+} manifest_file_t;
+
+struct _sx_coordinator_t {
+    sx_coordinator_config_t config;
+    char *out_dir; /* absolute */
+    char *endpoint;
+    sx_bench_t *bench;
+    method_t *methods;
+    size_t method_count;
+    unit_t *units;
+    size_t unit_count;
+    zhashx_t *unit_index; /* "method/task" -> unit_t* */
+    zlist_t *queue;       /* unit_t* waiting for a worker */
+    zhashx_t *workers;    /* key -> worker_t* */
+    zhashx_t *manifests;  /* task_id -> zlistx of manifest_file_t* */
+    zhashx_t *files;      /* hash -> absolute path */
+    sx_journal_t *journal;
+    zsock_t *router;
+    zactor_t *auth;
+    uint64_t next_shard_id;
+    size_t settled, correct, failures, settled_at_start;
+    int64_t started_ms;
+};
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static void set_defaults(sx_coordinator_config_t *c)
+{
+    if (c->shard_size == 0)
+        c->shard_size = 4;
+    if (c->heartbeat_ms <= 0)
+        c->heartbeat_ms = 1000;
+    if (c->dead_after_ms <= 0)
+        c->dead_after_ms = 5 * c->heartbeat_ms;
+    if (c->retry_budget <= 0)
+        c->retry_budget = 3;
+    if (c->progress_ms <= 0)
+        c->progress_ms = 1000;
+}
+
+static void unit_key(char *key, size_t size, const char *method, const char *task_id)
+{
+    snprintf(key, size, "%s/%s", method, task_id);
+}
+
+static int load_methods(sx_coordinator_t *self, sx_error_t *err)
+{
+    const sx_coordinator_config_t *c = &self->config;
+    self->methods = calloc(c->method_count, sizeof *self->methods);
+    self->method_count = c->method_count;
+    for (size_t m = 0; m < c->method_count; m++) {
+        if (!sx_proto_safe_name(c->method_names[m]))
+            return sx_error_set(err, "method name '%s' is not a safe folder name",
+                                c->method_names[m]);
+        self->methods[m].name = strdup(c->method_names[m]);
+        self->methods[m].predictions =
+            sx_predictions_load(c->prediction_files[m], self->bench, err);
+        if (!self->methods[m].predictions)
+            return sx_error_prefix(err, "method %s", c->method_names[m]), -1;
+    }
+    return 0;
+}
+
+static bool in_subset(const sx_coordinator_config_t *c, size_t index)
+{
+    return c->subset_count == 0 || index % c->subset_count == c->subset_index;
+}
+
+static void build_units(sx_coordinator_t *self)
+{
+    size_t tasks = sx_bench_task_count(self->bench);
+    self->units = calloc(self->method_count * tasks + 1, sizeof *self->units);
+    for (size_t m = 0; m < self->method_count; m++) {
+        for (size_t t = 0; t < tasks; t++) {
+            if (!in_subset(&self->config, t))
+                continue;
+            unit_t *unit = &self->units[self->unit_count++];
+            unit->method = m;
+            unit->task_id = sx_bench_task_id(self->bench, t);
+            unit->sql = sx_predictions_sql(self->methods[m].predictions, unit->task_id);
+            char key[600];
+            unit_key(key, sizeof key, self->methods[m].name, unit->task_id);
+            zhashx_insert(self->unit_index, key, unit);
+        }
+    }
+}
+
+static unit_t *find_unit(sx_coordinator_t *self, const char *method, const char *task_id)
+{
+    char key[600];
+    unit_key(key, sizeof key, method, task_id);
+    return zhashx_lookup(self->unit_index, key);
+}
+
+/* Marks a unit settled without (re)writing its CSV or journal line. */
+static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result)
+{
+    sx_result_init(&unit->result, result->task_id, result->status, result->detail,
+                   result->csv);
+    unit->result.attempts = result->attempts;
+    unit->result.seconds = result->seconds;
+    free(unit->result.worker);
+    unit->result.worker = strdup(result->worker ? result->worker : "");
+    unit->settled = true;
+    self->settled++;
+    if (result->status == SX_STATUS_MATCH)
+        self->correct++;
+    else if (result->status != SX_STATUS_MISMATCH &&
+             result->status != SX_STATUS_MISSING_PREDICTION)
+        self->failures++;
+}
+
+static int resume_visit(const char *method, const sx_result_t *result, void *arg,
+                        sx_error_t *err)
+{
+    (void)err;
+    sx_coordinator_t *self = arg;
+    unit_t *unit = find_unit(self, method, result->task_id);
+    if (!unit) {
+        sx_warn("journal: %s/%s is not part of this run, ignored", method,
+                result->task_id);
+        return 0;
+    }
+    if (unit->settled)
+        sx_warn("journal: %s/%s settled twice, the first record wins", method,
+                result->task_id);
+    else
+        mark_settled(self, unit, result);
+    return 0;
+}
+
+static int open_journal(sx_coordinator_t *self, sx_error_t *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/journal.jsonl", self->out_dir);
+    struct stat st;
+    if (!self->config.resume && stat(path, &st) == 0 && st.st_size > 0)
+        return sx_error_set(err,
+                            "%s exists: pass --resume to continue that run, or choose "
+                            "another --output",
+                            path);
+    self->journal =
+        sx_journal_open(path, self->config.resume ? resume_visit : NULL, self, err);
+    return self->journal ? 0 : -1;
+}
+
+static int bind_router(sx_coordinator_t *self, sx_error_t *err)
+{
+    const sx_coordinator_config_t *c = &self->config;
+    bool curve = c->cert_path != NULL;
+    if (!curve && !c->insecure && !sx_endpoint_is_loopback(c->endpoint))
+        return sx_error_set(err,
+                            "%s: plain TCP on a non-loopback address is refused; give "
+                            "--cert and --allow (CURVE) or --insecure",
+                            c->endpoint);
+    self->router = zsock_new(ZMQ_ROUTER);
+    zsock_set_maxmsgsize(self->router, (int64_t)SX_PROTO_MAX_BYTES + 1024);
+    zsock_set_router_mandatory(self->router, 0);
+    zsock_set_sndhwm(self->router, 0);
+    zsock_set_rcvhwm(self->router, 0);
+    if (curve) {
+        if (!c->allow_dir)
+            return sx_error_set(err, "--cert needs --allow DIR of worker public keys");
+        zcert_t *cert = zcert_load(c->cert_path);
+        if (!cert)
+            return sx_error_set(err,
+                                "%s: cannot load the CURVE certificate (and its "
+                                "_secret file)",
+                                c->cert_path);
+        self->auth = zactor_new(zauth, NULL);
+        zstr_sendx(self->auth, "CURVE", c->allow_dir, NULL);
+        zsock_wait(self->auth);
+        zcert_apply(cert, self->router);
+        zcert_destroy(&cert);
+        zsock_set_curve_server(self->router, 1);
+        zsock_set_zap_domain(self->router, "streamex");
+    }
+    if (zsock_bind(self->router, "%s", c->endpoint) < 0)
+        return sx_error_set(err, "cannot bind %s: %s", c->endpoint,
+                            zmq_strerror(zmq_errno()));
+    self->endpoint = zsock_last_endpoint(self->router);
+    return 0;
+}
+
+static void destroy_worker(void **item)
+{
+    worker_t *w = *item;
+    if (!w)
+        return;
+    free(w->key);
+    zframe_destroy(&w->routing_id);
+    free(w->name);
+    zlist_destroy(&w->shards);
+    free(w);
+    *item = NULL;
+}
+
+static void destroy_manifest(void **item)
+{
+    zlistx_t *list = *item;
+    zlistx_destroy(&list);
+    *item = NULL;
+}
+
+static void free_manifest_file(void **item)
+{
+    manifest_file_t *f = *item;
+    if (f) {
+        free(f->path);
+        free(f);
+    }
+    *item = NULL;
+}
+
+static void settle_missing_predictions(sx_coordinator_t *self);
+
+sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
+                                     sx_error_t *err)
+{
+    sx_coordinator_t *self = calloc(1, sizeof *self);
+    self->config = *config;
+    set_defaults(&self->config);
+    self->unit_index = zhashx_new();
+    self->queue = zlist_new();
+    self->workers = zhashx_new();
+    zhashx_set_destructor(self->workers, destroy_worker);
+    self->manifests = zhashx_new();
+    zhashx_set_destructor(self->manifests, destroy_manifest);
+    self->files = zhashx_new();
+    zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
+    self->started_ms = zclock_mono();
+    int rc = -1;
+    if (!config->out_dir || !config->bench_dir || !config->endpoint ||
+        !config->method_count)
+        sx_error_set(err,
+                     "coordinator needs --bench, --method, --output and an endpoint");
+    else if (config->subset_count && config->subset_index >= config->subset_count)
+        sx_error_set(err, "--shard %zu/%zu: I must be below N", config->subset_index,
+                     config->subset_count);
+    else if (sx_mkdirs(config->out_dir, err) == 0 &&
+             (self->out_dir = realpath(config->out_dir, NULL)) != NULL &&
+             (self->bench = sx_bench_open(config->bench_dir, err)) != NULL &&
+             load_methods(self, err) == 0) {
+        build_units(self);
+        if (open_journal(self, err) == 0 && bind_router(self, err) == 0)
+            rc = 0;
+    }
+    if (rc != 0) {
+        sx_coordinator_destroy(&self);
+        return NULL;
+    }
+    self->settled_at_start = self->settled;
+    settle_missing_predictions(self);
+    for (size_t i = 0; i < self->unit_count; i++)
+        if (!self->units[i].settled)
+            zlist_append(self->queue, &self->units[i]);
+    return self;
+}
+
+static void free_shard(shard_t *shard)
+{
+    zlist_destroy(&shard->units);
+    free(shard);
+}
+
+void sx_coordinator_destroy(sx_coordinator_t **self_p)
+{
+    sx_coordinator_t *self = *self_p;
+    if (!self)
+        return;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        for (shard_t *s = zlist_first(w->shards); s; s = zlist_next(w->shards))
+            free_shard(s);
+    zhashx_destroy(&self->workers);
+    zsock_destroy(&self->router);
+    zactor_destroy(&self->auth);
+    sx_journal_destroy(&self->journal);
+    for (size_t i = 0; i < self->unit_count; i++)
+        if (self->units[i].settled)
+            sx_result_clear(&self->units[i].result);
+    free(self->units);
+    for (size_t m = 0; m < self->method_count; m++) {
+        free(self->methods[m].name);
+        sx_predictions_destroy(&self->methods[m].predictions);
+    }
+    free(self->methods);
+    zhashx_destroy(&self->unit_index);
+    zlist_destroy(&self->queue);
+    zhashx_destroy(&self->manifests);
+    zhashx_destroy(&self->files);
+    sx_bench_destroy(&self->bench);
+    free(self->out_dir);
+    free(self->endpoint);
+    free(self);
+    *self_p = NULL;
+}
+
+const char *sx_coordinator_endpoint(const sx_coordinator_t *self)
+{
+    return self->endpoint;
+}
+
+/* ---- settling ---------------------------------------------------------- */
+
+/* Takes a unit out of the shard holding it; a shard with nothing left frees
+ * its worker's credit. */
+static void release_from_shard(unit_t *unit)
+{
+    shard_t *shard = unit->shard;
+    if (!shard)
+        return;
+    zlist_remove(shard->units, unit);
+    unit->shard = NULL;
+    if (zlist_size(shard->units) == 0) {
+        zlist_remove(shard->worker->shards, shard);
+        free_shard(shard);
+    }
+}
+
+static int write_csv(sx_coordinator_t *self, const unit_t *unit, const void *data,
+                     size_t size, char *path, size_t path_size, sx_error_t *err)
+{
+    snprintf(path, path_size, "%s/%s/csv/%s.csv", self->out_dir,
+             self->methods[unit->method].name, unit->task_id);
+    if (sx_mkdirs_for(path, err) != 0)
+        return -1;
+    return sx_file_write_atomic(path, data, size, err);
+}
+
+/* Settles a unit for good: CSV into OUT, journal line, tallies. */
+static int settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
+                  const void *csv, size_t csv_size, sx_error_t *err)
+{
+    char path[PATH_MAX];
+    sx_result_t final = *result;
+    final.csv = NULL;
+    if (csv && write_csv(self, unit, csv, csv_size, path, sizeof path, err) != 0)
+        return -1;
+    if (csv)
+        final.csv = path;
+    if (sx_journal_append(self->journal, self->methods[unit->method].name, &final, err) !=
+        0)
+        return -1;
+    release_from_shard(unit);
+    mark_settled(self, unit, &final);
+    sx_debug("settled %s/%s: %s", self->methods[unit->method].name, unit->task_id,
+             sx_status_name(final.status));
+    return 0;
+}
+
+/* A unit that is not dispatched again gets its final result here. */
+static int settle_locally(sx_coordinator_t *self, unit_t *unit, sx_status_t status,
+                          const char *detail, sx_error_t *err)
+{
+    sx_result_t result;
+    sx_result_init(&result, unit->task_id, status, detail, NULL);
+    result.attempts = unit->attempts;
+    int rc = settle(self, unit, &result, NULL, 0, err);
+    sx_result_clear(&result);
+    return rc;
+}
+
+/* A missing prediction scores zero without a worker: nothing to execute. */
+static void settle_missing_predictions(sx_coordinator_t *self)
+{
+    for (size_t i = 0; i < self->unit_count; i++) {
+        unit_t *unit = &self->units[i];
+        if (!unit->settled && !unit->sql) {
+            sx_error_t err;
+            if (settle_locally(self, unit, SX_STATUS_MISSING_PREDICTION,
+                               "no prediction for this task", &err) != 0)
+                sx_err("%s", err.msg);
+        }
+    }
+}
+
+/* Puts a unit back in the queue, or settles it as infra_error when its
+ * attempts are spent. */
+static int requeue(sx_coordinator_t *self, unit_t *unit, const char *failed_on,
+                   const char *why, sx_error_t *err)
+{
+    release_from_shard(unit);
+    if (unit->attempts >= self->config.retry_budget) {
+        char detail[1024];
+        snprintf(detail, sizeof detail, "%s (after %d attempts)", why, unit->attempts);
+        return settle_locally(self, unit, SX_STATUS_INFRA_ERROR, detail, err);
+    }
+    snprintf(unit->avoid, sizeof unit->avoid, "%s", failed_on ? failed_on : "");
+    zlist_push(self->queue, unit);
+    return 0;
+}
+
+/* ---- files by hash ----------------------------------------------------- */
+
+static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char *rel)
+{
+    char abs[PATH_MAX];
+    snprintf(abs, sizeof abs, "%s/%s", sx_bench_dir(self->bench), rel);
+    manifest_file_t *f = calloc(1, sizeof *f);
+    sx_error_t err;
+    if (sx_hash_file(abs, f->hash, &f->size, &err) != 0) {
+        /* A missing gold or evaluation file is the worker's eval_error to
+         * report; the shard goes without it. */
+        sx_debug("%s", err.msg);
+        free(f);
+        return;
+    }
+    f->path = strdup(rel);
+    zlistx_add_end(list, f);
+    if (!zhashx_lookup(self->files, f->hash))
+        zhashx_insert(self->files, f->hash, strdup(abs));
+}
+
+static void add_tree(sx_coordinator_t *self, zlistx_t *list, const char *rel)
+{
+    char abs[PATH_MAX];
+    snprintf(abs, sizeof abs, "%s/%s", sx_bench_dir(self->bench), rel);
+    DIR *dir = opendir(abs);
+    if (!dir)
+        return;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char child[PATH_MAX + 256];
+        snprintf(child, sizeof child, "%s/%s", rel, entry->d_name);
+        char child_abs[2 * PATH_MAX];
+        snprintf(child_abs, sizeof child_abs, "%s/%s", abs, entry->d_name);
+        struct stat st;
+        if (stat(child_abs, &st) != 0 || !sx_proto_safe_path(child))
+            continue;
+        if (S_ISDIR(st.st_mode))
+            add_tree(self, list, child);
+        else if (S_ISREG(st.st_mode))
+            add_manifest_file(self, list, child);
+    }
+    closedir(dir);
+}
+
+/* The files a worker needs for one task: task_ids.txt, the task folder,
+ * gold and evaluation (hashed once, then cached). */
+static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id)
+{
+    zlistx_t *list = zhashx_lookup(self->manifests, task_id);
+    if (list)
+        return list;
+    list = zlistx_new();
+    zlistx_set_destructor(list, free_manifest_file);
+    char rel[PATH_MAX];
+    add_manifest_file(self, list, "task_ids.txt");
+    snprintf(rel, sizeof rel, "tasks/%s", task_id);
+    add_tree(self, list, rel);
+    snprintf(rel, sizeof rel, "gold/%s.csv", task_id);
+    add_manifest_file(self, list, rel);
+    snprintf(rel, sizeof rel, "evaluation/%s.json", task_id);
+    add_manifest_file(self, list, rel);
+    zhashx_insert(self->manifests, task_id, list);
+    return list;
+}
+
+/* ---- workers ----------------------------------------------------------- */
+
+static void send_to(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
+{
+    sx_error_t err;
+    if (sx_msg_send(msg, self->router, w->routing_id, &err) != 0)
+        sx_warn("to worker %s: %s", w->name, err.msg);
+    w->last_sent = zclock_mono();
+}
+
+static void send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const char *reason,
+                         bool final)
+{
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = strdup(reason);
+    bye->final = final;
+    sx_msg_send(bye, self->router, routing_id, NULL);
+    sx_msg_destroy(&bye);
+}
+
+/* Requeues every unsettled unit a worker held and forgets the worker. */
+static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why)
+{
+    shard_t *shard;
+    while ((shard = zlist_first(w->shards)) != NULL) {
+        unit_t *unit = zlist_first(shard->units);
+        sx_error_t err;
+        /* requeue releases the unit, and the last release frees the shard. */
+        if (requeue(self, unit, w->name, why, &err) != 0)
+            sx_err("%s", err.msg);
+    }
+    zhashx_delete(self->workers, w->key);
+}
+
+/* Units for one shard, skipping those that failed on this worker when
+ * another worker could take them. */
+static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
+{
+    zlist_t *taken = zlist_new();
+    /* By count, not by walking the table: the caller is iterating it. */
+    bool others = zhashx_size(self->workers) > 1;
+    for (unit_t *unit = zlist_first(self->queue);
+         unit && zlist_size(taken) < self->config.shard_size;
+         unit = zlist_next(self->queue)) {
+        if (others && strcmp(unit->avoid, w->name) == 0)
+            continue;
+        zlist_append(taken, unit);
+    }
+    for (unit_t *unit = zlist_first(taken); unit; unit = zlist_next(taken))
+        zlist_remove(self->queue, unit);
+    return taken;
+}
+
+static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
+{
+    shard_t *shard = calloc(1, sizeof *shard);
+    shard->id = ++self->next_shard_id;
+    shard->worker = w;
+    shard->units = units;
+    sx_msg_t *msg = sx_msg_new(SX_MSG_ASSIGN);
+    msg->shard_id = shard->id;
+    zhashx_t *seen = zhashx_new();
+    for (unit_t *unit = zlist_first(units); unit; unit = zlist_next(units)) {
+        unit->attempts++;
+        unit->shard = shard;
+        sx_msg_add_task(msg, self->methods[unit->method].name, unit->task_id, unit->sql,
+                        unit->attempts);
+        zlistx_t *files = manifest_of(self, unit->task_id);
+        for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files)) {
+            if (zhashx_lookup(seen, f->path))
+                continue;
+            zhashx_insert(seen, f->path, f);
+            sx_msg_add_file(msg, f->path, f->hash, f->size);
+        }
+    }
+    zhashx_destroy(&seen);
+    zlist_append(w->shards, shard);
+    sx_debug("shard %llu (%zu tasks) to worker %s", (unsigned long long)shard->id,
+             zlist_size(units), w->name);
+    send_to(self, w, msg);
+    sx_msg_destroy(&msg);
+}
+
+/* Credit-based dispatch: a worker gets shards only up to its capacity. */
+static void dispatch(sx_coordinator_t *self)
+{
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        while (zlist_size(self->queue) > 0 && (int)zlist_size(w->shards) < w->capacity) {
+            zlist_t *units = take_units(self, w);
+            if (zlist_size(units) == 0) {
+                zlist_destroy(&units);
+                break;
+            }
+            assign_shard(self, w, units);
+        }
+    }
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_id,
+                     sx_msg_t *msg)
+{
+    worker_t *old = zhashx_lookup(self->workers, key);
+    if (old) {
+        sx_warn("worker %s said hello again: its shards go back to the queue", old->name);
+        drop_worker(self, old, "worker restarted");
+    }
+    worker_t *w = calloc(1, sizeof *w);
+    w->key = strdup(key);
+    w->routing_id = zframe_dup(routing_id);
+    w->name = strdup(msg->worker);
+    w->capacity = msg->capacity;
+    w->shards = zlist_new();
+    w->expires_at = zclock_mono() + self->config.dead_after_ms;
+    zhashx_insert(self->workers, key, w);
+    sx_info("worker %s joined (capacity %d)", w->name, w->capacity);
+}
+
+static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
+{
+    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
+    ack->method = strdup(result->method);
+    ack->result.task_id = strdup(result->result.task_id);
+    ack->result.attempts = result->result.attempts;
+    send_to(self, w, ack);
+    sx_msg_destroy(&ack);
+}
+
+/* Applies a result; returns -1 only when it cannot be made durable. */
+static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
+                        sx_error_t *err)
+{
+    unit_t *unit = find_unit(self, msg->method, msg->result.task_id);
+    const sx_result_t *r = &msg->result;
+    if (!unit) {
+        sx_warn("worker %s: result for %s/%s, which is not a task of this run: dropped",
+                w->name, msg->method, r->task_id);
+        return 0;
+    }
+    if (unit->settled) {
+        sx_info("worker %s: late result for %s/%s (already settled): dropped", w->name,
+                msg->method, r->task_id);
+        return 0;
+    }
+    w->done++;
+    if (sx_status_is_retryable(r->status)) {
+        if (r->attempts != unit->attempts) {
+            sx_info("worker %s: stale %s for %s/%s attempt %d: dropped", w->name,
+                    sx_status_name(r->status), msg->method, r->task_id, r->attempts);
+            return 0;
+        }
+        sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
+                r->task_id, r->attempts, r->detail);
+        return requeue(self, unit, w->name, r->detail, err);
+    }
+    sx_result_t result = *r;
+    result.attempts = unit->attempts;
+    result.worker = w->name;
+    return settle(self, unit, &result, msg->data, msg->size, err);
+}
+
+static void on_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
+{
+    sx_error_t err;
+    if (apply_result(self, w, msg, &err) != 0) {
+        /* Not durable: no ACK, so the worker keeps it spooled and resends. */
+        sx_err("cannot settle %s/%s: %s", msg->method, msg->result.task_id, err.msg);
+        return;
+    }
+    send_ack(self, w, msg);
+}
+
+static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
+{
+    const char *path = zhashx_lookup(self->files, msg->hash);
+    if (!path) {
+        sx_warn("worker %s asked for unknown file %s: refused", w->name, msg->hash);
+        return;
+    }
+    sx_error_t err;
+    size_t size = 0;
+    char *data = sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, &err);
+    if (!data) {
+        sx_err("file for worker %s: %s", w->name, err.msg);
+        return;
+    }
+    sx_msg_t *file = sx_msg_new(SX_MSG_FILE);
+    file->hash = strdup(msg->hash);
+    file->data = data;
+    file->size = size;
+    send_to(self, w, file);
+    sx_msg_destroy(&file);
+}
+
+static void on_message(sx_coordinator_t *self)
+{
+    zframe_t *routing_id = NULL;
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_msg_t *msg = sx_msg_recv(self->router, &routing_id, &err);
+    char *key = routing_id ? zframe_strhex(routing_id) : NULL;
+    worker_t *w = key ? zhashx_lookup(self->workers, key) : NULL;
+    if (!msg) {
+        sx_warn("rejected a message from %s: %s", w ? w->name : "an unknown peer",
+                err.msg);
+    } else if (!sx_msg_from_worker(msg->type)) {
+        sx_warn("rejected %s from %s: not a worker's message",
+                sx_msg_type_name(msg->type), w ? w->name : "an unknown peer");
+    } else if (msg->type == SX_MSG_HELLO) {
+        on_hello(self, key, routing_id, msg);
+    } else if (!w) {
+        /* Out of order: this peer never said hello (or was declared dead). */
+        sx_warn("rejected %s from an unknown worker: asked it to say hello",
+                sx_msg_type_name(msg->type));
+        send_goodbye(self, routing_id, "unknown worker: say HELLO first", false);
+    } else {
+        w->expires_at = zclock_mono() + self->config.dead_after_ms;
+        if (msg->type == SX_MSG_RESULT)
+            on_result(self, w, msg);
+        else if (msg->type == SX_MSG_FILE_REQUEST)
+            on_file_request(self, w, msg);
+        else if (msg->type == SX_MSG_GOODBYE) {
+            sx_info("worker %s left: %s", w->name, msg->reason);
+            drop_worker(self, w, "worker left");
+        }
+    }
+    sx_msg_destroy(&msg);
+    zstr_free(&key);
+    zframe_destroy(&routing_id);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static void expire_and_beat(sx_coordinator_t *self)
+{
+    int64_t now = zclock_mono();
+    zlist_t *dead = zlist_new();
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (now >= w->expires_at)
+            zlist_append(dead, w);
+        else if (now - w->last_sent >= self->config.heartbeat_ms) {
+            sx_msg_t *beat = sx_msg_new(SX_MSG_HEARTBEAT);
+            send_to(self, w, beat);
+            sx_msg_destroy(&beat);
+        }
+    }
+    for (worker_t *w = zlist_first(dead); w; w = zlist_next(dead)) {
+        char why[512];
+        snprintf(why, sizeof why, "worker %s silent for %d ms", w->name,
+                 self->config.dead_after_ms);
+        sx_warn("%s: declared dead, %zu shards go back to the queue", why,
+                zlist_size(w->shards));
+        drop_worker(self, w, why);
+    }
+    zlist_destroy(&dead);
+}
+
+static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
+{
+    sx_method_summary_t *summaries = calloc(self->method_count, sizeof *summaries);
+    sx_result_t *results = calloc(self->unit_count + 1, sizeof *results);
+    int rc = 0;
+    for (size_t m = 0; m < self->method_count && rc == 0; m++) {
+        size_t count = 0;
+        for (size_t i = 0; i < self->unit_count; i++)
+            if (self->units[i].method == m)
+                results[count++] = self->units[i].result;
+        rc = sx_results_write(self->out_dir, self->methods[m].name, results, count,
+                              &summaries[m], err);
+    }
+    if (rc == 0)
+        rc = sx_summary_write(self->out_dir, summaries, self->method_count, err);
+    for (size_t m = 0; rc == 0 && self->config.summary_out && m < self->method_count; m++)
+        sx_summary_print(self->config.summary_out, &summaries[m]);
+    for (size_t m = 0; m < self->method_count; m++)
+        free(summaries[m].method);
+    free(summaries);
+    free(results);
+    return rc;
+}
+
+static void say_final_goodbye(sx_coordinator_t *self)
+{
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        send_goodbye(self, w->routing_id, "run complete", true);
+    zsock_set_linger(self->router, 2000);
+}
+
+int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
+{
+    zpoller_t *poller = zpoller_new(self->router, stop, NULL);
+    int64_t next_progress = 0;
+    int rc = 1;
+    sx_info("coordinator on %s: %zu tasks to settle (%zu already settled)",
+            self->endpoint, self->unit_count - self->settled, self->settled);
+    while (!zsys_interrupted) {
+        if (self->settled == self->unit_count) {
+            rc = 0;
+            break;
+        }
+        dispatch(self);
+        void *which = zpoller_wait(poller, self->config.heartbeat_ms / 2);
+        if (which == stop && stop)
+            break;
+        if (which == self->router)
+            on_message(self);
+        else if (zpoller_terminated(poller))
+            break;
+        expire_and_beat(self);
+        if (self->config.progress && zclock_mono() >= next_progress) {
+            char *json = sx_coordinator_status_json(self);
+            self->config.progress(json, self->config.progress_arg);
+            free(json);
+            next_progress = zclock_mono() + self->config.progress_ms;
+        }
+    }
+    zpoller_destroy(&poller);
+    if (rc == 0) {
+        if (write_outputs(self, err) != 0)
+            rc = -1;
+        say_final_goodbye(self);
+    } else {
+        sx_warn("stopped with %zu of %zu settled; the journal keeps them: rerun with "
+                "--resume",
+                self->settled, self->unit_count);
+    }
+    return rc;
+}
+
+char *sx_coordinator_status_json(sx_coordinator_t *self)
+{
+    double elapsed = (double)(zclock_mono() - self->started_ms) / 1000.0;
+    size_t done_now = self->settled - self->settled_at_start;
+    size_t left = self->unit_count - self->settled;
+    json_t *root = json_object();
+    json_object_set_new(root, "done", json_integer((json_int_t)self->settled));
+    json_object_set_new(root, "total", json_integer((json_int_t)self->unit_count));
+    json_object_set_new(root, "correct", json_integer((json_int_t)self->correct));
+    json_object_set_new(root, "failures", json_integer((json_int_t)self->failures));
+    json_object_set_new(
+        root, "ex", json_real(self->settled ? (double)self->correct / self->settled : 0));
+    json_object_set_new(root, "elapsed_s", json_real(elapsed));
+    json_object_set_new(root, "eta_s",
+                        done_now ? json_real(elapsed / done_now * left) : json_null());
+    json_t *workers = json_array();
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        json_t *item = json_object();
+        json_object_set_new(item, "name", json_string(w->name));
+        json_object_set_new(item, "shards",
+                            json_integer((json_int_t)zlist_size(w->shards)));
+        json_object_set_new(item, "done", json_integer((json_int_t)w->done));
+        json_object_set_new(item, "state",
+                            json_string(zlist_size(w->shards) ? "busy" : "idle"));
+        json_array_append_new(workers, item);
+    }
+    json_object_set_new(root, "workers", workers);
+    char *text = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    return text;
+}

@@ -1,0 +1,72 @@
+/* coordinator.h: the distributed run (SPEC sections 5 and 7). The coordinator
+ * loads the bench and every method's predictions, splits the (method, task)
+ * pairs into shards and hands them over a ROUTER socket to workers that ask
+ * for them (credit: a worker never holds more shards than the capacity it
+ * announced). It serves the bench files a shard needs by content hash,
+ * journals every settled result before acknowledging it, and writes
+ * OUT/NAME/{csv,results.jsonl,submission.jsonl} and OUT/summary.json when
+ * every pair is settled.
+ *
+ * Reliability in the style of the zguide's Paranoid Pirate: heartbeats both
+ * ways; a worker silent for dead_after_ms is dead and its unsettled tasks go
+ * back to the queue; infra_error is retried (on another worker when one
+ * exists) until retry_budget attempts, any other verdict is final; a result
+ * for a task already settled is acknowledged and dropped. */
+#ifndef SX_COORDINATOR_H
+#define SX_COORDINATOR_H
+
+#include "common/error.h"
+
+#include <czmq.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *bench_dir;
+    const char *const *method_names;     /* method_count names ... */
+    const char *const *prediction_files; /* ... and their predictions files */
+    size_t method_count;
+    const char *out_dir;
+    const char *endpoint;  /* where the ROUTER binds, e.g. tcp://HOST:PORT */
+    size_t shard_size;     /* tasks per shard (default 4) */
+    int heartbeat_ms;      /* default 1000 */
+    int dead_after_ms;     /* default 5000 */
+    int retry_budget;      /* attempts for infra_error (default 3) */
+    bool resume;           /* continue from OUT/journal.jsonl */
+    size_t subset_index;   /* --shard I/N: only tasks whose position % N == I */
+    size_t subset_count;   /* 0 = every task */
+    const char *cert_path; /* CURVE: the coordinator's certificate (czmq format) */
+    const char *allow_dir; /* CURVE: public certificates of allowed workers */
+    bool insecure;         /* allow plain TCP on a non-loopback address */
+    /* Called about every progress_ms with a JSON line describing the run
+     * (see sx_coordinator_status_json); NULL = no progress. */
+    void (*progress)(const char *json, void *arg);
+    void *progress_arg;
+    int progress_ms;
+    /* Where the final "NAME: EX = ..." lines go (NULL = nowhere). */
+    FILE *summary_out;
+} sx_coordinator_config_t;
+
+typedef struct _sx_coordinator_t sx_coordinator_t;
+
+/* Loads everything, replays the journal when resuming and binds. */
+sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
+                                     sx_error_t *err);
+void sx_coordinator_destroy(sx_coordinator_t **self_p);
+
+/* The endpoint actually bound (a port of '*' resolved), for local workers. */
+const char *sx_coordinator_endpoint(const sx_coordinator_t *self);
+
+/* Serves workers until every pair is settled (writes the outputs, says a
+ * final goodbye, returns 0), or until interrupted (Ctrl-C) or a message on
+ * `stop` (returns 1; the journal keeps what was settled). -1 on a fatal error. */
+int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err);
+
+/* {"done", "total", "correct", "failures", "ex", "elapsed_s", "eta_s",
+ *  "workers": [{"name", "shards", "done", "state"}]} as a heap string. */
+char *sx_coordinator_status_json(sx_coordinator_t *self);
+
+void sx_coordinator_test(bool verbose);
+
+#endif

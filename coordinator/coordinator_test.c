@@ -1,0 +1,596 @@
+/* coordinator_test.c: sx_coordinator_test, the coordinator's self-test. It
+ * runs a real coordinator on a thread against scripted fake workers (raw
+ * DEALER sockets, so each test controls exactly what a worker says and when)
+ * and against real agents with the simulated executor. Heartbeats are fast
+ * (100 ms, dead after 400 ms) so the whole test takes seconds. */
+#include "coordinator/coordinator.h"
+
+#include "common/log.h"
+#include "common/result.h"
+#include "common/selftest.h"
+#include "coordinator/testbench.h"
+#include "proto/files.h"
+#include "proto/proto.h"
+#include "worker/agent.h"
+#include "worker/simexec.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BEAT_MS 100
+#define DEAD_MS 400
+
+/* ---- a coordinator on a thread ----------------------------------------- */
+
+typedef struct {
+    sx_coordinator_t *coordinator;
+    int rc;
+} coord_run_t;
+
+static void coordinator_actor(zsock_t *pipe, void *arg)
+{
+    coord_run_t *run = arg;
+    zsock_signal(pipe, 0);
+    sx_error_t err;
+    run->rc = sx_coordinator_run(run->coordinator, pipe, &err);
+    if (run->rc < 0)
+        fprintf(stderr, "coordinator: %s\n", err.msg);
+    zstr_send(pipe, "done");
+}
+
+typedef struct {
+    char *bench;
+    char out[PATH_MAX];
+    char endpoint[256];
+    char preds[PATH_MAX];
+    coord_run_t run;
+    zactor_t *actor;
+} harness_t;
+
+static sx_coordinator_config_t base_config(harness_t *h, const char *const *names,
+                                           const char *const *files)
+{
+    sx_coordinator_config_t c = {0};
+    c.bench_dir = h->bench;
+    c.method_names = names;
+    c.prediction_files = files;
+    c.method_count = 1;
+    c.out_dir = h->out;
+    c.endpoint = "tcp://127.0.0.1:*";
+    c.shard_size = 2;
+    c.heartbeat_ms = BEAT_MS;
+    c.dead_after_ms = DEAD_MS;
+    c.retry_budget = 3;
+    return c;
+}
+
+static void harness_start(harness_t *h, const sx_coordinator_config_t *config)
+{
+    sx_error_t err;
+    h->run.coordinator = sx_coordinator_new(config, &err);
+    if (!h->run.coordinator)
+        fprintf(stderr, "%s\n", err.msg);
+    SX_CHECK(h->run.coordinator);
+    snprintf(h->endpoint, sizeof h->endpoint, "%s",
+             sx_coordinator_endpoint(h->run.coordinator));
+    h->actor = zactor_new(coordinator_actor, &h->run);
+}
+
+/* Waits for the coordinator to finish by itself; false on timeout. */
+static bool harness_wait(harness_t *h, int timeout_ms)
+{
+    zpoller_t *poller = zpoller_new(h->actor, NULL);
+    void *which = zpoller_wait(poller, timeout_ms);
+    zpoller_destroy(&poller);
+    if (which) {
+        char *done = zstr_recv(h->actor);
+        zstr_free(&done);
+    }
+    return which != NULL;
+}
+
+static void harness_stop(harness_t *h)
+{
+    zactor_destroy(&h->actor);
+    sx_coordinator_destroy(&h->run.coordinator);
+}
+
+static harness_t *harness_new(size_t tasks, const char *const *markers)
+{
+    harness_t *h = calloc(1, sizeof *h);
+    h->bench = sx_testbench_make(tasks, markers);
+    snprintf(h->out, sizeof h->out, "%s/out", h->bench);
+    snprintf(h->preds, sizeof h->preds, "%s/preds.jsonl", h->bench);
+    return h;
+}
+
+static void harness_destroy(harness_t **h_p)
+{
+    harness_t *h = *h_p;
+    harness_stop(h);
+    sx_testbench_remove(&h->bench);
+    free(h);
+    *h_p = NULL;
+}
+
+/* The results.jsonl line of a task, parsed. */
+static bool read_result(harness_t *h, const char *method, const char *task_id,
+                        sx_result_t *out)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s/results.jsonl", h->out, method);
+    size_t size = 0;
+    char *data = sx_file_read(path, 1 << 24, &size, NULL);
+    bool found = false;
+    char *save = NULL;
+    for (char *line = data ? strtok_r(data, "\n", &save) : NULL; line && !found;
+         line = strtok_r(NULL, "\n", &save)) {
+        sx_result_t r;
+        memset(&r, 0, sizeof r);
+        if (sx_result_from_json(line, &r, NULL) == 0 && strcmp(r.task_id, task_id) == 0) {
+            *out = r;
+            found = true;
+        } else
+            sx_result_clear(&r);
+    }
+    free(data);
+    return found;
+}
+
+/* ---- a scripted fake worker -------------------------------------------- */
+
+typedef struct {
+    zsock_t *sock;
+    char name[64];
+    int64_t last_beat;
+} fake_t;
+
+static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
+{
+    fake_t *f = calloc(1, sizeof *f);
+    f->sock = zsock_new_dealer(endpoint);
+    zsock_set_sndtimeo(f->sock, 100); /* a refused CURVE peer must not block the test */
+    snprintf(f->name, sizeof f->name, "%s", name);
+    if (capacity > 0) {
+        sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+        hello->worker = strdup(name);
+        hello->capacity = capacity;
+        SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
+        sx_msg_destroy(&hello);
+    }
+    return f;
+}
+
+static void fake_destroy(fake_t **f_p)
+{
+    zsock_destroy(&(*f_p)->sock);
+    free(*f_p);
+    *f_p = NULL;
+}
+
+static void fake_beat(fake_t *f)
+{
+    if (zclock_mono() - f->last_beat < BEAT_MS)
+        return;
+    sx_msg_t *beat = sx_msg_new(SX_MSG_HEARTBEAT);
+    sx_msg_send(beat, f->sock, NULL, NULL);
+    sx_msg_destroy(&beat);
+    f->last_beat = zclock_mono();
+}
+
+/* Next message of the given type (others are skipped), heartbeating while
+ * waiting; NULL after timeout_ms. */
+static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
+{
+    int64_t deadline = zclock_mono() + timeout_ms;
+    while (zclock_mono() < deadline) {
+        fake_beat(f);
+        zpoller_t *poller = zpoller_new(f->sock, NULL);
+        void *which = zpoller_wait(poller, 20);
+        zpoller_destroy(&poller);
+        if (!which)
+            continue;
+        sx_msg_t *msg = sx_msg_recv(f->sock, NULL, NULL);
+        if (msg && msg->type == type)
+            return msg;
+        sx_msg_destroy(&msg);
+    }
+    return NULL;
+}
+
+static void fake_result(fake_t *f, const char *task_id, int attempt, sx_status_t status)
+{
+    sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
+    msg->method = strdup("m1");
+    sx_result_init(&msg->result, task_id, status, "scripted", NULL);
+    msg->result.attempts = attempt;
+    free(msg->result.worker);
+    msg->result.worker = strdup(f->name);
+    if (status == SX_STATUS_MATCH)
+        sx_msg_set_data(msg, "x\n1\n", 4);
+    SX_CHECK(sx_msg_send(msg, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&msg);
+}
+
+/* Answers every task of a shard with `status`. */
+static void fake_answer(fake_t *f, const sx_msg_t *assign, sx_status_t status)
+{
+    for (size_t i = 0; i < assign->task_count; i++)
+        fake_result(f, assign->tasks[i].task_id, assign->tasks[i].attempt, status);
+}
+
+static const char *const s_names[] = {"m1"};
+
+/* ---- the cases --------------------------------------------------------- */
+
+/* A worker never holds more shards than its capacity; finishing one frees credit. */
+static void test_credit_limits_shards(void)
+{
+    harness_t *h = harness_new(6, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw1", 1);
+    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(first && first->task_count == 2);
+    /* The shard ships what the worker needs: task folder, gold, evaluation. */
+    bool has_gold = false;
+    for (size_t i = 0; i < first->file_count; i++)
+        has_gold |= strncmp(first->files[i].path, "gold/", 5) == 0;
+    SX_CHECK(has_gold);
+    SX_CHECK(fake_expect(f, SX_MSG_ASSIGN, 300) == NULL);
+    fake_answer(f, first, SX_STATUS_MATCH);
+    sx_msg_t *second = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(second && strcmp(second->tasks[0].task_id, first->tasks[0].task_id) != 0);
+    fake_answer(f, second, SX_STATUS_MISMATCH);
+    sx_msg_t *third = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(third);
+    fake_answer(f, third, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 6);
+    snprintf(path, sizeof path, "%s/m1/csv/%s.csv", h->out, first->tasks[0].task_id);
+    SX_CHECK(sx_file_exists(path));
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    sx_msg_destroy(&third);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* A silent worker is declared dead; its shard goes to another worker as
+ * attempt 2, and its late result is dropped. A repeated result is ACKed and
+ * dropped too. */
+static void test_dead_worker_requeued_and_late_results_dropped(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *silent = fake_new(h->endpoint, "silent", 1);
+    sx_msg_t *lost = fake_expect(silent, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(lost && lost->task_count == 2);
+    fake_t *alive = fake_new(h->endpoint, "alive", 1);
+    sx_msg_t *again = fake_expect(alive, SX_MSG_ASSIGN, 3 * DEAD_MS);
+    SX_CHECK(again && again->task_count == 2 && again->tasks[0].attempt == 2);
+    /* The dead worker wakes up: it is unknown now and is told to say hello. */
+    fake_result(silent, lost->tasks[0].task_id, 1, SX_STATUS_MISMATCH);
+    sx_msg_t *bye = fake_expect(silent, SX_MSG_GOODBYE, 1000);
+    SX_CHECK(bye && !bye->final);
+    fake_result(alive, again->tasks[0].task_id, 2, SX_STATUS_MATCH);
+    sx_msg_t *ack = fake_expect(alive, SX_MSG_ACK, 1000);
+    SX_CHECK(ack);
+    sx_msg_destroy(&ack);
+    fake_result(alive, again->tasks[0].task_id, 2, SX_STATUS_MISMATCH);
+    ack = fake_expect(alive, SX_MSG_ACK, 1000);
+    SX_CHECK(ack); /* a duplicate is still acknowledged, so the spool empties */
+    fake_result(alive, again->tasks[1].task_id, 2, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", again->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 2 &&
+             strcmp(r.worker, "alive") == 0);
+    sx_result_clear(&r);
+    sx_msg_destroy(&ack);
+    sx_msg_destroy(&bye);
+    sx_msg_destroy(&lost);
+    sx_msg_destroy(&again);
+    fake_destroy(&silent);
+    fake_destroy(&alive);
+    harness_destroy(&h);
+}
+
+/* infra_error moves to another worker and is terminal after the budget; a
+ * wrong query (flink_error) is never retried. */
+static void test_retry_budget_on_other_worker(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.retry_budget = 2;
+    harness_start(h, &c);
+    fake_t *a = fake_new(h->endpoint, "wa", 1);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(first);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    sx_msg_t *other = fake_expect(b, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(other);
+    fake_result(b, other->tasks[0].task_id, 1, SX_STATUS_FLINK_ERROR);
+    zclock_sleep(50);
+    fake_result(a, first->tasks[0].task_id, 1, SX_STATUS_INFRA_ERROR);
+    /* The retry must go to b even though a has credit again. */
+    sx_msg_t *retry = fake_expect(b, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(retry && strcmp(retry->tasks[0].task_id, first->tasks[0].task_id) == 0);
+    SX_CHECK(retry->tasks[0].attempt == 2);
+    fake_result(b, retry->tasks[0].task_id, 2, SX_STATUS_INFRA_ERROR);
+    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", first->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_INFRA_ERROR && r.attempts == 2);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", other->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_FLINK_ERROR && r.attempts == 1);
+    sx_result_clear(&r);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&other);
+    sx_msg_destroy(&retry);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
+/* A stopped run resumes from its journal and executes only what is unsettled. */
+static void test_resume_skips_settled(void)
+{
+    harness_t *h = harness_new(4, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(first && first->task_count == 2);
+    fake_answer(f, first, SX_STATUS_MATCH);
+    sx_msg_t *ack = fake_expect(f, SX_MSG_ACK, 1000);
+    sx_msg_destroy(&ack);
+    ack = fake_expect(f, SX_MSG_ACK, 1000);
+    SX_CHECK(ack);
+    sx_msg_destroy(&ack);
+    harness_stop(h); /* Ctrl-C */
+    fake_destroy(&f);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(!sx_file_exists(path));
+
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL && strstr(err.msg, "--resume"));
+    c.resume = true;
+    harness_start(h, &c);
+    f = fake_new(h->endpoint, "fw", 2);
+    sx_msg_t *rest = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(rest && rest->task_count == 2);
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 2; j++)
+            SX_CHECK(strcmp(rest->tasks[i].task_id, first->tasks[j].task_id) != 0);
+    fake_answer(f, rest, SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    SX_CHECK(sx_testbench_count_lines(path) == 4);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&rest);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* Garbage and out-of-order messages are rejected; the coordinator goes on. */
+static void test_malformed_messages_rejected(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 0);
+    zstr_send(f->sock, "not msgpack");
+    zstr_sendm(f->sock, "two");
+    zstr_send(f->sock, "frames");
+    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK); /* a coordinator's message */
+    ack->method = strdup("m1");
+    ack->result.task_id = strdup("t001");
+    ack->result.attempts = 1;
+    sx_msg_send(ack, f->sock, NULL, NULL);
+    sx_msg_destroy(&ack);
+    fake_result(f, "t001", 1, SX_STATUS_MATCH); /* before HELLO */
+    sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, 1000);
+    SX_CHECK(bye && !bye->final);
+    sx_msg_destroy(&bye);
+    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+    hello->worker = strdup("fw");
+    hello->capacity = 1;
+    sx_msg_send(hello, f->sock, NULL, NULL);
+    sx_msg_destroy(&hello);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    SX_CHECK(assign && assign->tasks[0].attempt == 1);
+    fake_answer(f, assign, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    sx_msg_destroy(&assign);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* ---- real agents with the simulated executor --------------------------- */
+
+typedef struct {
+    sx_agent_t *agent;
+    int rc;
+} agent_run_t;
+
+static void agent_actor(zsock_t *pipe, void *arg)
+{
+    agent_run_t *run = arg;
+    zsock_signal(pipe, 0);
+    run->rc = sx_agent_run(run->agent, pipe, NULL);
+    zstr_send(pipe, "done");
+}
+
+/* Two agents, several methods, every kind of verdict: every task ID ends up
+ * exactly once in each method's results, flaky tasks recover on attempt 2. */
+static void test_agents_complete_run(void)
+{
+    const char *markers[] = {
+        "", "/*sim:mismatch*/", "/*sim:flaky*/", "-", "", "/*sim:flink_error*/",
+        "", "/*sim:timeout*/"};
+    harness_t *h = harness_new(8, markers);
+    const char *names[] = {"m1", "m2"};
+    const char *files[] = {h->preds, h->preds};
+    sx_coordinator_config_t c = base_config(h, names, files);
+    c.method_count = 2;
+    harness_start(h, &c);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=5", NULL);
+    agent_run_t runs[2];
+    zactor_t *actors[2];
+    for (int i = 0; i < 2; i++) {
+        char dir[PATH_MAX + 32], name[16];
+        snprintf(dir, sizeof dir, "%s/worker%d", h->bench, i);
+        snprintf(name, sizeof name, "w%d", i);
+        sx_agent_config_t ac = {.endpoint = h->endpoint,
+                                .name = name,
+                                .capacity = 2,
+                                .work_dir = dir,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .heartbeat_ms = BEAT_MS,
+                                .dead_after_ms = DEAD_MS};
+        runs[i].agent = sx_agent_new(&ac, NULL);
+        SX_CHECK(runs[i].agent);
+        actors[i] = zactor_new(agent_actor, &runs[i]);
+    }
+    SX_CHECK(harness_wait(h, 10000) && h->run.rc == 0);
+    for (int i = 0; i < 2; i++) {
+        /* The final goodbye ends each agent by itself. */
+        zpoller_t *poller = zpoller_new(actors[i], NULL);
+        SX_CHECK(zpoller_wait(poller, 3000) == actors[i]);
+        zpoller_destroy(&poller);
+        zactor_destroy(&actors[i]);
+        SX_CHECK(runs[i].rc == 0);
+        sx_agent_destroy(&runs[i].agent);
+    }
+    sx_simexec_destroy(&sim);
+    const char *methods[] = {"m1", "m2"};
+    for (int m = 0; m < 2; m++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s/results.jsonl", h->out, methods[m]);
+        SX_CHECK(sx_testbench_count_lines(path) == 8);
+        snprintf(path, sizeof path, "%s/%s/submission.jsonl", h->out, methods[m]);
+        SX_CHECK(sx_testbench_count_lines(path) == 8);
+        sx_result_t r;
+        SX_CHECK(read_result(h, methods[m], "t003", &r));
+        SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 2);
+        sx_result_clear(&r);
+        SX_CHECK(read_result(h, methods[m], "t004", &r));
+        SX_CHECK(r.status == SX_STATUS_MISSING_PREDICTION && !r.csv);
+        sx_result_clear(&r);
+        SX_CHECK(read_result(h, methods[m], "t006", &r));
+        SX_CHECK(r.status == SX_STATUS_FLINK_ERROR && r.attempts == 1);
+        sx_result_clear(&r);
+        SX_CHECK(read_result(h, methods[m], "t001", &r));
+        SX_CHECK(r.status == SX_STATUS_MATCH && r.csv && sx_file_exists(r.csv));
+        sx_result_clear(&r);
+    }
+    char summary[PATH_MAX + 32];
+    snprintf(summary, sizeof summary, "%s/summary.json", h->out);
+    SX_CHECK(sx_file_exists(summary));
+    harness_destroy(&h);
+}
+
+/* ---- security ---------------------------------------------------------- */
+
+static void test_plain_tcp_refused_off_loopback(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.endpoint = "tcp://*:0";
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL && strstr(err.msg, "--insecure"));
+    harness_destroy(&h);
+}
+
+static char *make_cert(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.cert", dir, name);
+    zcert_t *cert = zcert_new();
+    SX_CHECK(zcert_save(cert, path) == 0);
+    zcert_destroy(&cert);
+    return strdup(path);
+}
+
+/* Only a worker whose public key is in the allow-list gets work. */
+static void test_curve_allow_list(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    char keys[PATH_MAX + 32], allow[PATH_MAX + 32];
+    snprintf(keys, sizeof keys, "%s/keys", h->bench);
+    snprintf(allow, sizeof allow, "%s/allow", h->bench);
+    SX_CHECK(sx_mkdirs(keys, NULL) == 0 && sx_mkdirs(allow, NULL) == 0);
+    char *server = make_cert(keys, "coordinator");
+    char *good = make_cert(keys, "good");
+    char *bad = make_cert(keys, "bad");
+    zcert_t *good_cert = zcert_load(good);
+    char allowed[PATH_MAX + 64];
+    snprintf(allowed, sizeof allowed, "%s/good.cert", allow);
+    zcert_save_public(good_cert, allowed);
+    zcert_destroy(&good_cert);
+
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.cert_path = server;
+    c.allow_dir = allow;
+    c.shard_size = 1;
+    harness_start(h, &c);
+    zcert_t *server_cert = zcert_load(server);
+    const char *certs[] = {bad, good};
+    sx_msg_t *got[2] = {NULL, NULL};
+    fake_t *fakes[2];
+    for (int i = 0; i < 2; i++) {
+        fakes[i] = fake_new(NULL, i ? "good" : "bad", 0);
+        zcert_t *mine = zcert_load(certs[i]);
+        zcert_apply(mine, fakes[i]->sock);
+        zcert_destroy(&mine);
+        zsock_set_curve_serverkey(fakes[i]->sock, zcert_public_txt(server_cert));
+        SX_CHECK(zsock_connect(fakes[i]->sock, "%s", h->endpoint) == 0);
+        sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+        hello->worker = strdup(fakes[i]->name);
+        hello->capacity = 1;
+        sx_msg_send(hello, fakes[i]->sock, NULL, NULL);
+        sx_msg_destroy(&hello);
+    }
+    got[1] = fake_expect(fakes[1], SX_MSG_ASSIGN, 2000);
+    got[0] = fake_expect(fakes[0], SX_MSG_ASSIGN, 500);
+    SX_CHECK(got[1] && !got[0]);
+    zcert_destroy(&server_cert);
+    sx_msg_destroy(&got[1]);
+    for (int i = 0; i < 2; i++)
+        fake_destroy(&fakes[i]);
+    free(server);
+    free(good);
+    free(bad);
+    harness_destroy(&h);
+}
+
+void sx_coordinator_test(bool verbose)
+{
+    sx_log_level_t saved = sx_log_level();
+    sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
+    test_credit_limits_shards();
+    test_dead_worker_requeued_and_late_results_dropped();
+    test_retry_budget_on_other_worker();
+    test_resume_skips_settled();
+    test_malformed_messages_rejected();
+    test_agents_complete_run();
+    test_plain_tcp_refused_off_loopback();
+    test_curve_allow_list();
+    sx_log_set_level(saved);
+}

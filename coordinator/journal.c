@@ -1,0 +1,184 @@
+/* journal.c: append-only, fsync'ed JSONL of settled results (see journal.h). */
+#include "coordinator/journal.h"
+
+#include "common/selftest.h"
+#include "proto/files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct _sx_journal_t {
+    char *path;
+    int fd;
+};
+
+/* Parses one complete line into (method, result) and hands it to visit. */
+static int replay_line(const char *path, size_t line_no, const char *line,
+                       sx_journal_visit_fn *visit, void *arg, sx_error_t *err)
+{
+    json_error_t jerr;
+    json_t *root = json_loads(line, 0, &jerr);
+    const char *method = root ? json_string_value(json_object_get(root, "method")) : NULL;
+    json_t *inner = root ? json_object_get(root, "result") : NULL;
+    if (!method || !json_is_object(inner)) {
+        json_decref(root);
+        return sx_error_set(err, "%s:%zu: not a journal record", path, line_no);
+    }
+    char *text = json_dumps(inner, JSON_COMPACT);
+    sx_result_t result;
+    memset(&result, 0, sizeof result);
+    int rc = sx_result_from_json(text, &result, err);
+    if (rc != 0)
+        sx_error_prefix(err, "%s:%zu", path, line_no);
+    else
+        rc = visit(method, &result, arg, err);
+    sx_result_clear(&result);
+    free(text);
+    json_decref(root);
+    return rc;
+}
+
+/* Replays complete lines; returns the length of the valid prefix in *keep. */
+static int replay(const char *path, const char *data, size_t size,
+                  sx_journal_visit_fn *visit, void *arg, size_t *keep, sx_error_t *err)
+{
+    size_t start = 0, line_no = 0;
+    *keep = 0;
+    while (start < size) {
+        const char *nl = memchr(data + start, '\n', size - start);
+        line_no++;
+        if (!nl)
+            break; /* torn last line: never acknowledged, so safe to drop */
+        char *line = strndup(data + start, (size_t)(nl - data - (long)start));
+        int rc = visit ? replay_line(path, line_no, line, visit, arg, err) : 0;
+        free(line);
+        if (rc != 0)
+            return -1;
+        start = (size_t)(nl - data) + 1;
+        *keep = start;
+    }
+    return 0;
+}
+
+sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void *arg,
+                              sx_error_t *err)
+{
+    size_t keep = 0;
+    if (sx_file_exists(path)) {
+        size_t size = 0;
+        char *data = sx_file_read(path, (size_t)1 << 34, &size, err);
+        if (!data)
+            return NULL;
+        int rc = replay(path, data, size, visit, arg, &keep, err);
+        free(data);
+        if (rc != 0)
+            return NULL;
+        if (keep < size && truncate(path, (off_t)keep) != 0)
+            return sx_error_set(err, "%s: cannot cut the torn last line: %s", path,
+                                strerror(errno)),
+                   NULL;
+    }
+    if (sx_mkdirs_for(path, err) != 0)
+        return NULL;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0)
+        return sx_error_set(err, "%s: cannot open for appending: %s", path,
+                            strerror(errno)),
+               NULL;
+    sx_journal_t *self = calloc(1, sizeof *self);
+    self->path = strdup(path);
+    self->fd = fd;
+    return self;
+}
+
+int sx_journal_append(sx_journal_t *self, const char *method, const sx_result_t *result,
+                      sx_error_t *err)
+{
+    char *inner = sx_result_to_json(result);
+    json_t *record = json_object();
+    json_object_set_new(record, "method", json_string(method));
+    json_object_set_new(record, "result", json_loads(inner, 0, NULL));
+    char *line = json_dumps(record, JSON_COMPACT);
+    json_decref(record);
+    free(inner);
+    size_t len = strlen(line);
+    line[len] = '\n'; /* json_dumps left room for the NUL we overwrite */
+    ssize_t wrote = write(self->fd, line, len + 1);
+    free(line);
+    if (wrote != (ssize_t)(len + 1) || fsync(self->fd) != 0)
+        return sx_error_set(err, "%s: cannot append: %s", self->path, strerror(errno));
+    return 0;
+}
+
+void sx_journal_destroy(sx_journal_t **self_p)
+{
+    sx_journal_t *self = *self_p;
+    if (!self)
+        return;
+    close(self->fd);
+    free(self->path);
+    free(self);
+    *self_p = NULL;
+}
+
+static int count_visit(const char *method, const sx_result_t *result, void *arg,
+                       sx_error_t *err)
+{
+    (void)err;
+    SX_CHECK(strcmp(method, "m1") == 0);
+    SX_CHECK(result->status == SX_STATUS_MATCH || result->status == SX_STATUS_TIMEOUT);
+    (*(int *)arg)++;
+    return 0;
+}
+
+void sx_journal_test(bool verbose)
+{
+    (void)verbose;
+    char dir[] = "/tmp/sx-journal-test-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/out/journal.jsonl", dir);
+    sx_journal_t *journal = sx_journal_open(path, NULL, NULL, NULL);
+    SX_CHECK(journal);
+    sx_result_t result;
+    sx_result_init(&result, "t1", SX_STATUS_MATCH, "", "/x/t1.csv");
+    SX_CHECK(sx_journal_append(journal, "m1", &result, NULL) == 0);
+    sx_result_clear(&result);
+    sx_result_init(&result, "t2", SX_STATUS_TIMEOUT, "after 120 s", NULL);
+    SX_CHECK(sx_journal_append(journal, "m1", &result, NULL) == 0);
+    sx_result_clear(&result);
+    sx_journal_destroy(&journal);
+
+    /* A crash in the middle of a third record leaves a torn line. */
+    FILE *out = fopen(path, "a");
+    fputs("{\"method\":\"m1\",\"res", out);
+    fclose(out);
+    int seen = 0;
+    journal = sx_journal_open(path, count_visit, &seen, NULL);
+    SX_CHECK(journal && seen == 2);
+    sx_result_init(&result, "t3", SX_STATUS_MATCH, "", NULL);
+    SX_CHECK(sx_journal_append(journal, "m1", &result, NULL) == 0);
+    sx_result_clear(&result);
+    sx_journal_destroy(&journal);
+    seen = 0;
+    journal = sx_journal_open(path, count_visit, &seen, NULL);
+    SX_CHECK(journal && seen == 3);
+    sx_journal_destroy(&journal);
+
+    /* A bad line in the middle is an error naming the line. */
+    out = fopen(path, "a");
+    fputs("garbage\n{}\n", out);
+    fclose(out);
+    sx_error_t err;
+    seen = 0;
+    SX_CHECK(sx_journal_open(path, count_visit, &seen, &err) == NULL);
+    SX_CHECK(strstr(err.msg, "journal.jsonl:4"));
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    SX_CHECK(system(cmd) == 0);
+}

@@ -1,0 +1,32 @@
+/* journal.h: the coordinator's durable record of settled results, OUT/journal.jsonl.
+ * One line per settled (method, task): {"method": NAME, "result": <a
+ * results.jsonl object>}, fsync'ed before the worker is acknowledged, so a
+ * crash or Ctrl-C never loses a settled result and `--resume` re-executes
+ * only what the journal does not hold. A torn last line (a crash in the
+ * middle of a write) is ignored and cut off; any other bad line is an error
+ * naming the journal and its line. */
+#ifndef SX_JOURNAL_H
+#define SX_JOURNAL_H
+
+#include "common/error.h"
+#include "common/result.h"
+
+#include <stdbool.h>
+
+typedef struct _sx_journal_t sx_journal_t;
+
+/* Called for every record when loading; returns non-zero to stop with an error. */
+typedef int(sx_journal_visit_fn)(const char *method, const sx_result_t *result, void *arg,
+                                 sx_error_t *err);
+
+/* Opens path for appending. With visit, first replays every complete record
+ * through it (resume); a torn last line is cut off. */
+sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void *arg,
+                              sx_error_t *err);
+int sx_journal_append(sx_journal_t *self, const char *method, const sx_result_t *result,
+                      sx_error_t *err);
+void sx_journal_destroy(sx_journal_t **self_p);
+
+void sx_journal_test(bool verbose);
+
+#endif

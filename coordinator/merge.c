@@ -1,0 +1,268 @@
+/* merge.c: merging shard outputs into one OUT (see merge.h). */
+#include "coordinator/merge.h"
+
+#include "common/log.h"
+#include "common/result.h"
+#include "common/selftest.h"
+#include "common/task.h"
+#include "coordinator/testbench.h"
+#include "proto/files.h"
+#include "proto/proto.h"
+
+#include <czmq.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One method's merged results, indexed like task_ids.txt. */
+typedef struct {
+    const char *method;
+    sx_result_t *results;
+    const char **origin; /* input each result came from, NULL = none yet */
+    size_t count;
+} merged_t;
+
+/* Adds NAME for every INPUT/NAME/results.jsonl to the set of methods. */
+static void find_methods(const char *input, zlistx_t *methods)
+{
+    DIR *dir = opendir(input);
+    if (!dir)
+        return;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s/results.jsonl", input, entry->d_name);
+        if (sx_proto_safe_name(entry->d_name) && sx_file_exists(path) &&
+            !zlistx_find(methods, entry->d_name))
+            zlistx_add_end(methods, strdup(entry->d_name));
+    }
+    closedir(dir);
+}
+
+static int copy_csv(const char *from, const char *out_dir, const char *method,
+                    const char *task_id, char *to, size_t to_size, sx_error_t *err)
+{
+    snprintf(to, to_size, "%s/%s/csv/%s.csv", out_dir, method, task_id);
+    size_t size = 0;
+    char *data = sx_file_read(from, (size_t)1 << 31, &size, err);
+    int rc = data && sx_mkdirs_for(to, err) == 0
+                 ? sx_file_write_atomic(to, data, size, err)
+                 : -1;
+    free(data);
+    return rc;
+}
+
+/* Takes one result line of an input into the merge. */
+static int take(merged_t *m, const sx_bench_t *bench, const char *input,
+                const char *out_dir, sx_result_t *r, sx_error_t *err)
+{
+    long index = sx_bench_index_of(bench, r->task_id);
+    if (index < 0)
+        return sx_error_set(err, "%s/%s: task '%s' is not in task_ids.txt", input,
+                            m->method, r->task_id);
+    if (m->origin[index]) {
+        const sx_result_t *have = &m->results[index];
+        if (have->status != r->status || have->score != r->score)
+            return sx_error_set(err, "%s/%s disagrees: %s says %s, %s says %s", m->method,
+                                r->task_id, m->origin[index],
+                                sx_status_name(have->status), input,
+                                sx_status_name(r->status));
+        return 0; /* the same verdict twice: an overlap that agrees */
+    }
+    char to[PATH_MAX + 600];
+    if (r->csv &&
+        copy_csv(r->csv, out_dir, m->method, r->task_id, to, sizeof to, err) != 0)
+        return sx_error_prefix(err, "%s/%s", m->method, r->task_id), -1;
+    if (r->csv) {
+        free(r->csv);
+        r->csv = strdup(to);
+    }
+    m->results[index] = *r;
+    memset(r, 0, sizeof *r);
+    m->origin[index] = input;
+    return 0;
+}
+
+static int read_input(merged_t *m, const sx_bench_t *bench, const char *input,
+                      const char *out_dir, sx_error_t *err)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s/results.jsonl", input, m->method);
+    if (!sx_file_exists(path))
+        return 0;
+    size_t size = 0;
+    char *data = sx_file_read(path, (size_t)1 << 31, &size, err);
+    if (!data)
+        return -1;
+    int rc = 0;
+    size_t line_no = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line && rc == 0;
+         line = strtok_r(NULL, "\n", &save)) {
+        line_no++;
+        sx_result_t r;
+        memset(&r, 0, sizeof r);
+        if (sx_result_from_json(line, &r, err) != 0) {
+            sx_error_prefix(err, "%s:%zu", path, line_no);
+            rc = -1;
+        } else
+            rc = take(m, bench, input, out_dir, &r, err);
+        sx_result_clear(&r);
+    }
+    free(data);
+    return rc;
+}
+
+static size_t fill_missing(merged_t *m, const sx_bench_t *bench)
+{
+    size_t missing = 0;
+    for (size_t i = 0; i < m->count; i++) {
+        if (m->origin[i])
+            continue;
+        const char *id = sx_bench_task_id(bench, i);
+        sx_warn("%s/%s: missing from every shard output (scored 0)", m->method, id);
+        sx_result_init(&m->results[i], id, SX_STATUS_INFRA_ERROR,
+                       "missing from every shard output", NULL);
+        missing++;
+    }
+    return missing;
+}
+
+static int merge_method(merged_t *m, const sx_bench_t *bench, const char *const *inputs,
+                        size_t input_count, const char *out_dir,
+                        sx_method_summary_t *summary, size_t *missing, sx_error_t *err)
+{
+    m->count = sx_bench_task_count(bench);
+    m->results = calloc(m->count, sizeof *m->results);
+    m->origin = calloc(m->count, sizeof *m->origin);
+    int rc = 0;
+    for (size_t i = 0; i < input_count && rc == 0; i++)
+        rc = read_input(m, bench, inputs[i], out_dir, err);
+    if (rc == 0) {
+        *missing += fill_missing(m, bench);
+        rc = sx_results_write(out_dir, m->method, m->results, m->count, summary, err);
+    }
+    for (size_t i = 0; i < m->count; i++)
+        sx_result_clear(&m->results[i]);
+    free(m->results);
+    free(m->origin);
+    return rc;
+}
+
+static bool same_folder(const char *a, const char *b)
+{
+    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+    bool same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
+int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
+             const char *out_dir, sx_merge_report_t *report, sx_error_t *err)
+{
+    memset(report, 0, sizeof *report);
+    if (input_count == 0)
+        return sx_error_set(err, "nothing to merge: give the shard outputs");
+    if (sx_mkdirs(out_dir, err) != 0)
+        return -1;
+    for (size_t i = 0; i < input_count; i++)
+        if (same_folder(inputs[i], out_dir))
+            return sx_error_set(err, "%s: the output cannot also be an input", out_dir);
+    sx_bench_t *bench = sx_bench_open(bench_dir, err);
+    if (!bench)
+        return -1;
+    zlistx_t *methods = zlistx_new();
+    zlistx_set_destructor(methods, (zlistx_destructor_fn *)zstr_free);
+    zlistx_set_comparator(methods, (zlistx_comparator_fn *)strcmp);
+    for (size_t i = 0; i < input_count; i++)
+        find_methods(inputs[i], methods);
+    zlistx_sort(methods);
+    int rc = zlistx_size(methods)
+                 ? 0
+                 : sx_error_set(err, "no METHOD/results.jsonl in any input");
+    size_t count = zlistx_size(methods);
+    sx_method_summary_t *summaries = calloc(count + 1, sizeof *summaries);
+    size_t done = 0;
+    for (char *name = zlistx_first(methods); name && rc == 0;
+         name = zlistx_next(methods)) {
+        merged_t m = {.method = name};
+        rc = merge_method(&m, bench, inputs, input_count, out_dir, &summaries[done],
+                          &report->missing, err);
+        done += rc == 0;
+    }
+    if (rc == 0)
+        rc = sx_summary_write(out_dir, summaries, done, err);
+    report->methods = done;
+    report->tasks = sx_bench_task_count(bench);
+    for (size_t i = 0; i < done; i++)
+        free(summaries[i].method);
+    free(summaries);
+    zlistx_destroy(&methods);
+    sx_bench_destroy(&bench);
+    return rc;
+}
+
+/* ---- self-test --------------------------------------------------------- */
+
+static void write_results(const char *out, const char *method, const char *const *ids,
+                          const sx_status_t *statuses, size_t count)
+{
+    sx_result_t *results = calloc(count, sizeof *results);
+    char csv[PATH_MAX];
+    for (size_t i = 0; i < count; i++) {
+        snprintf(csv, sizeof csv, "%s/%s/csv/%s.csv", out, method, ids[i]);
+        SX_CHECK(sx_mkdirs_for(csv, NULL) == 0 &&
+                 sx_file_write_atomic(csv, "x\n1\n", 4, NULL) == 0);
+        sx_result_init(&results[i], ids[i], statuses[i], "", csv);
+    }
+    sx_method_summary_t summary;
+    SX_CHECK(sx_results_write(out, method, results, count, &summary, NULL) == 0);
+    free(summary.method);
+    for (size_t i = 0; i < count; i++)
+        sx_result_clear(&results[i]);
+    free(results);
+}
+
+void sx_merge_test(bool verbose)
+{
+    sx_log_level_t saved = sx_log_level();
+    sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
+    char *bench = sx_testbench_make(4, NULL);
+    char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], out[PATH_MAX];
+    snprintf(a, sizeof a, "%s/shard0", bench);
+    snprintf(b, sizeof b, "%s/shard1", bench);
+    snprintf(c, sizeof c, "%s/shard1-rerun", bench);
+    snprintf(out, sizeof out, "%s/merged", bench);
+    const char *ids_a[] = {"t001", "t003"}, *ids_b[] = {"t002", "t003"},
+               *ids_c[] = {"t003"};
+    const sx_status_t st_a[] = {SX_STATUS_MATCH, SX_STATUS_MISMATCH};
+    const sx_status_t st_b[] = {SX_STATUS_MATCH, SX_STATUS_MISMATCH};
+    const sx_status_t st_c[] = {SX_STATUS_MATCH};
+    write_results(a, "m1", ids_a, st_a, 2);
+    write_results(b, "m1", ids_b, st_b, 2);
+    write_results(c, "m1", ids_c, st_c, 1);
+
+    /* An overlap that agrees is fine; t004 is in no input: reported, scored 0. */
+    const char *inputs[] = {a, b};
+    sx_merge_report_t report;
+    sx_error_t err;
+    SX_CHECK(sx_merge(bench, inputs, 2, out, &report, &err) == 0);
+    SX_CHECK(report.methods == 1 && report.tasks == 4 && report.missing == 1);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", out);
+    SX_CHECK(sx_testbench_count_lines(path) == 4);
+    snprintf(path, sizeof path, "%s/m1/csv/t002.csv", out);
+    SX_CHECK(sx_file_exists(path));
+
+    /* An overlap that disagrees is refused, naming both inputs. */
+    const char *clash[] = {a, c};
+    SX_CHECK(sx_merge(bench, clash, 2, out, &report, &err) == -1);
+    SX_CHECK(strstr(err.msg, "m1/t003 disagrees") && strstr(err.msg, "shard1-rerun"));
+    const char *self_input[] = {out};
+    SX_CHECK(sx_merge(bench, self_input, 1, out, &report, &err) == -1);
+    sx_testbench_remove(&bench);
+    sx_log_set_level(saved);
+}

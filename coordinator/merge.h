@@ -1,0 +1,27 @@
+/* merge.h: combining the outputs of `--shard I/N` runs (CI matrices with no
+ * coordinator) into one OUT, as if one run had made it. Every method found
+ * in any input gets every task ID of task_ids.txt exactly once: a task in
+ * two inputs must have the same verdict there (else the merge is refused,
+ * naming both), a task in no input is reported and scored zero
+ * (infra_error, "missing from every shard output"). Final CSVs are copied
+ * into OUT so submission.jsonl points inside it. */
+#ifndef SX_MERGE_H
+#define SX_MERGE_H
+
+#include "common/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    size_t methods;
+    size_t tasks;   /* per method: the denominator */
+    size_t missing; /* (method, task) pairs in no input */
+} sx_merge_report_t;
+
+int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
+             const char *out_dir, sx_merge_report_t *report, sx_error_t *err);
+
+void sx_merge_test(bool verbose);
+
+#endif

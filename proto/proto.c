@@ -1,0 +1,1015 @@
+/* proto.c: msgpack encoding and strict decoding of the coordinator/worker
+ * messages (see proto.h). Every message is an array whose first three items
+ * are "SXP", the protocol version and the type; the fields follow in a fixed
+ * order per type, so a decoder can check count and type of each one. */
+#include "proto/proto.h"
+
+#include "common/selftest.h"
+
+#include <math.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "SXP"
+#define NAME_MAX_LEN 256
+#define TEXT_MAX_LEN (16u * 1024u * 1024u)
+#define MAX_CAPACITY 1024
+#define MAX_ATTEMPT 1000
+
+static const char *s_type_names[] = {
+    "?",   "HELLO",   "ASSIGN",       "RESULT", "HEARTBEAT",
+    "ACK", "GOODBYE", "FILE_REQUEST", "FILE",
+};
+
+const char *sx_msg_type_name(sx_msg_type_t type)
+{
+    return type >= SX_MSG_HELLO && type <= SX_MSG_FILE ? s_type_names[type] : "unknown";
+}
+
+sx_msg_t *sx_msg_new(sx_msg_type_t type)
+{
+    sx_msg_t *self = calloc(1, sizeof *self);
+    if (self)
+        self->type = type;
+    return self;
+}
+
+void sx_msg_destroy(sx_msg_t **self_p)
+{
+    sx_msg_t *self = *self_p;
+    if (!self)
+        return;
+    free(self->worker);
+    for (size_t i = 0; i < self->task_count; i++) {
+        free(self->tasks[i].method);
+        free(self->tasks[i].task_id);
+        free(self->tasks[i].sql);
+    }
+    free(self->tasks);
+    for (size_t i = 0; i < self->file_count; i++) {
+        free(self->files[i].path);
+        free(self->files[i].hash);
+    }
+    free(self->files);
+    free(self->method);
+    sx_result_clear(&self->result);
+    free(self->data);
+    free(self->hash);
+    free(self->reason);
+    free(self);
+    *self_p = NULL;
+}
+
+static char *dup_or_null(const char *text)
+{
+    return text ? strdup(text) : NULL;
+}
+
+void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
+                     const char *sql, int attempt)
+{
+    sx_msg_task_t *grown = realloc(self->tasks, (self->task_count + 1) * sizeof *grown);
+    if (!grown)
+        abort();
+    self->tasks = grown;
+    grown[self->task_count++] =
+        (sx_msg_task_t){strdup(method), strdup(task_id), dup_or_null(sql), attempt};
+}
+
+void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size)
+{
+    sx_msg_file_t *grown = realloc(self->files, (self->file_count + 1) * sizeof *grown);
+    if (!grown)
+        abort();
+    self->files = grown;
+    grown[self->file_count++] = (sx_msg_file_t){strdup(path), strdup(hash), size};
+}
+
+void sx_msg_set_data(sx_msg_t *self, const void *data, size_t size)
+{
+    free(self->data);
+    self->data = malloc(size ? size : 1);
+    if (!self->data)
+        abort();
+    memcpy(self->data, data, size);
+    self->size = size;
+}
+
+bool sx_msg_from_worker(sx_msg_type_t type)
+{
+    return type == SX_MSG_HELLO || type == SX_MSG_RESULT || type == SX_MSG_HEARTBEAT ||
+           type == SX_MSG_GOODBYE || type == SX_MSG_FILE_REQUEST;
+}
+
+bool sx_msg_from_coordinator(sx_msg_type_t type)
+{
+    return type == SX_MSG_ASSIGN || type == SX_MSG_ACK || type == SX_MSG_HEARTBEAT ||
+           type == SX_MSG_GOODBYE || type == SX_MSG_FILE;
+}
+
+bool sx_proto_safe_name(const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    if (len == 0 || len > NAME_MAX_LEN || name[0] == '.')
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+bool sx_proto_safe_path(const char *path)
+{
+    if (!path || !*path || strlen(path) > 4 * NAME_MAX_LEN)
+        return false;
+    char copy[4 * NAME_MAX_LEN + 1];
+    snprintf(copy, sizeof copy, "%s", path);
+    char *save = NULL;
+    size_t parts = 0;
+    for (char *part = strtok_r(copy, "/", &save); part;
+         part = strtok_r(NULL, "/", &save)) {
+        if (!sx_proto_safe_name(part))
+            return false;
+        parts++;
+    }
+    /* strtok_r skips empty components: refuse "a//b", "/a" and "a/" outright. */
+    return parts > 0 && path[0] != '/' && path[strlen(path) - 1] != '/' &&
+           !strstr(path, "//");
+}
+
+static bool is_hash(const char *hash)
+{
+    if (!hash || strlen(hash) != 40)
+        return false;
+    for (int i = 0; i < 40; i++)
+        if (!((hash[i] >= '0' && hash[i] <= '9') || (hash[i] >= 'a' && hash[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static void pack_str(msgpack_packer *pk, const char *text)
+{
+    if (!text) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    size_t len = strlen(text);
+    msgpack_pack_str(pk, len);
+    msgpack_pack_str_body(pk, text, len);
+}
+
+static void pack_bin(msgpack_packer *pk, const char *data, size_t size)
+{
+    if (!data) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    msgpack_pack_bin(pk, size);
+    msgpack_pack_bin_body(pk, data, size);
+}
+
+static void pack_timings(msgpack_packer *pk, const sx_timings_t *t)
+{
+    const double values[] = {t->prepare,     t->replay, t->submit, t->run,
+                             t->materialize, t->score,  t->cleanup};
+    msgpack_pack_array(pk, 7);
+    for (int i = 0; i < 7; i++)
+        msgpack_pack_double(pk, values[i]);
+}
+
+/* Number of fields after the three-item header, per type. */
+static int field_count(sx_msg_type_t type)
+{
+    switch (type) {
+    case SX_MSG_HELLO:
+        return 2;
+    case SX_MSG_ASSIGN:
+        return 3;
+    case SX_MSG_RESULT:
+        return 10;
+    case SX_MSG_HEARTBEAT:
+        return 0;
+    case SX_MSG_ACK:
+        return 3;
+    case SX_MSG_GOODBYE:
+        return 2;
+    case SX_MSG_FILE_REQUEST:
+        return 1;
+    case SX_MSG_FILE:
+        return 2;
+    }
+    return -1;
+}
+
+/* Encoding checks what decoding would refuse, so a bug on the sending side
+ * shows up where it is made rather than as a rejected message at the peer. */
+static int check_fields(const sx_msg_t *m, sx_error_t *err)
+{
+    switch (m->type) {
+    case SX_MSG_HELLO:
+        if (!sx_proto_safe_name(m->worker) || m->capacity < 1 ||
+            m->capacity > MAX_CAPACITY)
+            return sx_error_set(err, "HELLO: bad worker name or capacity %d",
+                                m->capacity);
+        break;
+    case SX_MSG_ASSIGN:
+        for (size_t i = 0; i < m->task_count; i++)
+            if (!sx_proto_safe_name(m->tasks[i].method) ||
+                !sx_proto_safe_name(m->tasks[i].task_id) || m->tasks[i].attempt < 1)
+                return sx_error_set(err, "ASSIGN: bad task %zu", i);
+        for (size_t i = 0; i < m->file_count; i++)
+            if (!sx_proto_safe_path(m->files[i].path) || !is_hash(m->files[i].hash))
+                return sx_error_set(err, "ASSIGN: bad file '%s'", m->files[i].path);
+        break;
+    case SX_MSG_RESULT:
+    case SX_MSG_ACK:
+        if (!sx_proto_safe_name(m->method) || !sx_proto_safe_name(m->result.task_id))
+            return sx_error_set(err, "%s: bad method or task ID",
+                                sx_msg_type_name(m->type));
+        break;
+    case SX_MSG_FILE_REQUEST:
+    case SX_MSG_FILE:
+        if (!is_hash(m->hash))
+            return sx_error_set(err, "%s: bad hash", sx_msg_type_name(m->type));
+        break;
+    case SX_MSG_HEARTBEAT:
+    case SX_MSG_GOODBYE:
+        break;
+    default:
+        return sx_error_set(err, "cannot encode message of unknown type %d",
+                            (int)m->type);
+    }
+    return 0;
+}
+
+static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
+{
+    switch (m->type) {
+    case SX_MSG_HELLO:
+        pack_str(pk, m->worker);
+        msgpack_pack_int(pk, m->capacity);
+        break;
+    case SX_MSG_ASSIGN:
+        msgpack_pack_uint64(pk, m->shard_id);
+        msgpack_pack_array(pk, m->task_count);
+        for (size_t i = 0; i < m->task_count; i++) {
+            msgpack_pack_array(pk, 4);
+            pack_str(pk, m->tasks[i].method);
+            pack_str(pk, m->tasks[i].task_id);
+            pack_str(pk, m->tasks[i].sql);
+            msgpack_pack_int(pk, m->tasks[i].attempt);
+        }
+        msgpack_pack_array(pk, m->file_count);
+        for (size_t i = 0; i < m->file_count; i++) {
+            msgpack_pack_array(pk, 3);
+            pack_str(pk, m->files[i].path);
+            pack_str(pk, m->files[i].hash);
+            msgpack_pack_uint64(pk, m->files[i].size);
+        }
+        break;
+    case SX_MSG_RESULT:
+        msgpack_pack_uint64(pk, m->shard_id);
+        pack_str(pk, m->method);
+        pack_str(pk, m->result.task_id);
+        pack_str(pk, sx_status_name(m->result.status));
+        pack_str(pk, m->result.detail ? m->result.detail : "");
+        msgpack_pack_int(pk, m->result.attempts);
+        msgpack_pack_double(pk, m->result.seconds);
+        pack_str(pk, m->result.worker ? m->result.worker : "");
+        pack_timings(pk, &m->timings);
+        pack_bin(pk, m->data, m->size);
+        break;
+    case SX_MSG_ACK:
+        pack_str(pk, m->method);
+        pack_str(pk, m->result.task_id);
+        msgpack_pack_int(pk, m->result.attempts);
+        break;
+    case SX_MSG_GOODBYE:
+        pack_str(pk, m->reason ? m->reason : "");
+        if (m->final)
+            msgpack_pack_true(pk);
+        else
+            msgpack_pack_false(pk);
+        break;
+    case SX_MSG_FILE_REQUEST:
+        pack_str(pk, m->hash);
+        break;
+    case SX_MSG_FILE:
+        pack_str(pk, m->hash);
+        pack_bin(pk, m->data ? m->data : "", m->size);
+        break;
+    case SX_MSG_HEARTBEAT:
+        break;
+    }
+}
+
+char *sx_msg_encode(const sx_msg_t *self, size_t *size_p, sx_error_t *err)
+{
+    if (check_fields(self, err) != 0)
+        return NULL;
+    msgpack_sbuffer buffer;
+    msgpack_sbuffer_init(&buffer);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 3 + (size_t)field_count(self->type));
+    pack_str(&pk, MAGIC);
+    msgpack_pack_int(&pk, SX_PROTO_VERSION);
+    msgpack_pack_int(&pk, (int)self->type);
+    pack_fields(&pk, self);
+    *size_p = buffer.size;
+    char *data = msgpack_sbuffer_release(&buffer);
+    msgpack_sbuffer_destroy(&buffer);
+    return data;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+/* Each getter names the field it reads, so an error says which one is bad. */
+static int get_str(const msgpack_object *o, const char *field, bool nullable, size_t max,
+                   char **out, sx_error_t *err)
+{
+    if (nullable && o->type == MSGPACK_OBJECT_NIL) {
+        *out = NULL;
+        return 0;
+    }
+    if (o->type != MSGPACK_OBJECT_STR)
+        return sx_error_set(err, "field '%s' is not a string", field);
+    size_t len = o->via.str.size;
+    if (len > max)
+        return sx_error_set(err, "field '%s' is longer than %zu bytes", field, max);
+    if (memchr(o->via.str.ptr, '\0', len))
+        return sx_error_set(err, "field '%s' holds a NUL byte", field);
+    *out = strndup(o->via.str.ptr, len);
+    return 0;
+}
+
+static int get_name(const msgpack_object *o, const char *field, char **out,
+                    sx_error_t *err)
+{
+    if (get_str(o, field, false, NAME_MAX_LEN, out, err) != 0)
+        return -1;
+    if (!sx_proto_safe_name(*out))
+        return sx_error_set(err, "field '%s' is not a safe name: '%s'", field, *out);
+    return 0;
+}
+
+static int get_hash(const msgpack_object *o, char **out, sx_error_t *err)
+{
+    if (get_str(o, "hash", false, 40, out, err) != 0)
+        return -1;
+    if (!is_hash(*out))
+        return sx_error_set(err, "field 'hash' is not a SHA-1 in hex");
+    return 0;
+}
+
+static int get_int(const msgpack_object *o, const char *field, int64_t min, int64_t max,
+                   int64_t *out, sx_error_t *err)
+{
+    if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= (uint64_t)INT64_MAX)
+        *out = (int64_t)o->via.u64;
+    else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+        *out = o->via.i64;
+    else
+        return sx_error_set(err, "field '%s' is not an integer", field);
+    if (*out < min || *out > max)
+        return sx_error_set(err, "field '%s' = %lld is outside [%lld, %lld]", field,
+                            (long long)*out, (long long)min, (long long)max);
+    return 0;
+}
+
+static int get_u64(const msgpack_object *o, const char *field, uint64_t *out,
+                   sx_error_t *err)
+{
+    if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return sx_error_set(err, "field '%s' is not a non-negative integer", field);
+    *out = o->via.u64;
+    return 0;
+}
+
+static int get_seconds(const msgpack_object *o, const char *field, double *out,
+                       sx_error_t *err)
+{
+    if (o->type == MSGPACK_OBJECT_FLOAT64 || o->type == MSGPACK_OBJECT_FLOAT32)
+        *out = o->via.f64;
+    else if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+        *out = (double)o->via.u64;
+    else
+        return sx_error_set(err, "field '%s' is not a number", field);
+    if (!isfinite(*out) || *out < 0)
+        return sx_error_set(err, "field '%s' is not a finite duration", field);
+    return 0;
+}
+
+static int get_array(const msgpack_object *o, const char *field, uint32_t want,
+                     sx_error_t *err)
+{
+    if (o->type != MSGPACK_OBJECT_ARRAY)
+        return sx_error_set(err, "field '%s' is not an array", field);
+    if (want != UINT32_MAX && o->via.array.size != want)
+        return sx_error_set(err, "field '%s' has %u items, expected %u", field,
+                            o->via.array.size, want);
+    return 0;
+}
+
+static int get_bin(const msgpack_object *o, const char *field, bool nullable, sx_msg_t *m,
+                   sx_error_t *err)
+{
+    if (nullable && o->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    if (o->type != MSGPACK_OBJECT_BIN)
+        return sx_error_set(err, "field '%s' is not binary", field);
+    sx_msg_set_data(m, o->via.bin.ptr, o->via.bin.size);
+    return 0;
+}
+
+static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
+{
+    if (get_u64(&f[0], "shard_id", &m->shard_id, err) != 0 ||
+        get_array(&f[1], "tasks", UINT32_MAX, err) != 0 ||
+        get_array(&f[2], "files", UINT32_MAX, err) != 0)
+        return -1;
+    for (uint32_t i = 0; i < f[1].via.array.size; i++) {
+        const msgpack_object *t = &f[1].via.array.ptr[i];
+        char *method = NULL, *task_id = NULL, *sql = NULL;
+        int64_t attempt = 0;
+        int rc = get_array(t, "task", 4, err) == 0 &&
+                         get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
+                         get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
+                         get_str(&t->via.array.ptr[2], "sql", true, TEXT_MAX_LEN, &sql,
+                                 err) == 0 &&
+                         get_int(&t->via.array.ptr[3], "attempt", 1, MAX_ATTEMPT,
+                                 &attempt, err) == 0
+                     ? 0
+                     : -1;
+        if (rc == 0)
+            sx_msg_add_task(m, method, task_id, sql, (int)attempt);
+        free(method);
+        free(task_id);
+        free(sql);
+        if (rc != 0)
+            return sx_error_prefix(err, "task %u", i), -1;
+    }
+    for (uint32_t i = 0; i < f[2].via.array.size; i++) {
+        const msgpack_object *t = &f[2].via.array.ptr[i];
+        char *path = NULL, *hash = NULL;
+        uint64_t size = 0;
+        int rc = get_array(t, "file", 3, err) == 0 &&
+                         get_str(&t->via.array.ptr[0], "path", false, 4 * NAME_MAX_LEN,
+                                 &path, err) == 0 &&
+                         get_hash(&t->via.array.ptr[1], &hash, err) == 0 &&
+                         get_u64(&t->via.array.ptr[2], "size", &size, err) == 0
+                     ? 0
+                     : -1;
+        if (rc == 0 && !sx_proto_safe_path(path))
+            rc = sx_error_set(err, "file path '%s' is not a safe relative path", path);
+        if (rc == 0)
+            sx_msg_add_file(m, path, hash, size);
+        free(path);
+        free(hash);
+        if (rc != 0)
+            return sx_error_prefix(err, "file %u", i), -1;
+    }
+    return 0;
+}
+
+static int decode_timings(const msgpack_object *o, sx_timings_t *t, sx_error_t *err)
+{
+    if (get_array(o, "timings", 7, err) != 0)
+        return -1;
+    double *slots[] = {&t->prepare,     &t->replay, &t->submit, &t->run,
+                       &t->materialize, &t->score,  &t->cleanup};
+    for (int i = 0; i < 7; i++)
+        if (get_seconds(&o->via.array.ptr[i], "timings", slots[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
+{
+    char *status = NULL;
+    int64_t attempts = 0;
+    int rc = get_u64(&f[0], "shard_id", &m->shard_id, err) == 0 &&
+                     get_name(&f[1], "method", &m->method, err) == 0 &&
+                     get_name(&f[2], "task_id", &m->result.task_id, err) == 0 &&
+                     get_str(&f[3], "status", false, NAME_MAX_LEN, &status, err) == 0 &&
+                     get_str(&f[4], "detail", false, TEXT_MAX_LEN, &m->result.detail,
+                             err) == 0 &&
+                     get_int(&f[5], "attempts", 1, MAX_ATTEMPT, &attempts, err) == 0 &&
+                     get_seconds(&f[6], "seconds", &m->result.seconds, err) == 0 &&
+                     get_str(&f[7], "worker", false, NAME_MAX_LEN, &m->result.worker,
+                             err) == 0 &&
+                     decode_timings(&f[8], &m->timings, err) == 0 &&
+                     get_bin(&f[9], "csv", true, m, err) == 0
+                 ? 0
+                 : -1;
+    if (!m->result.detail)
+        m->result.detail = strdup("");
+    if (rc == 0 && sx_status_parse(status, &m->result.status) != 0)
+        rc = sx_error_set(err, "field 'status' is not a known status: '%s'", status);
+    m->result.attempts = (int)attempts;
+    m->result.score = m->result.status == SX_STATUS_MATCH;
+    free(status);
+    return rc;
+}
+
+static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
+{
+    int64_t number = 0;
+    switch (m->type) {
+    case SX_MSG_HELLO:
+        if (get_name(&f[0], "worker", &m->worker, err) != 0 ||
+            get_int(&f[1], "capacity", 1, MAX_CAPACITY, &number, err) != 0)
+            return -1;
+        m->capacity = (int)number;
+        return 0;
+    case SX_MSG_ASSIGN:
+        return decode_assign(f, m, err);
+    case SX_MSG_RESULT:
+        return decode_result(f, m, err);
+    case SX_MSG_ACK:
+        if (get_name(&f[0], "method", &m->method, err) != 0 ||
+            get_name(&f[1], "task_id", &m->result.task_id, err) != 0 ||
+            get_int(&f[2], "attempt", 1, MAX_ATTEMPT, &number, err) != 0)
+            return -1;
+        m->result.attempts = (int)number;
+        return 0;
+    case SX_MSG_GOODBYE:
+        if (get_str(&f[0], "reason", false, NAME_MAX_LEN * 4, &m->reason, err) != 0)
+            return -1;
+        if (f[1].type != MSGPACK_OBJECT_BOOLEAN)
+            return sx_error_set(err, "field 'final' is not a boolean");
+        m->final = f[1].via.boolean;
+        return 0;
+    case SX_MSG_FILE_REQUEST:
+        return get_hash(&f[0], &m->hash, err);
+    case SX_MSG_FILE:
+        return get_hash(&f[0], &m->hash, err) != 0
+                   ? -1
+                   : get_bin(&f[1], "data", false, m, err);
+    case SX_MSG_HEARTBEAT:
+        return 0;
+    }
+    return sx_error_set(err, "unknown message type");
+}
+
+static sx_msg_t *decode_object(const msgpack_object *root, sx_error_t *err)
+{
+    if (root->type != MSGPACK_OBJECT_ARRAY || root->via.array.size < 3)
+        return sx_error_set(err, "not a streamex message (expected an array)"), NULL;
+    const msgpack_object *items = root->via.array.ptr;
+    if (items[0].type != MSGPACK_OBJECT_STR || items[0].via.str.size != 3 ||
+        memcmp(items[0].via.str.ptr, MAGIC, 3) != 0)
+        return sx_error_set(err, "not a streamex message (bad magic)"), NULL;
+    int64_t version = 0, type = 0;
+    if (get_int(&items[1], "version", 0, INT32_MAX, &version, err) != 0)
+        return NULL;
+    if (version != SX_PROTO_VERSION)
+        return sx_error_set(err, "protocol version %lld, this streamex speaks %d",
+                            (long long)version, SX_PROTO_VERSION),
+               NULL;
+    if (get_int(&items[2], "type", 0, INT32_MAX, &type, err) != 0)
+        return NULL;
+    int want = field_count((sx_msg_type_t)type);
+    if (type < SX_MSG_HELLO || type > SX_MSG_FILE || want < 0)
+        return sx_error_set(err, "unknown message type %lld", (long long)type), NULL;
+    if (root->via.array.size != 3u + (uint32_t)want)
+        return sx_error_set(err, "%s has %u fields, expected %d",
+                            sx_msg_type_name((sx_msg_type_t)type),
+                            root->via.array.size - 3, want),
+               NULL;
+    sx_msg_t *m = sx_msg_new((sx_msg_type_t)type);
+    if (decode_fields(items + 3, m, err) != 0) {
+        sx_error_prefix(err, "%s", sx_msg_type_name(m->type));
+        sx_msg_destroy(&m);
+    }
+    return m;
+}
+
+/* msgpack_unpack_next allocates for a container's declared item count before
+ * reading the items, so five forged bytes could ask for gigabytes. This walk
+ * checks, without allocating, that the bytes are well-formed msgpack whose
+ * every declared item could actually be present. */
+static uint64_t read_be(const unsigned char *p, int bytes)
+{
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; i++)
+        value = value << 8 | p[i];
+    return value;
+}
+
+/* Length-prefix width and fixed body size of a header byte (c4-df range). */
+static bool header_shape(unsigned char b, int *len_bytes, uint64_t *fixed, int *container)
+{
+    static const struct {
+        unsigned char first, last;
+        int len_bytes;
+        uint64_t fixed;
+        int container; /* 1 array, 2 map */
+    } shapes[] = {
+        {0xc0, 0xc0, 0, 0, 0}, {0xc2, 0xc3, 0, 0, 0},  {0xc4, 0xc4, 1, 0, 0},
+        {0xc5, 0xc5, 2, 0, 0}, {0xc6, 0xc6, 4, 0, 0},  {0xc7, 0xc7, 1, 1, 0},
+        {0xc8, 0xc8, 2, 1, 0}, {0xc9, 0xc9, 4, 1, 0},  {0xca, 0xca, 0, 4, 0},
+        {0xcb, 0xcb, 0, 8, 0}, {0xcc, 0xcc, 0, 1, 0},  {0xcd, 0xcd, 0, 2, 0},
+        {0xce, 0xce, 0, 4, 0}, {0xcf, 0xcf, 0, 8, 0},  {0xd0, 0xd0, 0, 1, 0},
+        {0xd1, 0xd1, 0, 2, 0}, {0xd2, 0xd2, 0, 4, 0},  {0xd3, 0xd3, 0, 8, 0},
+        {0xd4, 0xd4, 0, 2, 0}, {0xd5, 0xd5, 0, 3, 0},  {0xd6, 0xd6, 0, 5, 0},
+        {0xd7, 0xd7, 0, 9, 0}, {0xd8, 0xd8, 0, 17, 0}, {0xd9, 0xd9, 1, 0, 0},
+        {0xda, 0xda, 2, 0, 0}, {0xdb, 0xdb, 4, 0, 0},  {0xdc, 0xdc, 2, 0, 1},
+        {0xdd, 0xdd, 4, 0, 1}, {0xde, 0xde, 2, 0, 2},  {0xdf, 0xdf, 4, 0, 2},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        if (b >= shapes[i].first && b <= shapes[i].last) {
+            *len_bytes = shapes[i].len_bytes;
+            *fixed = shapes[i].fixed;
+            *container = shapes[i].container;
+            return true;
+        }
+    }
+    return false; /* 0xc1 is never used */
+}
+
+static bool plausible_msgpack(const unsigned char *p, size_t size)
+{
+    size_t pos = 0;
+    uint64_t pending = 1;
+    while (pending > 0) {
+        if (pos >= size || pending > size - pos)
+            return false;
+        pending--;
+        unsigned char b = p[pos++];
+        int len_bytes = 0, container = 0;
+        uint64_t fixed = 0, count = 0;
+        if (b <= 0x7f || b >= 0xe0)
+            continue;
+        if (b <= 0x8f || (b >= 0x90 && b <= 0x9f)) {
+            container = b <= 0x8f ? 2 : 1;
+            count = b & 0x0f;
+        } else if (b <= 0xbf) {
+            fixed = b & 0x1f;
+        } else if (!header_shape(b, &len_bytes, &fixed, &container)) {
+            return false;
+        }
+        if ((size_t)len_bytes > size - pos)
+            return false;
+        uint64_t length = read_be(p + pos, len_bytes);
+        pos += (size_t)len_bytes;
+        if (container) {
+            count = len_bytes ? length : count;
+            pending += container == 2 ? 2 * count : count;
+            continue;
+        }
+        uint64_t body = fixed + length;
+        if (body > size - pos)
+            return false;
+        pos += (size_t)body;
+    }
+    return true;
+}
+
+sx_msg_t *sx_msg_decode(const void *data, size_t size, size_t max_bytes, sx_error_t *err)
+{
+    if (size > max_bytes)
+        return sx_error_set(err, "message of %zu bytes is over the %zu-byte limit", size,
+                            max_bytes),
+               NULL;
+    if (!plausible_msgpack(data, size))
+        return sx_error_set(err, "not msgpack (truncated or corrupt, %zu bytes)", size),
+               NULL;
+    msgpack_unpacked unpacked;
+    msgpack_unpacked_init(&unpacked);
+    size_t offset = 0;
+    msgpack_unpack_return rc = msgpack_unpack_next(&unpacked, data, size, &offset);
+    sx_msg_t *m = NULL;
+    if (rc != MSGPACK_UNPACK_SUCCESS)
+        sx_error_set(err, "not msgpack (truncated or corrupt, %zu bytes)", size);
+    else if (offset != size)
+        sx_error_set(err, "%zu bytes of trailing garbage after the message",
+                     size - offset);
+    else
+        m = decode_object(&unpacked.data, err);
+    msgpack_unpacked_destroy(&unpacked);
+    return m;
+}
+
+/* ---- sockets ----------------------------------------------------------- */
+
+int sx_msg_send_raw(const void *data, size_t size, zsock_t *sock, zframe_t *routing_id,
+                    sx_error_t *err)
+{
+    zmsg_t *msg = zmsg_new();
+    if (routing_id)
+        zmsg_append(msg, &(zframe_t *){zframe_dup(routing_id)});
+    zmsg_addmem(msg, data, size);
+    if (zmsg_send(&msg, sock) != 0) {
+        zmsg_destroy(&msg);
+        return sx_error_set(err, "cannot send: %s", zmq_strerror(zmq_errno()));
+    }
+    return 0;
+}
+
+int sx_msg_send(const sx_msg_t *self, zsock_t *sock, zframe_t *routing_id,
+                sx_error_t *err)
+{
+    size_t size = 0;
+    char *data = sx_msg_encode(self, &size, err);
+    if (!data)
+        return -1;
+    int rc = sx_msg_send_raw(data, size, sock, routing_id, err);
+    free(data);
+    if (rc != 0)
+        sx_error_prefix(err, "%s", sx_msg_type_name(self->type));
+    return rc;
+}
+
+bool sx_endpoint_is_loopback(const char *endpoint)
+{
+    static const char *local[] = {"ipc://",           "inproc://",    "tcp://127.",
+                                  "tcp://localhost:", "tcp://[::1]:", "tcp://lo:"};
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        if (strncmp(endpoint, local[i], strlen(local[i])) == 0)
+            return true;
+    return false;
+}
+
+sx_msg_t *sx_msg_recv(zsock_t *sock, zframe_t **routing_id_p, sx_error_t *err)
+{
+    zmsg_t *msg = zmsg_recv(sock);
+    if (!msg)
+        return sx_error_set(err, "interrupted"), NULL;
+    if (routing_id_p)
+        *routing_id_p = zmsg_pop(msg);
+    sx_msg_t *m = NULL;
+    if (routing_id_p && !*routing_id_p)
+        sx_error_set(err, "message without a sender");
+    else if (zmsg_size(msg) != 1)
+        sx_error_set(err, "message of %zu frames, expected 1", zmsg_size(msg));
+    else {
+        zframe_t *frame = zmsg_first(msg);
+        m = sx_msg_decode(zframe_data(frame), zframe_size(frame), SX_PROTO_MAX_BYTES,
+                          err);
+    }
+    zmsg_destroy(&msg);
+    return m;
+}
+
+/* ---- hashes ------------------------------------------------------------ */
+
+static void digest_hex(zdigest_t *digest, char hex[41])
+{
+    const byte *raw = zdigest_data(digest);
+    for (size_t i = 0; i < 20; i++)
+        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+}
+
+void sx_hash_bytes(const void *data, size_t size, char hex[41])
+{
+    zdigest_t *digest = zdigest_new();
+    zdigest_update(digest, (const byte *)data, size);
+    digest_hex(digest, hex);
+    zdigest_destroy(&digest);
+}
+
+int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    zdigest_t *digest = zdigest_new();
+    char buffer[65536];
+    size_t got = 0;
+    uint64_t total = 0;
+    while ((got = fread(buffer, 1, sizeof buffer, in)) > 0) {
+        zdigest_update(digest, (const byte *)buffer, got);
+        total += got;
+    }
+    int rc = ferror(in) ? sx_error_set(err, "%s: read error", path) : 0;
+    fclose(in);
+    digest_hex(digest, hex);
+    zdigest_destroy(&digest);
+    if (size_p)
+        *size_p = total;
+    return rc;
+}
+
+/* ---- self-test --------------------------------------------------------- */
+
+static sx_msg_t *roundtrip(const sx_msg_t *m)
+{
+    size_t size = 0;
+    sx_error_t err;
+    char *data = sx_msg_encode(m, &size, &err);
+    SX_CHECK(data);
+    sx_msg_t *back = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, &err);
+    free(data);
+    SX_CHECK(back);
+    SX_CHECK(back->type == m->type);
+    return back;
+}
+
+static void test_roundtrips(void)
+{
+    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+    hello->worker = strdup("w-1");
+    hello->capacity = 3;
+    sx_msg_t *back = roundtrip(hello);
+    SX_CHECK(strcmp(back->worker, "w-1") == 0 && back->capacity == 3);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&hello);
+
+    sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
+    assign->shard_id = 1ull << 40;
+    sx_msg_add_task(assign, "m1", "t0001", "SELECT 1", 1);
+    sx_msg_add_task(assign, "m1", "t0002", NULL, 2);
+    sx_msg_add_file(assign, "tasks/t0001/task.json",
+                    "0123456789abcdef0123456789abcdef01234567", 12);
+    back = roundtrip(assign);
+    SX_CHECK(back->shard_id == 1ull << 40 && back->task_count == 2 &&
+             back->file_count == 1);
+    SX_CHECK(strcmp(back->tasks[0].sql, "SELECT 1") == 0 && back->tasks[1].sql == NULL);
+    SX_CHECK(back->tasks[1].attempt == 2 && back->files[0].size == 12);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&assign);
+
+    sx_msg_t *result = sx_msg_new(SX_MSG_RESULT);
+    result->method = strdup("m1");
+    sx_result_init(&result->result, "t0001", SX_STATUS_FLINK_ERROR, "root cause", NULL);
+    result->result.attempts = 2;
+    result->result.seconds = 1.5;
+    free(result->result.worker);
+    result->result.worker = strdup("w-1");
+    result->timings.run = 0.25;
+    sx_msg_set_data(result, "a,b\n1,2\n", 8);
+    back = roundtrip(result);
+    SX_CHECK(back->result.status == SX_STATUS_FLINK_ERROR && back->result.score == 0);
+    SX_CHECK(strcmp(back->result.detail, "root cause") == 0 &&
+             back->result.attempts == 2);
+    SX_CHECK(back->timings.run == 0.25 && back->size == 8 &&
+             memcmp(back->data, "a,b", 3) == 0);
+    SX_CHECK(strcmp(back->result.worker, "w-1") == 0);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&result);
+
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = strdup("done");
+    bye->final = true;
+    back = roundtrip(bye);
+    SX_CHECK(back->final && strcmp(back->reason, "done") == 0);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&bye);
+}
+
+/* Packs an arbitrary array so the test can forge messages a bug or an
+ * attacker might send. */
+static char *forge(size_t *size, const char *magic, int version, int type, int extra)
+{
+    msgpack_sbuffer buffer;
+    msgpack_sbuffer_init(&buffer);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 3 + (size_t)extra);
+    pack_str(&pk, magic);
+    msgpack_pack_int(&pk, version);
+    msgpack_pack_int(&pk, type);
+    for (int i = 0; i < extra; i++)
+        msgpack_pack_int(&pk, 7);
+    *size = buffer.size;
+    char *data = msgpack_sbuffer_release(&buffer);
+    msgpack_sbuffer_destroy(&buffer);
+    return data;
+}
+
+static void expect_rejected(const void *data, size_t size, size_t cap, const char *needle)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_msg_t *m = sx_msg_decode(data, size, cap, &err);
+    SX_CHECK(m == NULL);
+    if (!strstr(err.msg, needle)) {
+        fprintf(stderr, "error '%s' lacks '%s'\n", err.msg, needle);
+        SX_CHECK(false);
+    }
+}
+
+static void test_malformed(void)
+{
+    size_t size = 0;
+    char *data = forge(&size, "SXP", SX_PROTO_VERSION + 1, SX_MSG_HEARTBEAT, 0);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "protocol version");
+    free(data);
+    data = forge(&size, "XXX", SX_PROTO_VERSION, SX_MSG_HEARTBEAT, 0);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "bad magic");
+    free(data);
+    data = forge(&size, "SXP", SX_PROTO_VERSION, 99, 0);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "unknown message type");
+    free(data);
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_HEARTBEAT, 1);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "fields, expected 0");
+    free(data);
+    /* HELLO whose worker name is an integer. */
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_HELLO, 2);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "'worker' is not a string");
+    free(data);
+
+    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+    hello->worker = strdup("w1");
+    hello->capacity = 1;
+    data = sx_msg_encode(hello, &size, NULL);
+    expect_rejected(data, size, size - 1, "over the");
+    expect_rejected(data, size - 1, SX_PROTO_MAX_BYTES, "truncated");
+    char *longer = malloc(size + 1);
+    memcpy(longer, data, size);
+    longer[size] = 0x01;
+    expect_rejected(longer, size + 1, SX_PROTO_MAX_BYTES, "trailing garbage");
+    free(longer);
+    free(data);
+    expect_rejected("", 0, SX_PROTO_MAX_BYTES, "not msgpack");
+    expect_rejected("\x93\x01", 2, SX_PROTO_MAX_BYTES, "not msgpack");
+    expect_rejected("\x01", 1, SX_PROTO_MAX_BYTES, "expected an array");
+    /* An array claiming 2^31 items in five bytes must not allocate for them. */
+    expect_rejected("\xdd\x80\x00\x00\x00", 5, SX_PROTO_MAX_BYTES, "not msgpack");
+
+    /* Fields that encode fine as msgpack but are unsafe are refused both ways. */
+    free(hello->worker);
+    hello->worker = strdup("../etc");
+    SX_CHECK(sx_msg_encode(hello, &size, NULL) == NULL);
+    sx_msg_destroy(&hello);
+    sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
+    sx_msg_add_file(assign, "../gold/t1.csv", "0123456789abcdef0123456789abcdef01234567",
+                    1);
+    SX_CHECK(sx_msg_encode(assign, &size, NULL) == NULL);
+    sx_msg_destroy(&assign);
+
+    /* Random bytes never crash the decoder. */
+    unsigned seed = 7;
+    char noise[64];
+    for (int round = 0; round < 2000; round++) {
+        size_t n = (size_t)(rand_r(&seed) % (int)sizeof noise);
+        for (size_t i = 0; i < n; i++)
+            noise[i] = (char)rand_r(&seed);
+        sx_msg_t *m = sx_msg_decode(noise, n, SX_PROTO_MAX_BYTES, NULL);
+        sx_msg_destroy(&m);
+    }
+}
+
+static void test_names_and_hashes(void)
+{
+    SX_CHECK(sx_proto_safe_name("t0001") && !sx_proto_safe_name("a/b"));
+    SX_CHECK(!sx_proto_safe_name("..") && !sx_proto_safe_name(""));
+    SX_CHECK(sx_proto_safe_path("tasks/t1/sources/bids.csv"));
+    SX_CHECK(!sx_proto_safe_path("/etc/passwd") && !sx_proto_safe_path("a//b"));
+    SX_CHECK(!sx_proto_safe_path("tasks/../x") && !sx_proto_safe_path("a/"));
+    char hex[41];
+    sx_hash_bytes("abc", 3, hex);
+    SX_CHECK(strcmp(hex, "a9993e364706816aba3e25717850c26c9cd0d89d") == 0);
+    SX_CHECK(sx_msg_from_worker(SX_MSG_RESULT) && !sx_msg_from_worker(SX_MSG_ASSIGN));
+    SX_CHECK(sx_msg_from_coordinator(SX_MSG_ASSIGN) &&
+             !sx_msg_from_coordinator(SX_MSG_HELLO));
+    SX_CHECK(sx_endpoint_is_loopback("tcp://127.0.0.1:5555"));
+    SX_CHECK(sx_endpoint_is_loopback("ipc:///tmp/x"));
+    SX_CHECK(!sx_endpoint_is_loopback("tcp://*:5555"));
+    SX_CHECK(!sx_endpoint_is_loopback("tcp://10.0.0.1:5555"));
+}
+
+static void test_sockets(void)
+{
+    zsock_t *router = zsock_new_router("inproc://sx-proto-test");
+    zsock_t *dealer = zsock_new_dealer(">inproc://sx-proto-test");
+    sx_msg_t *beat = sx_msg_new(SX_MSG_HEARTBEAT);
+    SX_CHECK(sx_msg_send(beat, dealer, NULL, NULL) == 0);
+    zframe_t *who = NULL;
+    sx_msg_t *got = sx_msg_recv(router, &who, NULL);
+    SX_CHECK(got && got->type == SX_MSG_HEARTBEAT && who);
+    SX_CHECK(sx_msg_send(beat, router, who, NULL) == 0);
+    sx_msg_destroy(&got);
+    got = sx_msg_recv(dealer, NULL, NULL);
+    SX_CHECK(got && got->type == SX_MSG_HEARTBEAT);
+    sx_msg_destroy(&got);
+    /* Two payload frames: rejected, but the sender is still known. */
+    zstr_sendm(dealer, "x");
+    zstr_send(dealer, "y");
+    zframe_destroy(&who);
+    sx_error_t err;
+    SX_CHECK(sx_msg_recv(router, &who, &err) == NULL && who);
+    SX_CHECK(strstr(err.msg, "2 frames"));
+    zframe_destroy(&who);
+    sx_msg_destroy(&beat);
+    zsock_destroy(&dealer);
+    zsock_destroy(&router);
+}
+
+void sx_proto_test(bool verbose)
+{
+    (void)verbose;
+    test_roundtrips();
+    test_malformed();
+    test_names_and_hashes();
+    test_sockets();
+}

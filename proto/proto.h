@@ -1,0 +1,123 @@
+/* proto.h: the wire messages between the coordinator and its workers (SPEC
+ * sections 5 and 7), each one ZeroMQ frame holding a msgpack array
+ * ["SXP", version, type, fields...]. One encoder and one decoder per message
+ * type; decoding is strict: a frame that is oversized, not msgpack, of another
+ * protocol version, of an unknown type, with a missing, extra or mistyped
+ * field, or with an unsafe name is rejected with an error naming what is
+ * wrong, never a crash. Which messages a peer may send in which state is the
+ * peers' business (sx_msg_from_worker / sx_msg_from_coordinator help).
+ *
+ *   worker -> coordinator: HELLO, RESULT, HEARTBEAT, GOODBYE, FILE_REQUEST
+ *   coordinator -> worker: ASSIGN, ACK, HEARTBEAT, GOODBYE, FILE */
+#ifndef SX_PROTO_H
+#define SX_PROTO_H
+
+#include "common/error.h"
+#include "common/result.h"
+#include "worker/executor.h"
+
+#include <czmq.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SX_PROTO_VERSION 1
+/* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
+#define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
+
+typedef enum {
+    SX_MSG_HELLO = 1,    /* worker name, capacity (shards it may hold) */
+    SX_MSG_ASSIGN,       /* one shard: tasks and the bench files they need */
+    SX_MSG_RESULT,       /* one task's verdict and final CSV */
+    SX_MSG_HEARTBEAT,    /* either way, when nothing else was sent lately */
+    SX_MSG_ACK,          /* the coordinator journaled a result: drop it from the spool */
+    SX_MSG_GOODBYE,      /* either way; `final` = the run is over, do not reconnect */
+    SX_MSG_FILE_REQUEST, /* worker asks for a bench file by content hash */
+    SX_MSG_FILE,         /* the file's bytes */
+} sx_msg_type_t;
+
+/* One task of a shard. sql NULL = missing prediction. */
+typedef struct {
+    char *method;
+    char *task_id;
+    char *sql;
+    int attempt; /* 1-based */
+} sx_msg_task_t;
+
+/* A bench file a shard needs: path relative to BENCH, SHA-1 of its bytes. */
+typedef struct {
+    char *path;
+    char *hash;
+    uint64_t size;
+} sx_msg_file_t;
+
+/* A decoded or to-be-encoded message. Which fields mean something depends on
+ * type (see the enum); the rest stay zero/NULL. Strings are owned. */
+typedef struct {
+    sx_msg_type_t type;
+    char *worker;         /* HELLO */
+    int capacity;         /* HELLO */
+    uint64_t shard_id;    /* ASSIGN, RESULT */
+    sx_msg_task_t *tasks; /* ASSIGN */
+    size_t task_count;
+    sx_msg_file_t *files; /* ASSIGN */
+    size_t file_count;
+    char *method;       /* RESULT, ACK */
+    sx_result_t result; /* RESULT (csv unused on the wire); ACK uses task_id, attempts */
+    sx_timings_t timings; /* RESULT */
+    char *data;           /* RESULT: the final CSV (NULL = none); FILE: contents */
+    size_t size;
+    char *hash;   /* FILE_REQUEST, FILE */
+    char *reason; /* GOODBYE */
+    bool final;   /* GOODBYE */
+} sx_msg_t;
+
+sx_msg_t *sx_msg_new(sx_msg_type_t type);
+void sx_msg_destroy(sx_msg_t **self_p);
+const char *sx_msg_type_name(sx_msg_type_t type);
+
+/* Appends a task / file to an ASSIGN (copies the strings). */
+void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
+                     const char *sql, int attempt);
+void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size);
+/* Copies `size` bytes into data. */
+void sx_msg_set_data(sx_msg_t *self, const void *data, size_t size);
+
+/* msgpack bytes of the message (heap, *size_p set); NULL if a field is invalid. */
+char *sx_msg_encode(const sx_msg_t *self, size_t *size_p, sx_error_t *err);
+/* Strict decoding of one frame of at most max_bytes. */
+sx_msg_t *sx_msg_decode(const void *data, size_t size, size_t max_bytes, sx_error_t *err);
+
+/* Sends as [routing_id,] payload; routing_id (ROUTER side) is not consumed. */
+int sx_msg_send(const sx_msg_t *self, zsock_t *sock, zframe_t *routing_id,
+                sx_error_t *err);
+/* Sends bytes already encoded (a spooled RESULT) the same way. */
+int sx_msg_send_raw(const void *data, size_t size, zsock_t *sock, zframe_t *routing_id,
+                    sx_error_t *err);
+/* Receives one whole multipart message (a ROUTER passes routing_id_p to get
+ * the sender, a DEALER passes NULL) and decodes it. On a malformed message
+ * returns NULL with err set; every frame is consumed either way, and
+ * *routing_id_p is still set when the sender is known, so the caller can log
+ * or answer it. */
+sx_msg_t *sx_msg_recv(zsock_t *sock, zframe_t **routing_id_p, sx_error_t *err);
+
+/* Whether a message of this type may travel in that direction. */
+bool sx_msg_from_worker(sx_msg_type_t type);
+bool sx_msg_from_coordinator(sx_msg_type_t type);
+
+/* SHA-1 of bytes / of a file as 40 lowercase hex digits into hex[41]. */
+void sx_hash_bytes(const void *data, size_t size, char hex[41]);
+int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *err);
+
+/* A name that is safe as one path component (task IDs, method names). */
+bool sx_proto_safe_name(const char *name);
+/* A relative path of safe components separated by '/' (bench file paths). */
+bool sx_proto_safe_path(const char *path);
+
+/* Whether a ZeroMQ endpoint stays on this machine (ipc://, inproc://, tcp on
+ * 127.0.0.0/8, localhost or ::1). Plain TCP elsewhere needs CURVE or --insecure. */
+bool sx_endpoint_is_loopback(const char *endpoint);
+
+void sx_proto_test(bool verbose);
+
+#endif

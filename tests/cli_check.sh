@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# cli_check.sh: `streamex check` at the command line. The fixture bench
+# tests/data/mini-bench must pass with the exact summary; a copy broken in
+# many places at once must fail with exit 1 and every expected problem line
+# (check collects all problems, it does not stop at the first); bad usage
+# exits 2. Needs STREAMEX and SX_SOURCE_DIR (set by ctest).
+set -euo pipefail
+
+fixture="$SX_SOURCE_DIR/tests/data/mini-bench"
+work=$(mktemp -d /tmp/sx-cli-check-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run NAME EXPECTED_CODE ARGS...: runs streamex check, keeps out/err.
+run() {
+    local name=$1 expected=$2
+    shift 2
+    local code=0
+    "$STREAMEX" check "$@" >"$work/$name.out" 2>"$work/$name.err" || code=$?
+    if [ "$code" != "$expected" ]; then
+        fail "$name: exit $code, expected $expected"
+        sed 's/^/  stderr: /' "$work/$name.err" >&2
+    fi
+}
+
+# expect_line NAME FILE LINE: FILE (out or err) of run NAME holds LINE exactly.
+expect_line() {
+    if ! grep -qxF -- "$3" "$work/$1.$2"; then
+        fail "$1: no line in std$2: $3"
+        sed "s/^/  std$2: /" "$work/$1.$2" >&2
+    fi
+}
+
+# expect_prefix NAME FILE PREFIX: some line of std FILE starts with PREFIX
+# (for messages whose wording belongs to another module).
+expect_prefix() {
+    if ! grep -qF -- "$3" <(cut -c1-${#3} "$work/$1.$2"); then
+        fail "$1: no line in std$2 starting with: $3"
+        sed "s/^/  std$2: /" "$work/$1.$2" >&2
+    fi
+}
+
+# --- usage ------------------------------------------------------------------
+run help 0 --help
+expect_line help out "usage: streamex check --bench BENCH [--method NAME=FILE ...]"
+run no_bench 2
+expect_line no_bench err "streamex check: --bench BENCH is required"
+run unknown_option 2 --bench "$fixture" --verbose
+expect_line unknown_option err "streamex check: unknown option '--verbose'"
+run missing_value 2 --bench
+expect_line missing_value err "streamex check: --bench needs a value"
+run bad_method 2 --bench "$fixture" --method predictions.jsonl
+expect_line bad_method err "streamex check: --method 'predictions.jsonl': expected NAME=FILE"
+run twice_method 2 --bench "$fixture" --method a=x.jsonl --method a=y.jsonl
+expect_line twice_method err "streamex check: --method a given twice"
+run stray_argument 2 --bench "$fixture" extra
+expect_line stray_argument err "streamex check: unexpected argument 'extra'"
+
+# --- the good fixture ---------------------------------------------------------
+# A candidate the SQL check rejects is no problem of the file, only counted.
+cat >"$work/rejected.jsonl" <<'EOF'
+{"task_id": "join_max", "sql": "SELECT auction, seller, price FROM bids JOIN auctions ON auction = id"}
+{"task_id": "clicks_top", "sql": "CREATE TABLE x (a INT); SELECT 1"}
+EOF
+run good 0 --bench "$fixture" --method demo="$fixture/predictions.jsonl" \
+    --method other="$work/rejected.jsonl"
+expect_line good out "bench $fixture: 3 tasks, 4 sources (3 live, 1 static), tie tasks: 1 any_one_argmax, 1 any_k_from_tie_set"
+expect_line good out "method demo: 2 predictions, 1 missing, 0 rejected before Flink"
+expect_line good out "method other: 2 predictions, 1 missing, 1 rejected before Flink"
+[ -s "$work/good.err" ] && fail "good: unexpected stderr: $(cat "$work/good.err")"
+
+run no_bench_dir 1 --bench "$work/nowhere"
+expect_line no_bench_dir err "$work/nowhere/task_ids.txt: cannot open: No such file or directory"
+
+# --- a copy broken in many places: every problem is reported ----------------
+bench="$work/broken"
+cp -R "$fixture" "$bench"
+printf 'join_max\nclicks_top\n\ntrades_tie\njoin_max\nghost\n' >"$bench/task_ids.txt"
+sed -i 's/"kind": "static"/"kind": "stream"/; s/"from": "ts"/"from": "time"/' \
+    "$bench/tasks/join_max/task.json"
+sed -i 's/"changelog": "append"/"changelog": "retract"/' "$bench/tasks/clicks_top/task.json"
+sed -i 's/%d\/%m\/%Y/%d\/%m\/%Q/' "$bench/tasks/trades_tie/task.json"
+rm "$bench/gold/trades_tie.csv"
+echo '{"condition_cols": [0, 7], "answer_policy": {"kind": "any_one_argmax"}}' \
+    >"$bench/evaluation/clicks_top.json"
+cat >"$bench/preds.jsonl" <<'EOF'
+{"task_id": "join_max", "sql": "SELECT 1"}
+not json
+{"task_id": "nobody", "sql": "SELECT 2"}
+{"task_id": "join_max", "sql": "SELECT 3"}
+{"task_id": "trades_tie", "query": "SELECT 4"}
+EOF
+run broken 1 --bench "$bench" --method m="$bench/preds.jsonl"
+expect_line broken err "$bench/task_ids.txt:3: empty line (each line holds one task ID)"
+expect_line broken err "$bench/task_ids.txt:5: duplicate task ID 'join_max' (first on line 1)"
+expect_line broken err "task join_max: sources[1].kind: must be \"live\" or \"static\", not 'stream'"
+expect_line broken err "task join_max: sources[0].columns[2]: takes 'time' but sources/bids.csv has no such column (header: auction_id, bidder, price, ts)"
+expect_line broken err "task clicks_top: sink.changelog: must be \"upsert\", \"debezium\" or \"append\", not 'retract'"
+expect_line broken err "task trades_tie: sources[0].columns[2].time.from: '%d/%m/%Q %H:%M:%S.%f': unknown conversion %Q (accepted: %Y %y %m %d %e %b %B %h %a %A %H %I %p %M %S %f %F %T %D %R %n %t %%)"
+expect_line broken err "task ghost: $bench/tasks/ghost: no such folder"
+expect_line broken err "$bench/evaluation/clicks_top.json: condition_cols holds 7 but $bench/gold/clicks_top.csv has 3 columns"
+expect_line broken err "$bench/gold/trades_tie.csv: cannot open: No such file or directory"
+expect_line broken err "$bench/preds.jsonl:2: not JSON (column 3): '[' or '{' expected near 'not'"
+expect_line broken err "$bench/preds.jsonl:3: task ID 'nobody' is not in task_ids.txt"
+expect_line broken err "$bench/preds.jsonl:4: second prediction for task 'join_max' (first on line 1)"
+expect_line broken err "$bench/preds.jsonl:5: unknown field 'query' (a prediction has task_id and sql)"
+expect_line broken err "$bench/preds.jsonl:5: missing sql"
+expect_line broken err "streamex check: 16 problems found"
+[ -s "$work/broken.out" ] && fail "broken: printed a summary despite problems"
+
+# --- inputs that load but would fail on a worker: check runs the preparation
+bench="$work/inputs"
+cp -R "$fixture" "$bench"
+sed -i 's/2024-03-05 10:00:04/2024-02-30 10:00:04/' "$bench/tasks/join_max/sources/bids.csv"
+sed -i 's/1709632820000,u1/17096328x0000,u1/' "$bench/tasks/clicks_top/sources/clicks.csv"
+sed -i "s/'\${bootstrap}','format'='debezium-json'/'\${brokers}','format'='debezium-json'/" \
+    "$bench/tasks/trades_tie/task.json"
+run inputs 1 --bench "$bench"
+expect_prefix inputs err "task join_max: sources/bids.csv:4: "
+expect_prefix inputs err "task clicks_top: sources/clicks.csv:4: "
+expect_prefix inputs err "task trades_tie: sink.ddl: "
+expect_line inputs err "streamex check: 3 problems found"
+
+if [ "$failures" -ne 0 ]; then
+    echo "cli_check: $failures failure(s)" >&2
+    exit 1
+fi
+echo "cli_check: OK"

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# e2e_exec.sh: `streamex exec` on a real Kafka + Flink pair, one task per
+# behaviour of the executor (tests/data/e2e-bench, made by its generate.py):
+# filters, tumbling / hopping / session windows, a live-static join, an
+# interval join, GROUP BY into an upsert sink, Top-N with retractions into a
+# debezium sink, deduplication (all three changelog kinds), and the failures:
+# syntax error, unknown column, runtime exception, timeout, rejected
+# statement, missing prediction. Each task's printed verdict must be the one
+# in expected.tsv, with the expected piece of detail; a match must print its
+# final CSV. After the timeout task no job may still be running (it was
+# cancelled), and --keep must say what it kept.
+# Uses pair index $SX_E2E_INDEX (default 2): started here, stopped at the end,
+# unless it was already running.
+set -euo pipefail
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+bench="$SX_SOURCE_DIR/tests/data/e2e-bench"
+index="${SX_E2E_INDEX:-2}"
+rest="http://127.0.0.1:$((21000 + 20 * index + 2))"
+gateway="http://127.0.0.1:$((21000 + 20 * index + 3))"
+out="$(mktemp -d)"
+started=0
+failures=0
+
+cleanup() {
+    if [ "$started" -eq 1 ]; then
+        "$STREAMEX" runtime down --index "$index" >/dev/null 2>&1 || true
+    fi
+    rm -rf "$out"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+if ! curl -sf "$gateway/v1/info" >/dev/null 2>&1; then
+    echo "== starting pair $index"
+    "$STREAMEX" runtime up --index "$index" --detach
+    started=1
+fi
+
+running_jobs() {
+    curl -sf "$rest/jobs/overview" | python3 -c '
+import json, sys
+print(sum(j["state"] not in ("FINISHED", "FAILED", "CANCELED")
+          for j in json.load(sys.stdin)["jobs"]))'
+}
+
+while IFS=$'\t' read -r task status detail; do
+    log="$out/$task.log"
+    start=$(date +%s)
+    code=0
+    "$STREAMEX" exec --bench "$bench" --task "$task" --index "$index" \
+        --method "e2e=$bench/predictions.jsonl" --output "$out/$task.csv" \
+        >"$log" 2>"$out/$task.err" || code=$?
+    echo "-- $task: $(head -n 1 "$log") ($(($(date +%s) - start)) s)"
+    grep -q "^task $task: $status " "$log" ||
+        fail "$task: expected $status; got: $(cat "$log" "$out/$task.err" | head -n 5)"
+    if [ -n "$detail" ]; then
+        grep -qF -- "$detail" "$log" || fail "$task: detail lacks '$detail': $(sed -n 2p "$log")"
+    fi
+    expected_code=1
+    [ "$status" = match ] && expected_code=0
+    [ "$code" -eq "$expected_code" ] || fail "$task: exit code $code, expected $expected_code"
+    case "$status" in
+    match | mismatch)
+        [ -s "$out/$task.csv" ] || fail "$task: no final CSV"
+        grep -q "^final CSV $out/$task.csv:" "$log" || fail "$task: final CSV not printed"
+        ;;
+    *) grep -q "^final CSV: none" "$log" || fail "$task: a $status should have no CSV" ;;
+    esac
+    grep -q "^timings (s): prepare " "$log" || fail "$task: no timing breakdown"
+    if [ "$task" = err_timeout ] && [ "$(running_jobs)" != 0 ]; then
+        fail "a job still runs after the timeout task"
+    fi
+done <"$bench/expected.tsv"
+
+echo "-- --keep keeps the task's topics and session"
+"$STREAMEX" exec --bench "$bench" --task filter --index "$index" --keep \
+    --sql <(echo "SELECT order_id, UPPER(customer) AS customer, amount FROM orders WHERE amount > 20") \
+    >"$out/keep.log" 2>&1 || fail "--keep run: $(tail -n 3 "$out/keep.log")"
+grep -q "keeping topics sx\." "$out/keep.log" || fail "--keep did not say what it kept"
+
+echo "-- a bad option is a usage error"
+code=0
+"$STREAMEX" exec --bench "$bench" --task filter >/dev/null 2>&1 || code=$?
+[ "$code" -eq 2 ] || fail "exec without a candidate: exit $code, expected 2"
+code=0
+"$STREAMEX" exec --bench "$bench" --task nosuch --sql /dev/null --index "$index" \
+    >/dev/null 2>&1 || code=$?
+[ "$code" -eq 2 ] || fail "exec of an unknown task: exit $code, expected 2"
+
+if [ "$failures" -ne 0 ]; then
+    echo "e2e_exec: $failures failure(s)"
+    exit 1
+fi
+echo "e2e_exec: OK"

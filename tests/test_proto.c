@@ -1,0 +1,15 @@
+/* test_proto.c: self-tests of the wire messages and the file helpers (proto/). */
+#include "proto/files.h"
+#include "proto/proto.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(void)
+{
+    bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
+    sx_proto_test(verbose);
+    sx_files_test(verbose);
+    printf("test_proto: OK\n");
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* test_sqlcheck.c: the shared SQL lexer and the candidate check of SPEC
+ * section 3 (accepted statements and exact rejection reasons). */
+#include "worker/sqlcheck.h"
+#include "worker/sqllex.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(void)
+{
+    bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
+    sx_sqllex_test(verbose);
+    sx_sqlcheck_test(verbose);
+    printf("test_sqlcheck: OK\n");
+    return 0;
+}

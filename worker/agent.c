@@ -1,0 +1,549 @@
+/* agent.c: the worker's loop (see agent.h). The main thread owns the DEALER
+ * socket: it heartbeats, receives shards and files, spools and sends results.
+ * One executor thread (a zactor) runs one task at a time, so a long Flink job
+ * never stops the heartbeats. Local layout under work_dir:
+ *   cache/HASH          bench files by content hash, each received once
+ *   bench/...           hard links into cache/, laid out as a bench folder
+ *   spool/              results not yet acknowledged
+ *   csv/                final CSVs while a task runs */
+#include "worker/agent.h"
+
+#include "common/log.h"
+#include "proto/files.h"
+#include "proto/proto.h"
+#include "worker/spool.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Paths under work_dir must leave room for bench file paths. */
+#define WORK_DIR_MAX 1024
+
+/* One task on its way through the executor thread. */
+typedef struct {
+    sx_msg_task_t task; /* owned copies */
+    char csv_path[PATH_MAX];
+    sx_result_t result;
+    sx_timings_t timings;
+    double seconds;
+} job_t;
+
+/* A received shard and how far it got. */
+typedef struct {
+    sx_msg_t *assign;
+    size_t next_task;
+    bool materialized;
+} local_shard_t;
+
+struct _sx_agent_t {
+    sx_agent_config_t config;
+    char *endpoint, *name, *work_dir, *cert_path, *server_cert_path;
+    char cache_dir[WORK_DIR_MAX + 16], bench_dir[WORK_DIR_MAX + 16],
+        csv_dir[WORK_DIR_MAX + 16];
+    sx_spool_t *spool;
+    zsock_t *dealer;
+    zactor_t *runner;
+    zlist_t *shards;     /* local_shard_t* in arrival order */
+    zhashx_t *requested; /* hashes asked for and not yet received */
+    job_t *running;
+    int64_t coordinator_expires;
+    int64_t last_sent;
+    int backoff_ms;
+    size_t executed;
+};
+
+/* ---- the executor thread ----------------------------------------------- */
+
+static void runner_actor(zsock_t *pipe, void *arg)
+{
+    sx_agent_t *self = arg;
+    zsock_signal(pipe, 0);
+    while (true) {
+        zmsg_t *msg = zmsg_recv(pipe);
+        if (!msg)
+            break;
+        zframe_t *frame = zmsg_first(msg);
+        bool term = zframe_streq(frame, "$TERM");
+        job_t *job = NULL;
+        if (!term && zframe_size(frame) == sizeof job)
+            memcpy(&job, zframe_data(frame), sizeof job);
+        zmsg_destroy(&msg);
+        if (term)
+            break;
+        if (!job)
+            continue;
+        sx_exec_request_t request = {self->bench_dir, job->task.task_id, job->task.sql,
+                                     job->task.attempt, job->csv_path};
+        int64_t start = zclock_mono();
+        self->config.exec(self->config.exec_ctx, &request, &job->result, &job->timings);
+        job->seconds = (double)(zclock_mono() - start) / 1000.0;
+        zsock_send(pipe, "p", job);
+    }
+}
+
+static void job_destroy(job_t **job_p)
+{
+    job_t *job = *job_p;
+    if (!job)
+        return;
+    free(job->task.method);
+    free(job->task.task_id);
+    free(job->task.sql);
+    sx_result_clear(&job->result);
+    free(job);
+    *job_p = NULL;
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static char *dup_or_null(const char *text)
+{
+    return text ? strdup(text) : NULL;
+}
+
+sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
+{
+    if (!config->endpoint || !config->work_dir || !config->exec)
+        return sx_error_set(err,
+                            "worker needs an endpoint, a work folder and an executor"),
+               NULL;
+    if (!config->cert_path && !config->insecure &&
+        !sx_endpoint_is_loopback(config->endpoint))
+        return sx_error_set(err,
+                            "%s: plain TCP to a non-loopback address is refused; give "
+                            "--cert and --server-cert (CURVE) or --insecure",
+                            config->endpoint),
+               NULL;
+    if (strlen(config->work_dir) > WORK_DIR_MAX)
+        return sx_error_set(err, "%s: work folder path longer than %d bytes",
+                            config->work_dir, WORK_DIR_MAX),
+               NULL;
+    if (config->cert_path && !config->server_cert_path)
+        return sx_error_set(err, "--cert needs --server-cert, the coordinator's public "
+                                 "certificate"),
+               NULL;
+    char host[256] = "worker";
+    gethostname(host, sizeof host - 1);
+    sx_agent_t *self = calloc(1, sizeof *self);
+    self->config = *config;
+    self->endpoint = strdup(config->endpoint);
+    char default_name[300];
+    snprintf(default_name, sizeof default_name, "%s-%ld", host, (long)getpid());
+    self->name = strdup(config->name ? config->name : default_name);
+    self->work_dir = strdup(config->work_dir);
+    self->cert_path = dup_or_null(config->cert_path);
+    self->server_cert_path = dup_or_null(config->server_cert_path);
+    sx_agent_config_t *c = &self->config;
+    if (c->capacity <= 0)
+        c->capacity = 2;
+    if (c->heartbeat_ms <= 0)
+        c->heartbeat_ms = 1000;
+    if (c->dead_after_ms <= 0)
+        c->dead_after_ms = 5 * c->heartbeat_ms;
+    if (c->reconnect_min_ms <= 0)
+        c->reconnect_min_ms = 250;
+    if (c->reconnect_max_ms < c->reconnect_min_ms)
+        c->reconnect_max_ms = 32 * c->reconnect_min_ms;
+    snprintf(self->cache_dir, sizeof self->cache_dir, "%s/cache", self->work_dir);
+    snprintf(self->bench_dir, sizeof self->bench_dir, "%s/bench", self->work_dir);
+    snprintf(self->csv_dir, sizeof self->csv_dir, "%s/csv", self->work_dir);
+    char spool_dir[PATH_MAX];
+    snprintf(spool_dir, sizeof spool_dir, "%s/spool", self->work_dir);
+    self->shards = zlist_new();
+    self->requested = zhashx_new();
+    if (!sx_proto_safe_name(self->name) || sx_mkdirs(self->cache_dir, err) != 0 ||
+        sx_mkdirs(self->bench_dir, err) != 0 || sx_mkdirs(self->csv_dir, err) != 0 ||
+        !(self->spool = sx_spool_open(spool_dir, err))) {
+        if (!sx_proto_safe_name(self->name))
+            sx_error_set(err, "worker name '%s' must be [A-Za-z0-9_.-]+", self->name);
+        sx_agent_destroy(&self);
+        return NULL;
+    }
+    self->runner = zactor_new(runner_actor, self);
+    self->backoff_ms = c->reconnect_min_ms;
+    return self;
+}
+
+static void forget_shards(sx_agent_t *self)
+{
+    local_shard_t *shard;
+    while ((shard = zlist_pop(self->shards)) != NULL) {
+        sx_msg_destroy(&shard->assign);
+        free(shard);
+    }
+    zhashx_purge(self->requested);
+}
+
+void sx_agent_destroy(sx_agent_t **self_p)
+{
+    sx_agent_t *self = *self_p;
+    if (!self)
+        return;
+    zactor_destroy(&self->runner); /* waits for a running task to end */
+    job_destroy(&self->running);
+    zsock_destroy(&self->dealer);
+    if (self->shards)
+        forget_shards(self);
+    zlist_destroy(&self->shards);
+    zhashx_destroy(&self->requested);
+    sx_spool_destroy(&self->spool);
+    free(self->endpoint);
+    free(self->name);
+    free(self->work_dir);
+    free(self->cert_path);
+    free(self->server_cert_path);
+    free(self);
+    *self_p = NULL;
+}
+
+size_t sx_agent_executed(const sx_agent_t *self)
+{
+    return self->executed;
+}
+
+/* ---- talking to the coordinator ---------------------------------------- */
+
+static void send_msg(sx_agent_t *self, const sx_msg_t *msg)
+{
+    sx_error_t err;
+    if (sx_msg_send(msg, self->dealer, NULL, &err) != 0)
+        sx_warn("to coordinator: %s", err.msg);
+    self->last_sent = zclock_mono();
+}
+
+static int resend_one(const char *key, const void *data, size_t size, void *arg)
+{
+    sx_agent_t *self = arg;
+    sx_debug("resending spooled result %s", key);
+    sx_msg_send_raw(data, size, self->dealer, NULL, NULL);
+    return 0;
+}
+
+static int apply_curve(sx_agent_t *self, sx_error_t *err)
+{
+    zcert_t *mine = zcert_load(self->cert_path);
+    zcert_t *server = zcert_load(self->server_cert_path);
+    int rc = 0;
+    if (!mine)
+        rc = sx_error_set(err, "%s: cannot load the worker certificate", self->cert_path);
+    else if (!server)
+        rc = sx_error_set(err, "%s: cannot load the coordinator certificate",
+                          self->server_cert_path);
+    else {
+        zcert_apply(mine, self->dealer);
+        zsock_set_curve_serverkey(self->dealer, zcert_public_txt(server));
+    }
+    zcert_destroy(&mine);
+    zcert_destroy(&server);
+    return rc;
+}
+
+/* A fresh socket, HELLO, and every unacknowledged result again. */
+static int connect_coordinator(sx_agent_t *self, sx_error_t *err)
+{
+    zsock_destroy(&self->dealer);
+    self->dealer = zsock_new(ZMQ_DEALER);
+    zsock_set_linger(self->dealer, 0);
+    zsock_set_maxmsgsize(self->dealer, (int64_t)SX_PROTO_MAX_BYTES + 1024);
+    zsock_set_sndhwm(self->dealer, 0);
+    /* With no connected peer (coordinator down, CURVE refused) a DEALER send
+     * would block; time out instead so the loop keeps its heartbeat clock. */
+    zsock_set_sndtimeo(self->dealer, self->config.heartbeat_ms);
+    if (self->cert_path && apply_curve(self, err) != 0)
+        return -1;
+    if (zsock_connect(self->dealer, "%s", self->endpoint) != 0)
+        return sx_error_set(err, "cannot connect to %s", self->endpoint);
+    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+    hello->worker = strdup(self->name);
+    hello->capacity = self->config.capacity;
+    send_msg(self, hello);
+    sx_msg_destroy(&hello);
+    sx_spool_each(self->spool, resend_one, self, NULL);
+    self->coordinator_expires = zclock_mono() + self->config.dead_after_ms;
+    sx_info("worker %s connected to %s (%zu spooled results resent)", self->name,
+            self->endpoint, sx_spool_count(self->spool));
+    return 0;
+}
+
+/* Waits (interruptibly) for the back-off, then connects again. Shards not
+ * started are forgotten: the coordinator requeues them when it drops us. */
+static int reconnect(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
+{
+    sx_warn("coordinator silent or gone: reconnecting in %d ms", self->backoff_ms);
+    forget_shards(self);
+    zsock_destroy(&self->dealer);
+    if (stop) {
+        zpoller_t *poller = zpoller_new(stop, NULL);
+        void *which = zpoller_wait(poller, self->backoff_ms);
+        zpoller_destroy(&poller);
+        if (which == stop)
+            return 1;
+    } else {
+        zclock_sleep(self->backoff_ms);
+    }
+    if (zsys_interrupted)
+        return 1;
+    self->backoff_ms = self->backoff_ms * 2 > self->config.reconnect_max_ms
+                           ? self->config.reconnect_max_ms
+                           : self->backoff_ms * 2;
+    return connect_coordinator(self, err);
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+static void object_path(const sx_agent_t *self, const char *hash, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", self->cache_dir, hash);
+}
+
+static void request_missing(sx_agent_t *self, const sx_msg_t *assign)
+{
+    for (size_t i = 0; i < assign->file_count; i++) {
+        const char *hash = assign->files[i].hash;
+        char path[PATH_MAX];
+        object_path(self, hash, path, sizeof path);
+        if (sx_file_exists(path) || zhashx_lookup(self->requested, hash))
+            continue;
+        zhashx_insert(self->requested, hash, (void *)1);
+        sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
+        request->hash = strdup(hash);
+        send_msg(self, request);
+        sx_msg_destroy(&request);
+    }
+}
+
+static void on_file(sx_agent_t *self, const sx_msg_t *msg)
+{
+    char actual[41];
+    sx_hash_bytes(msg->data, msg->size, actual);
+    if (strcmp(actual, msg->hash) != 0) {
+        sx_warn("rejected FILE %s: its bytes hash to %s", msg->hash, actual);
+        return;
+    }
+    char path[PATH_MAX];
+    object_path(self, msg->hash, path, sizeof path);
+    sx_error_t err;
+    if (sx_file_write_atomic(path, msg->data, msg->size, &err) != 0)
+        sx_err("%s", err.msg);
+    zhashx_delete(self->requested, msg->hash);
+}
+
+/* Links bench/PATH to cache/HASH, unless it already is that file. */
+static int place_file(sx_agent_t *self, const sx_msg_file_t *file, sx_error_t *err)
+{
+    char object[PATH_MAX], target[PATH_MAX];
+    object_path(self, file->hash, object, sizeof object);
+    snprintf(target, sizeof target, "%s/%s", self->bench_dir, file->path);
+    struct stat have, want;
+    if (stat(object, &want) != 0)
+        return sx_error_set(err, "%s: not in the cache", file->hash);
+    if (stat(target, &have) == 0 && have.st_ino == want.st_ino &&
+        have.st_dev == want.st_dev)
+        return 0;
+    if (sx_mkdirs_for(target, err) != 0)
+        return -1;
+    unlink(target);
+    if (link(object, target) != 0)
+        return sx_error_set(err, "%s: cannot link from the cache: %s", target,
+                            strerror(errno));
+    return 0;
+}
+
+/* True once every file of the shard is cached and placed in bench/. */
+static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
+{
+    if (shard->materialized)
+        return true;
+    for (size_t i = 0; i < shard->assign->file_count; i++) {
+        char path[PATH_MAX];
+        object_path(self, shard->assign->files[i].hash, path, sizeof path);
+        if (!sx_file_exists(path))
+            return false;
+    }
+    for (size_t i = 0; i < shard->assign->file_count; i++) {
+        sx_error_t err;
+        if (place_file(self, &shard->assign->files[i], &err) != 0)
+            sx_err("%s", err.msg); /* the executor will report the task's missing input */
+    }
+    shard->materialized = true;
+    return true;
+}
+
+/* ---- tasks ------------------------------------------------------------- */
+
+static void start_next_task(sx_agent_t *self)
+{
+    local_shard_t *shard = zlist_first(self->shards);
+    if (self->running || !shard || !shard_ready(self, shard))
+        return;
+    const sx_msg_task_t *task = &shard->assign->tasks[shard->next_task++];
+    job_t *job = calloc(1, sizeof *job);
+    job->task = (sx_msg_task_t){strdup(task->method), strdup(task->task_id),
+                                dup_or_null(task->sql), task->attempt};
+    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
+             task->method, task->task_id, task->attempt);
+    if (shard->next_task >= shard->assign->task_count) {
+        zlist_pop(self->shards);
+        sx_msg_destroy(&shard->assign);
+        free(shard);
+    }
+    self->running = job;
+    zsock_send(self->runner, "p", job);
+}
+
+static void spool_key(char *key, size_t size, const char *method, const char *task_id,
+                      int attempt)
+{
+    snprintf(key, size, "%s.%s.%d", method, task_id, attempt);
+}
+
+/* Turns a finished job into a spooled, sent RESULT. */
+static void finish_job(sx_agent_t *self, job_t *job)
+{
+    sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
+    msg->method = strdup(job->task.method);
+    sx_result_init(&msg->result, job->task.task_id, job->result.status,
+                   job->result.detail ? job->result.detail : "", NULL);
+    msg->result.attempts = job->task.attempt;
+    msg->result.seconds = job->seconds;
+    free(msg->result.worker);
+    msg->result.worker = strdup(self->name);
+    msg->timings = job->timings;
+    sx_error_t err;
+    if (job->result.csv) {
+        msg->data =
+            sx_file_read(job->result.csv, SX_PROTO_MAX_BYTES - 65536, &msg->size, &err);
+        if (!msg->data) {
+            sx_err("task %s: final CSV: %s", job->task.task_id, err.msg);
+            msg->result.status = SX_STATUS_INFRA_ERROR;
+        }
+        unlink(job->result.csv);
+    }
+    size_t size = 0;
+    char *data = sx_msg_encode(msg, &size, &err);
+    char key[700];
+    spool_key(key, sizeof key, job->task.method, job->task.task_id, job->task.attempt);
+    if (!data)
+        sx_err("task %s: %s", job->task.task_id, err.msg);
+    else if (sx_spool_put(self->spool, key, data, size, &err) != 0)
+        sx_err("task %s: cannot spool its result: %s", job->task.task_id, err.msg);
+    if (data && self->dealer) {
+        sx_msg_send_raw(data, size, self->dealer, NULL, NULL);
+        self->last_sent = zclock_mono();
+    }
+    sx_info("task %s/%s attempt %d: %s (%.1f s)", job->task.method, job->task.task_id,
+            job->task.attempt, sx_status_name(job->result.status), job->seconds);
+    free(data);
+    sx_msg_destroy(&msg);
+    self->executed++;
+}
+
+static void on_runner(sx_agent_t *self)
+{
+    job_t *job = NULL;
+    if (zsock_recv(self->runner, "p", &job) != 0 || job != self->running)
+        return;
+    finish_job(self, job);
+    self->running = NULL;
+    job_destroy(&job);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* Returns 0 to go on, 1 when the coordinator said the run is over, 2 when
+ * it asked for a reconnect. */
+static int on_coordinator(sx_agent_t *self)
+{
+    sx_error_t err;
+    sx_msg_t *msg = sx_msg_recv(self->dealer, NULL, &err);
+    if (!msg) {
+        sx_warn("rejected a message from the coordinator: %s", err.msg);
+        return 0;
+    }
+    int rc = 0;
+    self->coordinator_expires = zclock_mono() + self->config.dead_after_ms;
+    self->backoff_ms = self->config.reconnect_min_ms;
+    if (!sx_msg_from_coordinator(msg->type)) {
+        sx_warn("rejected %s: not a coordinator's message", sx_msg_type_name(msg->type));
+    } else if (msg->type == SX_MSG_ASSIGN) {
+        request_missing(self, msg);
+        local_shard_t *shard = calloc(1, sizeof *shard);
+        shard->assign = msg;
+        msg = NULL;
+        if (shard->assign->task_count == 0) {
+            sx_msg_destroy(&shard->assign);
+            free(shard);
+        } else
+            zlist_append(self->shards, shard);
+    } else if (msg->type == SX_MSG_ACK) {
+        char key[700];
+        spool_key(key, sizeof key, msg->method, msg->result.task_id,
+                  msg->result.attempts);
+        sx_spool_remove(self->spool, key);
+    } else if (msg->type == SX_MSG_FILE) {
+        on_file(self, msg);
+    } else if (msg->type == SX_MSG_GOODBYE) {
+        sx_info("coordinator says goodbye: %s", msg->reason);
+        rc = msg->final ? 1 : 2;
+    }
+    sx_msg_destroy(&msg);
+    return rc;
+}
+
+static void heartbeat(sx_agent_t *self)
+{
+    if (zclock_mono() - self->last_sent < self->config.heartbeat_ms)
+        return;
+    sx_msg_t *beat = sx_msg_new(SX_MSG_HEARTBEAT);
+    send_msg(self, beat);
+    sx_msg_destroy(&beat);
+}
+
+int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
+{
+    if (connect_coordinator(self, err) != 0)
+        return -1;
+    int rc = 1;
+    while (!zsys_interrupted) {
+        start_next_task(self);
+        zpoller_t *poller =
+            zpoller_new(self->dealer, zactor_sock(self->runner), stop, NULL);
+        void *which = zpoller_wait(poller, self->config.heartbeat_ms / 2);
+        bool terminated = zpoller_terminated(poller);
+        zpoller_destroy(&poller);
+        if (stop && which == stop)
+            break;
+        int state = 0;
+        if (which == self->dealer)
+            state = on_coordinator(self);
+        else if (which == zactor_sock(self->runner))
+            on_runner(self);
+        else if (terminated)
+            break;
+        if (state == 1) {
+            rc = 0;
+            break;
+        }
+        if (state == 2 || zclock_mono() >= self->coordinator_expires) {
+            int again = reconnect(self, stop, err);
+            if (again != 0) {
+                rc = again;
+                break;
+            }
+        }
+        heartbeat(self);
+    }
+    if (rc == 1 && self->dealer) {
+        sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+        bye->reason = strdup("worker stopping");
+        send_msg(self, bye);
+        sx_msg_destroy(&bye);
+        zsock_set_linger(self->dealer, 500);
+    }
+    return rc;
+}

@@ -1,0 +1,57 @@
+/* agent.h: the worker's side of the distributed run. An agent connects a
+ * DEALER socket to the coordinator, says HELLO with its capacity, receives
+ * shards, fetches the bench files each shard needs by content hash into a
+ * local cache (laid out as a bench folder, so nothing is shared with the
+ * coordinator's file system and no file travels twice), runs each task
+ * through an executor on its own thread, and returns results. Every result
+ * is spooled to disk before it is sent and dropped only on ACK; after a
+ * reconnect (the coordinator went silent: back-off doubling from
+ * reconnect_min_ms to reconnect_max_ms) or a restart the spool is sent again.
+ *
+ * The executor is a function pointer so tests can plug in a simulated one;
+ * the real one wraps sx_executor_run. */
+#ifndef SX_AGENT_H
+#define SX_AGENT_H
+
+#include "common/error.h"
+#include "worker/executor.h"
+
+#include <czmq.h>
+#include <stdbool.h>
+
+/* Runs one task; same contract as sx_executor_run. Called on the agent's
+ * executor thread, one task at a time. */
+typedef void(sx_agent_exec_fn)(void *ctx, const sx_exec_request_t *request,
+                               sx_result_t *result, sx_timings_t *timings);
+
+typedef struct {
+    const char *endpoint; /* coordinator, e.g. "tcp://10.0.0.5:5555" */
+    const char *name;     /* worker name in results and logs */
+    int capacity;         /* shards held at once (default 2: one running, one ready) */
+    const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
+    sx_agent_exec_fn *exec;
+    void *exec_ctx;
+    int heartbeat_ms;             /* default 1000 */
+    int dead_after_ms;            /* coordinator silent this long = gone (default 5000) */
+    int reconnect_min_ms;         /* default 250 */
+    int reconnect_max_ms;         /* default 8000 */
+    const char *cert_path;        /* CURVE: this worker's certificate */
+    const char *server_cert_path; /* CURVE: the coordinator's public certificate */
+    bool insecure;                /* allow plain TCP to a non-loopback address */
+} sx_agent_config_t;
+
+typedef struct _sx_agent_t sx_agent_t;
+
+sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err);
+void sx_agent_destroy(sx_agent_t **self_p);
+
+/* Works until the coordinator says the run is over (returns 0) or until
+ * interrupted or a message arrives on `stop` (returns 1). */
+int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err);
+
+/* Tasks executed by this agent so far. */
+size_t sx_agent_executed(const sx_agent_t *self);
+
+void sx_agent_test(bool verbose);
+
+#endif

@@ -1,0 +1,569 @@
+/* executor.c: one task through the protocol of SPEC section 4 (see
+ * executor.h). The steps run in order, each timed: prepare (load the task,
+ * check the candidate, convert the sources, fill the DDL), replay (create the
+ * task's topics, produce every source and wait for every acknowledgement),
+ * submit (a fresh gateway session, the registered DDL, the INSERT), run
+ * (poll the job until it ends or the task timeout cancels it), materialize
+ * (read the whole output topic, write the final CSV), score (only now open
+ * gold and evaluation) and cleanup (cancel a job still running, close the
+ * session, delete the topics), which runs whatever happened before. The first
+ * step that fails decides the status; later steps are skipped. */
+#include "worker/executor.h"
+
+#include "common/log.h"
+#include "common/selftest.h"
+#include "common/task.h"
+#include "worker/ddl.h"
+#include "worker/gateway.h"
+#include "worker/kafka.h"
+#include "worker/materialize.h"
+#include "worker/prepare.h"
+#include "worker/sqlcheck.h"
+
+#include <czmq.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Per-request deadline of Kafka and gateway calls (not of the job). */
+#define CLIENT_TIMEOUT_MS 10000
+#define JOB_POLL_MS 100
+/* After a cancel request, how long to wait for Flink to confirm it. */
+#define CANCEL_WAIT_MS 15000
+
+struct _sx_executor_t {
+    char *bootstrap;
+    char *run_id;
+    sx_profile_t profile;
+    bool keep;
+    sx_kafka_t *kafka;
+    sx_gateway_t *gateway;
+};
+
+/* Everything one run of one task owns, released by run_release(). */
+typedef struct {
+    sx_executor_t *self;
+    const sx_exec_request_t *request;
+    sx_task_t *task;
+    char *statement;         /* the candidate as submitted */
+    sx_prepare_t **prepared; /* one per source */
+    char **topics;           /* one per source, then the sink's */
+    char **ddls;             /* same order */
+    size_t table_count;      /* sources + 1 */
+    bool topics_touched;     /* replay began: cleanup deletes the topics */
+    bool job_live;           /* a job was submitted and not seen ending */
+    char job_id[SX_JOB_ID_SIZE];
+    sx_status_t status;
+    char detail[SX_ERROR_MAX];
+    char csv[PATH_MAX]; /* absolute path of the final CSV, "" when none */
+} run_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Records the verdict of a failed step; always returns -1. */
+static int fail(run_t *run, sx_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(run_t *run, sx_status_t status, const char *fmt, ...)
+{
+    run->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->detail, sizeof run->detail, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *err)
+{
+    if (!config->bootstrap || !config->gateway_url || !config->rest_url ||
+        !config->run_id) {
+        sx_error_set(err,
+                     "executor needs Kafka, gateway and REST addresses and a run id");
+        return NULL;
+    }
+    sx_executor_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return sx_error_set(err, "out of memory"), NULL;
+    self->bootstrap = strdup(config->bootstrap);
+    self->run_id = strdup(config->run_id);
+    self->profile = config->profile;
+    self->keep = config->keep;
+    if (!self->bootstrap || !self->run_id) {
+        sx_error_set(err, "out of memory");
+        sx_executor_destroy(&self);
+        return NULL;
+    }
+    self->kafka = sx_kafka_new(config->bootstrap, CLIENT_TIMEOUT_MS, err);
+    if (self->kafka)
+        self->gateway =
+            sx_gateway_new(config->gateway_url, config->rest_url, CLIENT_TIMEOUT_MS, err);
+    if (!self->gateway)
+        sx_executor_destroy(&self);
+    return self;
+}
+
+void sx_executor_destroy(sx_executor_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    sx_executor_t *self = *self_p;
+    sx_gateway_destroy(&self->gateway);
+    sx_kafka_destroy(&self->kafka);
+    free(self->bootstrap);
+    free(self->run_id);
+    free(self);
+    *self_p = NULL;
+}
+
+/* sx.<run>.<task>.<attempt>.<table>, in Kafka's legal characters. */
+static char *topic_name(const run_t *run, const char *table)
+{
+    char raw[1024], legal[256];
+    snprintf(raw, sizeof raw, "sx.%s.%s.%d.%s", run->self->run_id, run->request->task_id,
+             run->request->attempt, table);
+    sx_kafka_topic_sanitize(raw, legal, sizeof legal);
+    return strdup(legal);
+}
+
+/* ---- prepare ------------------------------------------------------------- */
+
+static int prepare_tables(run_t *run)
+{
+    const sx_task_t *task = run->task;
+    run->table_count = task->source_count + 1;
+    run->prepared = calloc(task->source_count, sizeof *run->prepared);
+    run->topics = calloc(run->table_count, sizeof *run->topics);
+    run->ddls = calloc(run->table_count, sizeof *run->ddls);
+    if (!run->prepared || !run->topics || !run->ddls)
+        return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+    sx_error_t err;
+    for (size_t i = 0; i < task->source_count; i++) {
+        const sx_source_t *source = &task->sources[i];
+        run->prepared[i] = sx_prepare_new(task->task_id, source, &err);
+        if (!run->prepared[i])
+            return fail(run, SX_STATUS_INPUT_ERROR, "%s", err.msg);
+        if (!(run->topics[i] = topic_name(run, source->name)))
+            return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+        run->ddls[i] =
+            sx_ddl_source(source->ddl, run->topics[i], run->self->bootstrap, &err);
+        if (!run->ddls[i])
+            return fail(run, SX_STATUS_INPUT_ERROR, "task %s: DDL of source %s: %s",
+                        task->task_id, source->name, err.msg);
+    }
+    size_t sink = task->source_count;
+    if (!(run->topics[sink] = topic_name(run, task->sink_name)))
+        return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+    run->ddls[sink] =
+        sx_ddl_fill(task->sink_ddl, run->topics[sink], run->self->bootstrap, &err);
+    if (!run->ddls[sink])
+        return fail(run, SX_STATUS_INPUT_ERROR, "task %s: DDL of sink %s: %s",
+                    task->task_id, task->sink_name, err.msg);
+    return 0;
+}
+
+static int step_prepare(run_t *run)
+{
+    const sx_exec_request_t *request = run->request;
+    if (!request->sql)
+        return fail(run, SX_STATUS_MISSING_PREDICTION, "no prediction for task %s",
+                    request->task_id);
+    sx_error_t err;
+    run->task = sx_task_load(request->bench_dir, request->task_id, &err);
+    if (!run->task)
+        return fail(run, SX_STATUS_INPUT_ERROR, "%s", err.msg);
+    run->statement = sx_sqlcheck(request->sql, run->task->sink_name, &err);
+    if (!run->statement)
+        return fail(run, SX_STATUS_REJECTED_SQL, "task %s: %s", request->task_id,
+                    err.msg);
+    return prepare_tables(run);
+}
+
+/* ---- replay -------------------------------------------------------------- */
+
+static int replay_source(run_t *run, size_t index, sx_error_t *err)
+{
+    const sx_prepare_t *prepared = run->prepared[index];
+    size_t count = sx_prepare_count(prepared);
+    sx_kafka_record_t *records = calloc(count ? count : 1, sizeof *records);
+    if (!records)
+        return sx_error_set(err, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        records[i].value = sx_prepare_value(prepared, i);
+        records[i].value_len = strlen(records[i].value);
+        records[i].timestamp_ms = sx_prepare_timestamp(prepared, i);
+    }
+    int rc = sx_kafka_produce(run->self->kafka, run->topics[index], records, count, err);
+    free(records);
+    return rc;
+}
+
+static int step_replay(run_t *run)
+{
+    sx_error_t err;
+    run->topics_touched = true;
+    for (size_t i = 0; i < run->table_count; i++)
+        if (sx_kafka_create_topic(run->self->kafka, run->topics[i], &err) != 0)
+            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    /* Live and static sources alike are complete in Kafka before the query
+     * starts; bounded reading then sees exactly these rows. */
+    for (size_t i = 0; i < run->task->source_count; i++)
+        if (replay_source(run, i, &err) != 0)
+            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    return 0;
+}
+
+/* ---- submit and run ------------------------------------------------------ */
+
+static int step_submit(run_t *run)
+{
+    sx_gateway_t *gateway = run->self->gateway;
+    sx_error_t err;
+    char name[512];
+    snprintf(name, sizeof name, "streamex %s %s attempt %d", run->self->run_id,
+             run->task->task_id, run->request->attempt);
+    if (sx_gateway_open_session(gateway, name, &err) != 0)
+        return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    for (size_t i = 0; i < run->table_count; i++) {
+        sx_gateway_rc_t rc = sx_gateway_execute(gateway, run->ddls[i], NULL, &err);
+        const char *table = i < run->task->source_count ? run->task->sources[i].name
+                                                        : run->task->sink_name;
+        if (rc == SX_GATEWAY_SQL_ERROR)
+            return fail(run, SX_STATUS_INPUT_ERROR,
+                        "task %s: Flink rejected the DDL of %s: %s", run->task->task_id,
+                        table, err.msg);
+        if (rc != SX_GATEWAY_OK)
+            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    }
+    sx_gateway_rc_t rc = sx_gateway_execute(gateway, run->statement, run->job_id, &err);
+    if (rc == SX_GATEWAY_SQL_ERROR)
+        return fail(run, SX_STATUS_FLINK_ERROR, "%s", err.msg);
+    if (rc != SX_GATEWAY_OK)
+        return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    if (!run->job_id[0])
+        return fail(run, SX_STATUS_INFRA_ERROR,
+                    "the gateway accepted the INSERT but gave no "
+                    "job ID");
+    run->job_live = true;
+    return 0;
+}
+
+/* Cancels a job and waits (briefly) for Flink to confirm it stopped. */
+static int cancel_job(run_t *run, sx_error_t *err)
+{
+    sx_gateway_t *gateway = run->self->gateway;
+    if (sx_gateway_job_cancel(gateway, run->job_id, err) != 0)
+        return -1;
+    double deadline = now_s() + CANCEL_WAIT_MS / 1e3;
+    sx_job_state_t state = SX_JOB_RUNNING;
+    while (now_s() < deadline) {
+        if (sx_gateway_job_state(gateway, run->job_id, &state, err) != 0)
+            return -1;
+        if (state != SX_JOB_RUNNING) {
+            run->job_live = false;
+            return 0;
+        }
+        sleep_ms(JOB_POLL_MS);
+    }
+    return sx_error_set(err, "job %s still running %d s after cancel", run->job_id,
+                        CANCEL_WAIT_MS / 1000);
+}
+
+static int job_failed(run_t *run)
+{
+    char cause[SX_ERROR_MAX];
+    sx_error_t err;
+    if (sx_gateway_job_root_cause(run->self->gateway, run->job_id, cause, sizeof cause,
+                                  &err) != 0)
+        return fail(run, SX_STATUS_FLINK_ERROR,
+                    "job %s failed (root cause unavailable: %s)", run->job_id, err.msg);
+    return fail(run, SX_STATUS_FLINK_ERROR, "%s", cause);
+}
+
+/* Polls the job until it ends; submitted_at starts the task's timeout. */
+static int step_run(run_t *run, double submitted_at)
+{
+    sx_error_t err;
+    for (;;) {
+        sx_job_state_t state;
+        if (sx_gateway_job_state(run->self->gateway, run->job_id, &state, &err) != 0)
+            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+        if (state != SX_JOB_RUNNING)
+            run->job_live = false;
+        if (state == SX_JOB_FINISHED)
+            return 0;
+        if (state == SX_JOB_FAILED)
+            return job_failed(run);
+        if (state == SX_JOB_CANCELED)
+            return fail(run, SX_STATUS_INFRA_ERROR,
+                        "job %s was cancelled outside streamex", run->job_id);
+        if (now_s() - submitted_at > run->task->timeout_s) {
+            if (cancel_job(run, &err) != 0)
+                return fail(run, SX_STATUS_INFRA_ERROR, "task timed out, then cancel: %s",
+                            err.msg);
+            return fail(run, SX_STATUS_TIMEOUT,
+                        "job did not finish within %d s; cancelled",
+                        run->task->timeout_s);
+        }
+        sleep_ms(JOB_POLL_MS);
+    }
+}
+
+/* ---- materialize and score ----------------------------------------------- */
+
+static int write_relation(run_t *run, const sx_kafka_message_t *messages, size_t count)
+{
+    const sx_task_t *task = run->task;
+    sx_materialize_t *relation = sx_materialize_new(
+        task->sink_changelog, task->output_schema, task->output_column_count);
+    if (!relation)
+        return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+    sx_error_t err;
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++)
+        if (sx_materialize_apply(relation, messages[i].offset, messages[i].key,
+                                 messages[i].key_len, messages[i].value,
+                                 messages[i].value_len, &err) != 0)
+            rc = fail(run, SX_STATUS_MATERIALIZE_ERROR, "task %s: output topic %s: %s",
+                      task->task_id, run->topics[task->source_count], err.msg);
+    const char *path = run->request->csv_path;
+    char *parent = strdup(path);
+    if (rc == 0 && parent && zsys_dir_create("%s", dirname(parent)) != 0)
+        rc = fail(run, SX_STATUS_INFRA_ERROR, "cannot create the folder of %s", path);
+    free(parent);
+    if (rc == 0 && sx_materialize_write(relation, path, &err) != 0)
+        rc = fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    if (rc == 0 && !realpath(path, run->csv))
+        rc = fail(run, SX_STATUS_INFRA_ERROR, "%s: written but not found again", path);
+    sx_materialize_destroy(&relation);
+    return rc;
+}
+
+static int step_materialize(run_t *run)
+{
+    sx_kafka_message_t *messages = NULL;
+    size_t count = 0;
+    sx_error_t err;
+    if (sx_kafka_read_topic(run->self->kafka, run->topics[run->task->source_count],
+                            &messages, &count, &err) != 0)
+        return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    int rc = write_relation(run, messages, count);
+    sx_kafka_messages_free(&messages, count);
+    return rc;
+}
+
+/* Gold and evaluation are opened here, after the final CSV exists. */
+static int step_score(run_t *run)
+{
+    sx_error_t err;
+    sx_bench_t *bench = sx_bench_open(run->request->bench_dir, &err);
+    if (!bench)
+        return fail(run, SX_STATUS_EVAL_ERROR, "%s", err.msg);
+    char *gold = sx_bench_gold_path(bench, run->task->task_id);
+    char *evaluation_path = sx_bench_evaluation_path(bench, run->task->task_id);
+    sx_bench_destroy(&bench);
+    sx_evaluation_t *evaluation =
+        evaluation_path ? sx_evaluation_load(evaluation_path, &err) : NULL;
+    if (!gold || !evaluation) {
+        fail(run, SX_STATUS_EVAL_ERROR, "%s", gold ? err.msg : "out of memory");
+    } else {
+        char detail[SX_ERROR_MAX] = "";
+        run->status = sx_score_files(gold, run->csv, evaluation, run->self->profile,
+                                     detail, sizeof detail);
+        snprintf(run->detail, sizeof run->detail, "%s", detail);
+    }
+    sx_evaluation_destroy(&evaluation);
+    free(gold);
+    free(evaluation_path);
+    return run->status == SX_STATUS_EVAL_ERROR ? -1 : 0;
+}
+
+/* ---- cleanup ------------------------------------------------------------- */
+
+/* Leaves the pair clean for the next task whatever happened. A cleanup
+ * problem is logged, not a verdict: the next task's names are fresh anyway. */
+static void step_cleanup(run_t *run)
+{
+    sx_executor_t *self = run->self;
+    sx_error_t err;
+    if (run->job_live && cancel_job(run, &err) != 0)
+        sx_warn("task %s: cancelling job %s: %s", run->request->task_id, run->job_id,
+                err.msg);
+    if (self->keep) {
+        sx_info("task %s: keeping topics sx.%s.%s.%d.* and the gateway session",
+                run->request->task_id, self->run_id, run->request->task_id,
+                run->request->attempt);
+        return;
+    }
+    if (sx_gateway_close_session(self->gateway, &err) != 0)
+        sx_warn("task %s: %s", run->request->task_id, err.msg);
+    if (run->topics_touched &&
+        sx_kafka_delete_topics(self->kafka, (const char *const *)run->topics,
+                               run->table_count, &err) != 0)
+        sx_warn("task %s: %s", run->request->task_id, err.msg);
+}
+
+static void run_release(run_t *run)
+{
+    for (size_t i = 0; run->prepared && i < run->task->source_count; i++)
+        sx_prepare_destroy(&run->prepared[i]);
+    for (size_t i = 0; i < run->table_count; i++) {
+        free(run->topics ? run->topics[i] : NULL);
+        free(run->ddls ? run->ddls[i] : NULL);
+    }
+    free(run->prepared);
+    free(run->topics);
+    free(run->ddls);
+    free(run->statement);
+    sx_task_destroy(&run->task);
+}
+
+/* Runs the steps in order, timing each; stops at the first that fails. */
+static void run_steps(run_t *run, sx_timings_t *timings)
+{
+    double t = now_s();
+    int rc = step_prepare(run);
+    timings->prepare = now_s() - t;
+    if (rc == 0) {
+        t = now_s();
+        rc = step_replay(run);
+        timings->replay = now_s() - t;
+    }
+    double submitted_at = now_s();
+    if (rc == 0) {
+        rc = step_submit(run);
+        timings->submit = now_s() - submitted_at;
+    }
+    if (rc == 0) {
+        t = now_s();
+        rc = step_run(run, submitted_at);
+        timings->run = now_s() - t;
+    }
+    if (rc == 0) {
+        t = now_s();
+        rc = step_materialize(run);
+        timings->materialize = now_s() - t;
+    }
+    if (rc == 0) {
+        t = now_s();
+        step_score(run);
+        timings->score = now_s() - t;
+    }
+    t = now_s();
+    step_cleanup(run);
+    timings->cleanup = now_s() - t;
+}
+
+void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
+                     sx_result_t *result, sx_timings_t *timings)
+{
+    double start = now_s();
+    memset(timings, 0, sizeof *timings);
+    run_t run = {.self = self, .request = request, .status = SX_STATUS_INFRA_ERROR};
+    run_steps(&run, timings);
+    if (run.status != SX_STATUS_MATCH && run.status != SX_STATUS_MISMATCH &&
+        run.status != SX_STATUS_MISSING_PREDICTION)
+        sx_info("task %s attempt %d: %s: %s", request->task_id, request->attempt,
+                sx_status_name(run.status), run.detail);
+    sx_result_init(result, request->task_id, run.status, run.detail,
+                   run.csv[0] ? run.csv : NULL);
+    result->attempts = request->attempt;
+    result->seconds = now_s() - start;
+    run_release(&run);
+}
+
+/* ---- self-test: the steps that need no pair ------------------------------ */
+
+/* Writes a one-task bench under dir: one static source, an append sink. */
+static void write_bench(const char *dir)
+{
+    zsys_dir_create("%s/tasks/t1/sources", dir);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/task_ids.txt", dir);
+    FILE *f = fopen(path, "w");
+    SX_CHECK(f);
+    fputs("t1\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/tasks/t1/sources/s.csv", dir);
+    f = fopen(path, "w");
+    SX_CHECK(f);
+    fputs("id,v\n1,a\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/tasks/t1/task.json", dir);
+    f = fopen(path, "w");
+    SX_CHECK(f);
+    fputs("{\"task_id\": \"t1\", \"question\": \"q\", \"sources\": [{\"name\": \"s\", "
+          "\"kind\": \"static\", \"file\": \"sources/s.csv\", \"columns\": [{\"name\": "
+          "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"CREATE TABLE s (id BIGINT, v STRING) "
+          "WITH "
+          "('connector'='kafka','topic'='${topic}','properties.bootstrap.servers'="
+          "'${bootstrap}','format'='json')\"}], \"sink\": {\"name\": \"result\", "
+          "\"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id BIGINT) WITH "
+          "('connector'='kafka','topic'='${topic}','properties.bootstrap.servers'="
+          "'${bootstrap}','format'='json')\"}, \"output_schema\": [{\"name\": \"id\", "
+          "\"type\": \"BIGINT\"}], \"timeout_s\": 30}\n",
+          f);
+    fclose(f);
+}
+
+/* Outcomes decided before Kafka or Flink are touched, so an executor
+ * pointed at nothing still gives each its own status. */
+static void test_outcome(sx_executor_t *executor, const char *bench, const char *task_id,
+                         const char *sql, sx_status_t expected, const char *detail_part)
+{
+    sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv"};
+    sx_result_t result;
+    sx_timings_t timings;
+    sx_executor_run(executor, &request, &result, &timings);
+    SX_CHECK(result.status == expected);
+    SX_CHECK(strstr(result.detail, detail_part) != NULL);
+    SX_CHECK(result.csv == NULL && result.score == 0 && result.attempts == 1);
+    SX_CHECK(timings.submit == 0 && timings.run == 0);
+    sx_result_clear(&result);
+}
+
+void sx_executor_test(bool verbose)
+{
+    sx_log_level_t saved = sx_log_level();
+    sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
+    char bench[] = "/tmp/sx-executor-test-XXXXXX";
+    SX_CHECK(mkdtemp(bench));
+    write_bench(bench);
+    sx_error_t err;
+    sx_executor_config_t config = {"127.0.0.1:1",
+                                   "http://127.0.0.1:1",
+                                   "http://127.0.0.1:1",
+                                   "selftest",
+                                   SX_PROFILE_SPIDER2_LITE_2025_11,
+                                   false};
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    test_outcome(executor, bench, "t1", NULL, SX_STATUS_MISSING_PREDICTION, "t1");
+    test_outcome(executor, bench, "t1", "DROP TABLE s", SX_STATUS_REJECTED_SQL,
+                 "rejected");
+    test_outcome(executor, bench, "t1", "SELECT id FROM s; SELECT 1",
+                 SX_STATUS_REJECTED_SQL, "rejected");
+    test_outcome(executor, bench, "t9", "SELECT id FROM s", SX_STATUS_INPUT_ERROR, "t9");
+    sx_executor_destroy(&executor);
+    SX_CHECK(executor == NULL);
+    config.run_id = NULL;
+    SX_CHECK(sx_executor_new(&config, &err) == NULL);
+    char command[PATH_MAX + 16];
+    snprintf(command, sizeof command, "rm -rf '%s'", bench);
+    SX_CHECK(system(command) == 0);
+    sx_log_set_level(saved);
+}

@@ -1,0 +1,744 @@
+/* kafka.c: topics, replay and read-back on librdkafka (see kafka.h).
+ * One producer lives as long as the sx_kafka_t (a warm worker reuses it for
+ * every task); it is idempotent with acks=all so a replay is exactly the
+ * rows in order, and produce() only returns after every delivery report.
+ * Reading uses a short-lived consumer with manual assignment (no group
+ * membership, nothing committed) that stops at the end offset queried first. */
+#include "worker/kafka.h"
+
+#include "common/log.h"
+
+#include "common/selftest.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_MS 100
+
+struct _sx_kafka_t {
+    char *bootstrap;
+    int timeout_ms;
+    rd_kafka_t *producer;
+    /* Delivery reports of the current produce() call. */
+    size_t acked;
+    size_t failed;
+    char delivery_error[512];
+    /* Last client-level error (e.g. broker connection refused), for messages. */
+    char last_error[512];
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* librdkafka's own log lines are debugging material, not user output. */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    (void)rk;
+    (void)level;
+    sx_debug("librdkafka %s: %s", fac, buf);
+}
+
+static void on_error(rd_kafka_t *rk, int code, const char *reason, void *opaque)
+{
+    (void)rk;
+    (void)code;
+    sx_kafka_t *self = opaque;
+    snprintf(self->last_error, sizeof self->last_error, "%s", reason);
+}
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaque)
+{
+    (void)rk;
+    sx_kafka_t *self = opaque;
+    if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+        self->acked++;
+        return;
+    }
+    if (self->failed++ == 0)
+        snprintf(self->delivery_error, sizeof self->delivery_error, "%s",
+                 rd_kafka_err2str(msg->err));
+}
+
+/* A configuration with the settings every client of this broker shares. */
+static rd_kafka_conf_t *base_conf(sx_kafka_t *self, sx_error_t *err)
+{
+    char timeout[32];
+    snprintf(timeout, sizeof timeout, "%d", self->timeout_ms);
+    const char *settings[][2] = {
+        {"bootstrap.servers", self->bootstrap},
+        {"socket.timeout.ms", timeout},
+        {"reconnect.backoff.max.ms", "1000"},
+        {"log.connection.close", "false"},
+    };
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    char reason[512];
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        if (rd_kafka_conf_set(conf, settings[i][0], settings[i][1], reason,
+                              sizeof reason) != RD_KAFKA_CONF_OK) {
+            rd_kafka_conf_destroy(conf);
+            sx_error_set(err, "Kafka setting %s=%s: %s", settings[i][0], settings[i][1],
+                         reason);
+            return NULL;
+        }
+    }
+    rd_kafka_conf_set_log_cb(conf, on_log);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_opaque(conf, self);
+    return conf;
+}
+
+static int conf_set_all(rd_kafka_conf_t *conf, const char *const (*settings)[2],
+                        size_t count, sx_error_t *err)
+{
+    char reason[512];
+    for (size_t i = 0; i < count; i++)
+        if (rd_kafka_conf_set(conf, settings[i][0], settings[i][1], reason,
+                              sizeof reason) != RD_KAFKA_CONF_OK)
+            return sx_error_set(err, "Kafka setting %s=%s: %s", settings[i][0],
+                                settings[i][1], reason);
+    return 0;
+}
+
+static rd_kafka_t *producer_new(sx_kafka_t *self, sx_error_t *err)
+{
+    rd_kafka_conf_t *conf = base_conf(self, err);
+    if (!conf)
+        return NULL;
+    char timeout[32];
+    snprintf(timeout, sizeof timeout, "%d", self->timeout_ms);
+    const char *const settings[][2] = {
+        {"enable.idempotence", "true"},
+        {"acks", "all"},
+        {"linger.ms", "5"},
+        {"message.timeout.ms", timeout},
+    };
+    if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    char reason[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, reason, sizeof reason);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        sx_error_set(err, "Kafka producer for %s: %s", self->bootstrap, reason);
+    }
+    return rk;
+}
+
+sx_kafka_t *sx_kafka_new(const char *bootstrap, int timeout_ms, sx_error_t *err)
+{
+    if (!bootstrap || !*bootstrap || timeout_ms <= 0) {
+        sx_error_set(err,
+                     "Kafka client needs a bootstrap address and a positive timeout");
+        return NULL;
+    }
+    sx_kafka_t *self = calloc(1, sizeof *self);
+    if (!self || !(self->bootstrap = strdup(bootstrap))) {
+        free(self);
+        sx_error_set(err, "out of memory");
+        return NULL;
+    }
+    self->timeout_ms = timeout_ms;
+    self->producer = producer_new(self, err);
+    if (!self->producer)
+        sx_kafka_destroy(&self);
+    return self;
+}
+
+void sx_kafka_destroy(sx_kafka_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    sx_kafka_t *self = *self_p;
+    if (self->producer) {
+        rd_kafka_purge(self->producer,
+                       RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+        rd_kafka_flush(self->producer, 100);
+        rd_kafka_destroy(self->producer);
+    }
+    free(self->bootstrap);
+    free(self);
+    *self_p = NULL;
+}
+
+/* Appends the last client-level error, which usually says why (connection
+ * refused, unknown host), to a message. */
+static int fail_with_cause(sx_kafka_t *self, sx_error_t *err, const char *what,
+                           const char *detail)
+{
+    rd_kafka_poll(self->producer, 0); /* serve pending error callbacks */
+    if (self->last_error[0])
+        return sx_error_set(err, "Kafka at %s: %s: %s (%s)", self->bootstrap, what,
+                            detail, self->last_error);
+    return sx_error_set(err, "Kafka at %s: %s: %s", self->bootstrap, what, detail);
+}
+
+int sx_kafka_check(sx_kafka_t *self, sx_error_t *err)
+{
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t code =
+        rd_kafka_metadata(self->producer, 0, NULL, &md, self->timeout_ms);
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return fail_with_cause(self, err, "metadata request failed",
+                               rd_kafka_err2str(code));
+    int brokers = md->broker_cnt;
+    rd_kafka_metadata_destroy(md);
+    if (brokers == 0)
+        return fail_with_cause(self, err, "metadata request failed", "no broker listed");
+    return 0;
+}
+
+/* Waits for an admin result event on `queue`; NULL (and err set) on timeout. */
+static rd_kafka_event_t *admin_wait(sx_kafka_t *self, rd_kafka_queue_t *queue,
+                                    const char *what, sx_error_t *err)
+{
+    rd_kafka_event_t *event = rd_kafka_queue_poll(queue, self->timeout_ms + 1000);
+    if (!event) {
+        fail_with_cause(self, err, what, "no answer in time");
+        return NULL;
+    }
+    if (rd_kafka_event_error(event)) {
+        fail_with_cause(self, err, what, rd_kafka_event_error_string(event));
+        rd_kafka_event_destroy(event);
+        return NULL;
+    }
+    return event;
+}
+
+static rd_kafka_AdminOptions_t *admin_options(sx_kafka_t *self, rd_kafka_admin_op_t op)
+{
+    rd_kafka_AdminOptions_t *options = rd_kafka_AdminOptions_new(self->producer, op);
+    char unused[256];
+    rd_kafka_AdminOptions_set_request_timeout(options, self->timeout_ms, unused,
+                                              sizeof unused);
+    rd_kafka_AdminOptions_set_operation_timeout(options, self->timeout_ms, unused,
+                                                sizeof unused);
+    return options;
+}
+
+/* Polls metadata until partition 0 of topic has a leader: produce and read
+ * right after creation then work without retries on the client side. */
+static int wait_for_leader(sx_kafka_t *self, const char *topic, sx_error_t *err)
+{
+    rd_kafka_topic_t *handle = rd_kafka_topic_new(self->producer, topic, NULL);
+    if (!handle)
+        return sx_error_set(err, "Kafka topic handle %s: %s", topic,
+                            rd_kafka_err2str(rd_kafka_last_error()));
+    double deadline = now_ms() + self->timeout_ms;
+    const char *why = "no answer";
+    int rc = -1;
+    while (rc != 0 && now_ms() < deadline) {
+        const struct rd_kafka_metadata *md = NULL;
+        rd_kafka_resp_err_t code =
+            rd_kafka_metadata(self->producer, 0, handle, &md, self->timeout_ms);
+        if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            why = rd_kafka_err2str(code);
+            continue;
+        }
+        if (md->topic_cnt == 1 && md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+            md->topics[0].partition_cnt >= 1 && md->topics[0].partitions[0].leader >= 0)
+            rc = 0;
+        else
+            why = "partition 0 has no leader yet";
+        rd_kafka_metadata_destroy(md);
+        if (rc != 0)
+            rd_kafka_poll(self->producer, POLL_MS);
+    }
+    rd_kafka_topic_destroy(handle);
+    if (rc != 0)
+        return fail_with_cause(self, err, topic, why);
+    return 0;
+}
+
+int sx_kafka_create_topic(sx_kafka_t *self, const char *topic, sx_error_t *err)
+{
+    char reason[512];
+    rd_kafka_NewTopic_t *new_topic =
+        rd_kafka_NewTopic_new(topic, 1, 1, reason, sizeof reason);
+    if (!new_topic)
+        return sx_error_set(err, "Kafka topic %s: %s", topic, reason);
+    /* Replayed rows carry their original (often old) event times as record
+     * timestamps: time-based retention must never delete them. */
+    rd_kafka_NewTopic_set_config(new_topic, "retention.ms", "-1");
+    rd_kafka_AdminOptions_t *options =
+        admin_options(self, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+    rd_kafka_queue_t *queue = rd_kafka_queue_new(self->producer);
+    rd_kafka_CreateTopics(self->producer, &new_topic, 1, options, queue);
+    char what[600];
+    snprintf(what, sizeof what, "creating topic %s", topic);
+    rd_kafka_event_t *event = admin_wait(self, queue, what, err);
+    int rc = event ? 0 : -1;
+    if (event) {
+        size_t n = 0;
+        const rd_kafka_topic_result_t **results = rd_kafka_CreateTopics_result_topics(
+            rd_kafka_event_CreateTopics_result(event), &n);
+        for (size_t i = 0; i < n && rc == 0; i++)
+            if (rd_kafka_topic_result_error(results[i]) != RD_KAFKA_RESP_ERR_NO_ERROR)
+                rc = sx_error_set(err, "Kafka at %s: %s: %s", self->bootstrap, what,
+                                  rd_kafka_topic_result_error_string(results[i]));
+        rd_kafka_event_destroy(event);
+    }
+    rd_kafka_queue_destroy(queue);
+    rd_kafka_AdminOptions_destroy(options);
+    rd_kafka_NewTopic_destroy(new_topic);
+    return rc == 0 ? wait_for_leader(self, topic, err) : rc;
+}
+
+int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t count,
+                           sx_error_t *err)
+{
+    if (count == 0)
+        return 0;
+    rd_kafka_DeleteTopic_t **doomed = calloc(count, sizeof *doomed);
+    if (!doomed)
+        return sx_error_set(err, "out of memory");
+    for (size_t i = 0; i < count; i++)
+        doomed[i] = rd_kafka_DeleteTopic_new(topics[i]);
+    rd_kafka_AdminOptions_t *options =
+        admin_options(self, RD_KAFKA_ADMIN_OP_DELETETOPICS);
+    rd_kafka_queue_t *queue = rd_kafka_queue_new(self->producer);
+    rd_kafka_DeleteTopics(self->producer, doomed, count, options, queue);
+    rd_kafka_event_t *event = admin_wait(self, queue, "deleting topics", err);
+    int rc = event ? 0 : -1;
+    if (event) {
+        size_t n = 0;
+        const rd_kafka_topic_result_t **results = rd_kafka_DeleteTopics_result_topics(
+            rd_kafka_event_DeleteTopics_result(event), &n);
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[i]);
+            if (code != RD_KAFKA_RESP_ERR_NO_ERROR &&
+                code != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+                rc = sx_error_set(err, "Kafka at %s: deleting topic %s: %s",
+                                  self->bootstrap, rd_kafka_topic_result_name(results[i]),
+                                  rd_kafka_topic_result_error_string(results[i]));
+        }
+        rd_kafka_event_destroy(event);
+    }
+    rd_kafka_queue_destroy(queue);
+    rd_kafka_AdminOptions_destroy(options);
+    rd_kafka_DeleteTopic_destroy_array(doomed, count);
+    free(doomed);
+    return rc;
+}
+
+/* An idempotent producer that hit a fatal error refuses all further work:
+ * replace it so the next task starts with a healthy one. */
+static void producer_reset_if_fatal(sx_kafka_t *self)
+{
+    char reason[256];
+    if (rd_kafka_fatal_error(self->producer, reason, sizeof reason) ==
+        RD_KAFKA_RESP_ERR_NO_ERROR)
+        return;
+    sx_warn("Kafka producer for %s had a fatal error (%s): replacing it", self->bootstrap,
+            reason);
+    sx_error_t ignored;
+    rd_kafka_t *fresh = producer_new(self, &ignored);
+    if (fresh) {
+        rd_kafka_destroy(self->producer);
+        self->producer = fresh;
+    }
+}
+
+/* Drops whatever a failed produce() left queued, so it cannot be delivered
+ * into a later task's accounting. */
+static void producer_discard(sx_kafka_t *self)
+{
+    rd_kafka_purge(self->producer, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_poll(self->producer, 0);
+    producer_reset_if_fatal(self);
+}
+
+static rd_kafka_resp_err_t produce_one(sx_kafka_t *self, const char *topic,
+                                       const sx_kafka_record_t *record)
+{
+    return rd_kafka_producev(
+        self->producer, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(0),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+        RD_KAFKA_V_KEY(record->key, record->key ? record->key_len : 0),
+        RD_KAFKA_V_VALUE((void *)record->value, record->value ? record->value_len : 0),
+        RD_KAFKA_V_TIMESTAMP(record->timestamp_ms), RD_KAFKA_V_END);
+}
+
+int sx_kafka_produce(sx_kafka_t *self, const char *topic,
+                     const sx_kafka_record_t *records, size_t count, sx_error_t *err)
+{
+    self->acked = self->failed = 0;
+    self->delivery_error[0] = '\0';
+    double deadline = now_ms() + self->timeout_ms;
+    for (size_t i = 0; i < count; i++) {
+        rd_kafka_resp_err_t code;
+        while ((code = produce_one(self, topic, &records[i])) ==
+                   RD_KAFKA_RESP_ERR__QUEUE_FULL &&
+               now_ms() < deadline)
+            rd_kafka_poll(self->producer, POLL_MS);
+        if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+            producer_discard(self);
+            return sx_error_set(err, "Kafka at %s: producing record %zu of %zu to %s: %s",
+                                self->bootstrap, i + 1, count, topic,
+                                rd_kafka_err2str(code));
+        }
+        rd_kafka_poll(self->producer, 0);
+    }
+    /* message.timeout.ms bounds each record, so flush needs a little more. */
+    rd_kafka_flush(self->producer, self->timeout_ms + 1000);
+    if (self->acked == count && self->failed == 0)
+        return 0;
+    size_t acked = self->acked, failed = self->failed;
+    producer_discard(self);
+    if (failed > 0)
+        return fail_with_cause(self, err, topic, self->delivery_error);
+    char detail[128];
+    snprintf(detail, sizeof detail, "only %zu of %zu records acknowledged in time", acked,
+             count);
+    return fail_with_cause(self, err, topic, detail);
+}
+
+static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
+{
+    rd_kafka_conf_t *conf = base_conf(self, err);
+    if (!conf)
+        return NULL;
+    /* Manual assignment only: the group id is never joined or committed. */
+    const char *const settings[][2] = {
+        {"group.id", "streamex-reader"},
+        {"enable.auto.commit", "false"},
+        {"enable.auto.offset.store", "false"},
+        {"enable.partition.eof", "true"},
+        {"auto.offset.reset", "earliest"},
+        /* The topic is complete when it is read: no point waiting for more. */
+        {"fetch.wait.max.ms", "20"},
+    };
+    if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
+    char reason[512];
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, reason, sizeof reason);
+    if (!rk) {
+        rd_kafka_conf_destroy(conf);
+        sx_error_set(err, "Kafka consumer for %s: %s", self->bootstrap, reason);
+    }
+    return rk;
+}
+
+static char *copy_bytes(const void *data, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (copy) {
+        if (len)
+            memcpy(copy, data, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+/* A growable array of messages read so far. */
+typedef struct {
+    sx_kafka_message_t *items;
+    size_t count, capacity;
+} message_list_t;
+
+static int message_list_add(message_list_t *list, const rd_kafka_message_t *msg)
+{
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 64;
+        sx_kafka_message_t *items = realloc(list->items, capacity * sizeof *items);
+        if (!items)
+            return -1;
+        list->items = items;
+        list->capacity = capacity;
+    }
+    sx_kafka_message_t *out = &list->items[list->count];
+    memset(out, 0, sizeof *out);
+    out->offset = msg->offset;
+    out->timestamp_ms = rd_kafka_message_timestamp(msg, NULL);
+    if (msg->key && !(out->key = copy_bytes(msg->key, msg->key_len)))
+        return -1;
+    out->key_len = msg->key ? msg->key_len : 0;
+    if (msg->payload && !(out->value = copy_bytes(msg->payload, msg->len))) {
+        free(out->key);
+        return -1;
+    }
+    out->value_len = msg->payload ? msg->len : 0;
+    list->count++;
+    return 0;
+}
+
+/* Consumes from the assigned partition, positioned at `start`, until offset
+ * `end` is reached. The
+ * deadline moves with progress, so a long topic is not cut short. */
+static int consume_until(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
+                         int64_t start, int64_t end, message_list_t *list,
+                         sx_error_t *err)
+{
+    double deadline = now_ms() + self->timeout_ms;
+    int64_t next = start;
+    while (next < end) {
+        if (now_ms() > deadline)
+            return sx_error_set(err,
+                                "Kafka at %s: reading %s stalled at offset %lld of %lld",
+                                self->bootstrap, topic, (long long)next, (long long)end);
+        rd_kafka_message_t *msg = rd_kafka_consumer_poll(rk, POLL_MS);
+        if (!msg)
+            continue;
+        int rc = 0;
+        if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+            next = msg->offset > next ? msg->offset : next;
+        } else if (msg->err) {
+            rc = sx_error_set(err, "Kafka at %s: reading %s: %s", self->bootstrap, topic,
+                              rd_kafka_message_errstr(msg));
+        } else if (msg->offset < end) {
+            rc =
+                message_list_add(list, msg) == 0 ? 0 : sx_error_set(err, "out of memory");
+            next = msg->offset + 1;
+            deadline = now_ms() + self->timeout_ms;
+        } else {
+            next = end; /* written after the read began: not ours to return */
+        }
+        rd_kafka_message_destroy(msg);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int read_partition(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
+                          message_list_t *list, sx_error_t *err)
+{
+    int64_t low = 0, high = 0;
+    rd_kafka_resp_err_t code =
+        rd_kafka_query_watermark_offsets(rk, topic, 0, &low, &high, self->timeout_ms);
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return sx_error_set(err, "Kafka at %s: end offset of %s: %s", self->bootstrap,
+                            topic, rd_kafka_err2str(code));
+    if (high <= low)
+        return 0;
+    rd_kafka_topic_partition_list_t *assignment = rd_kafka_topic_partition_list_new(1);
+    /* The explicit first offset, not OFFSET_BEGINNING: a logical offset costs
+     * an extra lookup and about half a second before the first fetch. */
+    rd_kafka_topic_partition_list_add(assignment, topic, 0)->offset = low;
+    code = rd_kafka_assign(rk, assignment);
+    rd_kafka_topic_partition_list_destroy(assignment);
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return sx_error_set(err, "Kafka at %s: assigning %s: %s", self->bootstrap, topic,
+                            rd_kafka_err2str(code));
+    int rc = consume_until(self, rk, topic, low, high, list, err);
+    rd_kafka_assign(rk, NULL);
+    return rc;
+}
+
+int sx_kafka_read_topic(sx_kafka_t *self, const char *topic,
+                        sx_kafka_message_t **messages, size_t *count, sx_error_t *err)
+{
+    *messages = NULL;
+    *count = 0;
+    rd_kafka_t *rk = consumer_new(self, err);
+    if (!rk)
+        return -1;
+    message_list_t list = {0};
+    int rc = read_partition(self, rk, topic, &list, err);
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+    if (rc != 0) {
+        sx_kafka_messages_free(&list.items, list.count);
+        return rc;
+    }
+    *messages = list.items;
+    *count = list.count;
+    return 0;
+}
+
+void sx_kafka_messages_free(sx_kafka_message_t **messages, size_t count)
+{
+    if (!messages || !*messages)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        free((*messages)[i].key);
+        free((*messages)[i].value);
+    }
+    free(*messages);
+    *messages = NULL;
+}
+
+void sx_kafka_topic_sanitize(const char *name, char *out, size_t out_size)
+{
+    if (out_size == 0)
+        return;
+    size_t limit = out_size - 1 < 249 ? out_size - 1 : 249;
+    size_t n = 0;
+    for (; name[n] && n < limit; n++) {
+        char c = name[n];
+        bool legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        out[n] = legal ? c : '_';
+    }
+    out[n] = '\0';
+}
+
+/* ---- self-test, against librdkafka's in-process mock cluster ---------- */
+
+static void test_topic_names(void)
+{
+    char out[300];
+    sx_kafka_topic_sanitize("sx.run-1.t 0/1.2.bids", out, sizeof out);
+    SX_CHECK(strcmp(out, "sx.run-1.t_0_1.2.bids") == 0);
+    sx_kafka_topic_sanitize("tâche", out, 4);
+    SX_CHECK(strcmp(out, "t__") == 0);
+    char big[400];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    sx_kafka_topic_sanitize(big, out, sizeof out);
+    SX_CHECK(strlen(out) == 249);
+}
+
+/* Records with every shape the replay and the sinks produce: keys and null
+ * keys, values and tombstones, explicit timestamps. */
+static void test_round_trip(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
+{
+    enum { N = 2000 };
+    rd_kafka_mock_topic_create(mock, "rt", 1, 1);
+    sx_kafka_record_t *records = calloc(N, sizeof *records);
+    char(*values)[32] = calloc(N, sizeof *values);
+    SX_CHECK(records && values);
+    for (int i = 0; i < N; i++) {
+        snprintf(values[i], sizeof values[i], "{\"i\":%d}", i);
+        records[i].value = i % 7 == 3 ? NULL : values[i];
+        records[i].value_len = strlen(values[i]);
+        records[i].key = i % 2 ? "k" : NULL;
+        records[i].key_len = 1;
+        records[i].timestamp_ms = 1700000000000LL + i;
+    }
+    sx_error_t err;
+    sx_error_clear(&err);
+    SX_CHECK(sx_kafka_produce(kafka, "rt", records, N, &err) == 0);
+    sx_kafka_message_t *messages = NULL;
+    size_t count = 0;
+    SX_CHECK(sx_kafka_read_topic(kafka, "rt", &messages, &count, &err) == 0);
+    SX_CHECK(count == N);
+    for (int i = 0; i < N; i++) {
+        SX_CHECK(messages[i].offset == i);
+        SX_CHECK(messages[i].timestamp_ms == 1700000000000LL + i);
+        SX_CHECK((messages[i].key != NULL) == (i % 2 == 1));
+        if (i % 7 == 3)
+            SX_CHECK(messages[i].value == NULL);
+        else
+            SX_CHECK(strcmp(messages[i].value, values[i]) == 0 &&
+                     messages[i].value_len == strlen(values[i]));
+    }
+    sx_kafka_messages_free(&messages, count);
+    SX_CHECK(messages == NULL);
+    /* A second batch lands after the first: the read sees both, in order. */
+    SX_CHECK(sx_kafka_produce(kafka, "rt", records, 10, &err) == 0);
+    SX_CHECK(sx_kafka_read_topic(kafka, "rt", &messages, &count, &err) == 0);
+    SX_CHECK(count == N + 10 && messages[N].offset == N);
+    sx_kafka_messages_free(&messages, count);
+    free(records);
+    free(values);
+}
+
+static void test_empty_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
+{
+    rd_kafka_mock_topic_create(mock, "empty", 1, 1);
+    sx_kafka_message_t *messages = NULL;
+    size_t count = 7;
+    sx_error_t err;
+    SX_CHECK(sx_kafka_read_topic(kafka, "empty", &messages, &count, &err) == 0);
+    SX_CHECK(count == 0 && messages == NULL);
+}
+
+/* A broker that refuses the records: produce fails, names the topic, and the
+ * client still works for the next task. */
+static void test_refused_delivery(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
+{
+    rd_kafka_mock_topic_create(mock, "refused", 1, 1);
+    rd_kafka_mock_topic_create(mock, "after", 1, 1);
+    rd_kafka_mock_push_request_errors(mock, 0 /* Produce */, 1,
+                                      RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+    sx_kafka_record_t record = {.value = "x", .value_len = 1, .timestamp_ms = 1};
+    sx_error_t err;
+    sx_error_clear(&err);
+    SX_CHECK(sx_kafka_produce(kafka, "refused", &record, 1, &err) == -1);
+    SX_CHECK(strstr(err.msg, "refused") != NULL);
+    sx_error_clear(&err);
+    SX_CHECK(sx_kafka_produce(kafka, "after", &record, 1, &err) == 0);
+    sx_kafka_message_t *messages = NULL;
+    size_t count = 0;
+    SX_CHECK(sx_kafka_read_topic(kafka, "after", &messages, &count, &err) == 0);
+    SX_CHECK(count == 1 && strcmp(messages[0].value, "x") == 0);
+    sx_kafka_messages_free(&messages, count);
+}
+
+/* The mock broker has no topic admin API: creating must fail cleanly, in
+ * time, naming the topic. Deleting nothing is a no-op. */
+static void test_admin_errors(const char *bootstrap)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_kafka_t *kafka = sx_kafka_new(bootstrap, 1000, &err);
+    SX_CHECK(kafka);
+    SX_CHECK(sx_kafka_create_topic(kafka, "sx.r.t.1.bids", &err) == -1);
+    SX_CHECK(strstr(err.msg, "sx.r.t.1.bids") != NULL);
+    SX_CHECK(sx_kafka_delete_topics(kafka, NULL, 0, &err) == 0);
+    sx_kafka_destroy(&kafka);
+}
+
+static void test_unreachable_broker(void)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_kafka_t *kafka = sx_kafka_new("127.0.0.1:1", 1500, &err);
+    SX_CHECK(kafka);
+    double start = now_ms();
+    SX_CHECK(sx_kafka_check(kafka, &err) == -1);
+    SX_CHECK(now_ms() - start < 5000);
+    SX_CHECK(strstr(err.msg, "127.0.0.1:1") != NULL);
+    sx_kafka_record_t record = {.value = "x", .value_len = 1, .timestamp_ms = 1};
+    SX_CHECK(sx_kafka_produce(kafka, "nowhere", &record, 1, &err) == -1);
+    SX_CHECK(now_ms() - start < 10000);
+    sx_kafka_destroy(&kafka);
+    SX_CHECK(kafka == NULL);
+    sx_kafka_destroy(&kafka);
+    SX_CHECK(sx_kafka_new("", 1000, &err) == NULL);
+}
+
+void sx_kafka_test(bool verbose)
+{
+    test_topic_names();
+    char reason[256];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_conf_set_log_cb(conf, on_log);
+    rd_kafka_t *owner = rd_kafka_new(RD_KAFKA_PRODUCER, conf, reason, sizeof reason);
+    SX_CHECK(owner);
+    rd_kafka_mock_cluster_t *mock = rd_kafka_mock_cluster_new(owner, 1);
+    SX_CHECK(mock);
+    sx_error_t err;
+    sx_kafka_t *kafka = sx_kafka_new(rd_kafka_mock_cluster_bootstraps(mock), 5000, &err);
+    SX_CHECK(kafka);
+    SX_CHECK(sx_kafka_check(kafka, &err) == 0);
+    double start = now_ms();
+    test_round_trip(kafka, mock);
+    test_empty_topic(kafka, mock);
+    if (verbose)
+        printf("kafka: round trip %.0f ms\n", now_ms() - start);
+    test_refused_delivery(kafka, mock);
+    if (verbose)
+        printf("kafka: refused delivery %.0f ms\n", now_ms() - start);
+    test_admin_errors(rd_kafka_mock_cluster_bootstraps(mock));
+    if (verbose)
+        printf("kafka: admin errors %.0f ms\n", now_ms() - start);
+    sx_kafka_destroy(&kafka);
+    rd_kafka_mock_cluster_destroy(mock);
+    rd_kafka_destroy(owner);
+    test_unreachable_broker();
+    if (verbose)
+        printf("kafka: unreachable broker %.0f ms\n", now_ms() - start);
+}

@@ -1,0 +1,76 @@
+/* kafka.h: the worker's Kafka client on librdkafka. It creates and deletes
+ * the single-partition topics of one task, replays records with an
+ * idempotent acks=all producer and returns only once the broker confirmed
+ * every one of them, and reads a whole topic back from its first offset to
+ * the end offset it had when the read began. A health check lets the runtime
+ * tell whether the broker answers. Every call has a short deadline; errors
+ * name the broker, the topic and what Kafka said. */
+#ifndef SX_KAFKA_H
+#define SX_KAFKA_H
+
+#include "common/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One record to produce. A NULL key or value is sent as Kafka null (a NULL
+ * value is a tombstone); lengths are ignored for NULL pointers. */
+typedef struct {
+    const char *key;
+    size_t key_len;
+    const char *value;
+    size_t value_len;
+    int64_t timestamp_ms; /* record timestamp (CreateTime) */
+} sx_kafka_record_t;
+
+/* One record read back; key/value are NUL-terminated heap copies or NULL for
+ * Kafka null. */
+typedef struct {
+    char *key;
+    size_t key_len;
+    char *value;
+    size_t value_len;
+    int64_t timestamp_ms;
+    int64_t offset;
+} sx_kafka_message_t;
+
+typedef struct _sx_kafka_t sx_kafka_t;
+
+/* Connects lazily to `bootstrap` ("host:port[,...]"); timeout_ms bounds every
+ * later call (metadata, topic admin, delivery, reading). */
+sx_kafka_t *sx_kafka_new(const char *bootstrap, int timeout_ms, sx_error_t *err);
+void sx_kafka_destroy(sx_kafka_t **self_p);
+
+/* Asks the broker for cluster metadata: 0 when it answered in time. */
+int sx_kafka_check(sx_kafka_t *self, sx_error_t *err);
+
+/* Creates `topic` with one partition, replication factor 1 and no time-based
+ * retention (record timestamps are original event times), and waits until
+ * its leader is known. A topic that already exists is an error: names are
+ * unique per run, task and attempt, so an existing one means a clash. */
+int sx_kafka_create_topic(sx_kafka_t *self, const char *topic, sx_error_t *err);
+
+/* Deletes topics; one that does not exist is not an error. */
+int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t count,
+                           sx_error_t *err);
+
+/* Produces records to partition 0 of `topic`, in array order, and waits for
+ * every delivery report: returns 0 only when all were acknowledged. */
+int sx_kafka_produce(sx_kafka_t *self, const char *topic,
+                     const sx_kafka_record_t *records, size_t count, sx_error_t *err);
+
+/* Reads partition 0 of `topic` from the beginning to the end offset queried
+ * first. On success *messages (heap array, free with sx_kafka_messages_free)
+ * holds them in offset order. */
+int sx_kafka_read_topic(sx_kafka_t *self, const char *topic,
+                        sx_kafka_message_t **messages, size_t *count, sx_error_t *err);
+void sx_kafka_messages_free(sx_kafka_message_t **messages, size_t count);
+
+/* Turns any string into a legal Kafka topic name ([A-Za-z0-9._-], at most
+ * 249 characters): every other byte becomes '_'. Writes into out. */
+void sx_kafka_topic_sanitize(const char *name, char *out, size_t out_size);
+
+void sx_kafka_test(bool verbose);
+
+#endif

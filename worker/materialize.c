@@ -1,0 +1,682 @@
+/* materialize.c: the output changelog folded into the final relation (see
+ * materialize.h). Each row is kept as its rendered CSV line, because the
+ * final CSV is all that is scored: two rows the CSV cannot tell apart are
+ * the same row. Upsert relations map the raw Kafka key to the latest line;
+ * debezium and append relations are multisets (line -> count). */
+#include "worker/materialize.h"
+
+#include "common/csv.h"
+#include "common/selftest.h"
+
+#include <czmq.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct _sx_materialize_t {
+    sx_changelog_t kind;
+    char **columns; /* output_schema names */
+    size_t column_count;
+    zhashx_t *rows; /* upsert: key -> line; otherwise line -> size_t count */
+    size_t row_count;
+};
+
+static void free_item(void **item)
+{
+    free(*item);
+    *item = NULL;
+}
+
+sx_materialize_t *sx_materialize_new(sx_changelog_t kind, const sx_field_t *schema,
+                                     size_t column_count)
+{
+    sx_materialize_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->kind = kind;
+    self->column_count = column_count;
+    self->columns = calloc(column_count ? column_count : 1, sizeof *self->columns);
+    self->rows = zhashx_new();
+    bool ok = self->columns && self->rows;
+    for (size_t i = 0; ok && i < column_count; i++)
+        ok = (self->columns[i] = strdup(schema[i].name)) != NULL;
+    if (!ok) {
+        sx_materialize_destroy(&self);
+        return NULL;
+    }
+    zhashx_set_destructor(self->rows, free_item);
+    return self;
+}
+
+void sx_materialize_destroy(sx_materialize_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    sx_materialize_t *self = *self_p;
+    for (size_t i = 0; self->columns && i < self->column_count; i++)
+        free(self->columns[i]);
+    free(self->columns);
+    zhashx_destroy(&self->rows);
+    free(self);
+    *self_p = NULL;
+}
+
+size_t sx_materialize_row_count(const sx_materialize_t *self)
+{
+    return self->row_count;
+}
+
+/* ---- reading records ---------------------------------------------------- */
+
+/* End of the JSON number starting at text[i], or i when none starts there. */
+static size_t number_end(const char *text, size_t i, size_t length)
+{
+    size_t j = i;
+    if (j < length && text[j] == '-')
+        j++;
+    if (j >= length || text[j] < '0' || text[j] > '9')
+        return i;
+    /* A leading 0 stands alone, as JSON requires. */
+    if (text[j] == '0')
+        j++;
+    else
+        while (j < length && text[j] >= '0' && text[j] <= '9')
+            j++;
+    if (j + 1 < length && text[j] == '.' && text[j + 1] >= '0' && text[j + 1] <= '9')
+        for (j++; j < length && text[j] >= '0' && text[j] <= '9'; j++)
+            ;
+    if (j < length && (text[j] == 'e' || text[j] == 'E')) {
+        size_t k = j + 1;
+        if (k < length && (text[k] == '+' || text[k] == '-'))
+            k++;
+        if (k < length && text[k] >= '0' && text[k] <= '9') {
+            for (j = k; j < length && text[j] >= '0' && text[j] <= '9'; j++)
+                ;
+        }
+    }
+    return j;
+}
+
+/* The JSON text with every number turned into a string of its exact text.
+ * jansson would read numbers into int64/double (failing on big DECIMALs and
+ * reprinting doubles its own way); the final CSV must carry the number as
+ * Flink wrote it. Malformed input stays malformed for jansson to report. */
+static char *quote_numbers(const char *text, size_t length, size_t *out_length)
+{
+    char *out = malloc(3 * length + 1);
+    if (!out)
+        return NULL;
+    size_t n = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < length; i++) {
+        size_t end = in_string ? i : number_end(text, i, length);
+        if (end > i) {
+            out[n++] = '"';
+            memcpy(out + n, text + i, end - i);
+            n += end - i;
+            out[n++] = '"';
+            i = end - 1;
+            continue;
+        }
+        out[n++] = text[i];
+        if (in_string && text[i] == '\\' && i + 1 < length)
+            out[n++] = text[++i];
+        else if (text[i] == '"')
+            in_string = !in_string;
+    }
+    out[n] = '\0';
+    *out_length = n;
+    return out;
+}
+
+/* Parses JSON bytes with numbers kept as text (see quote_numbers). */
+static json_t *load_numbers_as_text(const void *bytes, size_t length, json_error_t *error)
+{
+    size_t quoted_length = 0;
+    char *quoted = quote_numbers(bytes, length, &quoted_length);
+    if (!quoted) {
+        snprintf(error->text, sizeof error->text, "out of memory");
+        return NULL;
+    }
+    json_t *json = json_loadb(quoted, quoted_length, 0, error);
+    free(quoted);
+    return json;
+}
+
+/* Parses a record's bytes as a JSON object. */
+static json_t *parse_object(const void *bytes, size_t length, int64_t offset,
+                            const char *what, sx_error_t *err)
+{
+    json_error_t error;
+    json_t *json = load_numbers_as_text(bytes, length, &error);
+    if (!json) {
+        sx_error_set(err, "offset %lld: the %s is not valid JSON: %s", (long long)offset,
+                     what, error.text);
+        return NULL;
+    }
+    if (!json_is_object(json)) {
+        sx_error_set(err, "offset %lld: the %s is not a JSON object", (long long)offset,
+                     what);
+        json_decref(json);
+        return NULL;
+    }
+    return json;
+}
+
+/* ---- rows ----------------------------------------------------------------- */
+
+/* One column's CSV text: NULL for JSON null or absent. *owned receives a
+ * heap copy to free when the text had to be built. */
+static const char *column_text(const json_t *value, char **owned)
+{
+    *owned = NULL;
+    if (!value || json_is_null(value))
+        return NULL;
+    if (json_is_string(value))
+        return json_string_value(value);
+    if (json_is_boolean(value))
+        return json_is_true(value) ? "true" : "false";
+    *owned = json_dumps(value, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    return *owned;
+}
+
+/* The row's CSV line (newline included) over the output_schema columns,
+ * each looked up in `row`, then in `fallback` (the upsert key) if absent. */
+static char *render_row(const sx_materialize_t *self, const json_t *row,
+                        const json_t *fallback)
+{
+    const char **fields =
+        calloc(self->column_count ? self->column_count : 1, sizeof *fields);
+    char **owned = calloc(self->column_count ? self->column_count : 1, sizeof *owned);
+    char *line = NULL;
+    size_t size = 0;
+    FILE *stream = fields && owned ? open_memstream(&line, &size) : NULL;
+    for (size_t i = 0; stream && i < self->column_count; i++) {
+        json_t *value = json_object_get(row, self->columns[i]);
+        if (!value && fallback)
+            value = json_object_get(fallback, self->columns[i]);
+        fields[i] = column_text(value, &owned[i]);
+    }
+    bool ok = stream && sx_csv_write_record(stream, fields, self->column_count) == 0;
+    if (stream && fclose(stream) != 0)
+        ok = false;
+    for (size_t i = 0; owned && i < self->column_count; i++)
+        free(owned[i]);
+    free(owned);
+    free(fields);
+    if (!ok) {
+        free(line);
+        return NULL;
+    }
+    return line;
+}
+
+/* Adds one copy of line to the multiset; takes ownership of line. */
+static int multiset_add(sx_materialize_t *self, char *line)
+{
+    size_t *count = zhashx_lookup(self->rows, line);
+    if (count) {
+        (*count)++;
+    } else {
+        count = malloc(sizeof *count);
+        if (!count) {
+            free(line);
+            return -1;
+        }
+        *count = 1;
+        zhashx_insert(self->rows, line, count);
+    }
+    free(line);
+    self->row_count++;
+    return 0;
+}
+
+/* Removes one copy of line; false when there is none. */
+static bool multiset_remove(sx_materialize_t *self, const char *line)
+{
+    size_t *count = zhashx_lookup(self->rows, line);
+    if (!count)
+        return false;
+    if (--*count == 0)
+        zhashx_delete(self->rows, line);
+    self->row_count--;
+    return true;
+}
+
+static int insert_row(sx_materialize_t *self, const json_t *row, int64_t offset,
+                      sx_error_t *err)
+{
+    char *line = render_row(self, row, NULL);
+    if (!line || multiset_add(self, line) != 0)
+        return sx_error_set(err, "offset %lld: out of memory", (long long)offset);
+    return 0;
+}
+
+static int remove_row(sx_materialize_t *self, const json_t *row, int64_t offset,
+                      sx_error_t *err)
+{
+    char *line = render_row(self, row, NULL);
+    if (!line)
+        return sx_error_set(err, "offset %lld: out of memory", (long long)offset);
+    bool removed = multiset_remove(self, line);
+    if (!removed) {
+        line[strcspn(line, "\n")] = '\0';
+        sx_error_set(err, "offset %lld: retracts a row that is not in the relation: %s",
+                     (long long)offset, line);
+    }
+    free(line);
+    return removed ? 0 : -1;
+}
+
+/* ---- the three changelog kinds ------------------------------------------ */
+
+static int apply_upsert(sx_materialize_t *self, int64_t offset, const char *key,
+                        size_t key_len, const void *value, size_t value_len,
+                        sx_error_t *err)
+{
+    if (!key)
+        return sx_error_set(err, "offset %lld: an upsert record without a key",
+                            (long long)offset);
+    if (memchr(key, '\0', key_len))
+        return sx_error_set(err, "offset %lld: the key holds a NUL byte",
+                            (long long)offset);
+    char *identity = strndup(key, key_len);
+    if (!identity)
+        return sx_error_set(err, "offset %lld: out of memory", (long long)offset);
+    bool present = zhashx_lookup(self->rows, identity) != NULL;
+    int rc = 0;
+    if (!value) {
+        /* A tombstone: the key is deleted (a key never inserted is fine). */
+        zhashx_delete(self->rows, identity);
+        self->row_count -= present;
+    } else {
+        json_t *row = parse_object(value, value_len, offset, "value", err);
+        json_error_t ignored;
+        /* Key columns left out of the value (EXCEPT_KEY) come from the key;
+         * a key in another format simply adds nothing. */
+        json_t *key_object = row ? load_numbers_as_text(key, key_len, &ignored) : NULL;
+        if (key_object && !json_is_object(key_object)) {
+            json_decref(key_object);
+            key_object = NULL;
+        }
+        char *line = row ? render_row(self, row, key_object) : NULL;
+        if (!row)
+            rc = -1;
+        else if (!line)
+            rc = sx_error_set(err, "offset %lld: out of memory", (long long)offset);
+        else {
+            zhashx_update(self->rows, identity, line);
+            self->row_count += !present;
+        }
+        json_decref(key_object);
+        json_decref(row);
+    }
+    free(identity);
+    return rc;
+}
+
+/* An "after"/"before" image: NULL when absent or null, an error when it is
+ * something other than an object. */
+static int image(const json_t *envelope, const char *name, const json_t **out,
+                 int64_t offset, sx_error_t *err)
+{
+    const json_t *value = json_object_get(envelope, name);
+    *out = value && !json_is_null(value) ? value : NULL;
+    if (*out && !json_is_object(*out))
+        return sx_error_set(err, "offset %lld: \"%s\" is not a JSON object",
+                            (long long)offset, name);
+    return 0;
+}
+
+static int apply_debezium_op(sx_materialize_t *self, const json_t *envelope,
+                             int64_t offset, sx_error_t *err)
+{
+    const char *op = json_string_value(json_object_get(envelope, "op"));
+    const json_t *before, *after;
+    if (image(envelope, "before", &before, offset, err) != 0 ||
+        image(envelope, "after", &after, offset, err) != 0)
+        return -1;
+    if (!op || strlen(op) != 1 || !strchr("crud", op[0]))
+        return sx_error_set(err, "offset %lld: \"op\" is not one of c, r, u, d",
+                            (long long)offset);
+    bool removes = op[0] == 'u' || op[0] == 'd';
+    bool inserts = op[0] != 'd';
+    if ((removes && !before) || (inserts && !after))
+        return sx_error_set(err, "offset %lld: op \"%s\" without its \"%s\" row",
+                            (long long)offset, op,
+                            removes && !before ? "before" : "after");
+    if (removes && remove_row(self, before, offset, err) != 0)
+        return -1;
+    return inserts ? insert_row(self, after, offset, err) : 0;
+}
+
+static int apply_debezium(sx_materialize_t *self, int64_t offset, const void *value,
+                          size_t value_len, sx_error_t *err)
+{
+    if (!value)
+        return 0; /* Kafka tombstone after a delete: not an operation */
+    json_t *json = parse_object(value, value_len, offset, "value", err);
+    if (!json)
+        return -1;
+    /* With debezium-json.schema-include the envelope sits in "payload". */
+    const json_t *envelope = json;
+    const json_t *payload = json_object_get(json, "payload");
+    if (json_is_object(payload) && !json_object_get(json, "op"))
+        envelope = payload;
+    int rc = apply_debezium_op(self, envelope, offset, err);
+    json_decref(json);
+    return rc;
+}
+
+static int apply_append(sx_materialize_t *self, int64_t offset, const void *value,
+                        size_t value_len, sx_error_t *err)
+{
+    if (!value)
+        return sx_error_set(
+            err, "offset %lld: a record without a value in an append changelog",
+            (long long)offset);
+    json_t *row = parse_object(value, value_len, offset, "value", err);
+    if (!row)
+        return -1;
+    int rc = insert_row(self, row, offset, err);
+    json_decref(row);
+    return rc;
+}
+
+int sx_materialize_apply(sx_materialize_t *self, int64_t offset, const void *key,
+                         size_t key_len, const void *value, size_t value_len,
+                         sx_error_t *err)
+{
+    switch (self->kind) {
+    case SX_CHANGELOG_UPSERT:
+        return apply_upsert(self, offset, key, key_len, value, value_len, err);
+    case SX_CHANGELOG_DEBEZIUM:
+        return apply_debezium(self, offset, value, value_len, err);
+    case SX_CHANGELOG_APPEND:
+        return apply_append(self, offset, value, value_len, err);
+    }
+    return sx_error_set(err, "unknown changelog kind %d", (int)self->kind);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static int compare_lines(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every row's line (repeated per copy), sorted; the lines stay owned by the
+ * relation. */
+static const char **sorted_lines(const sx_materialize_t *self)
+{
+    const char **lines = malloc((self->row_count ? self->row_count : 1) * sizeof *lines);
+    if (!lines)
+        return NULL;
+    size_t n = 0;
+    for (void *item = zhashx_first(self->rows); item; item = zhashx_next(self->rows)) {
+        if (self->kind == SX_CHANGELOG_UPSERT) {
+            lines[n++] = item;
+            continue;
+        }
+        const char *line = zhashx_cursor(self->rows);
+        for (size_t copy = 0; copy < *(size_t *)item; copy++)
+            lines[n++] = line;
+    }
+    qsort(lines, n, sizeof *lines, compare_lines);
+    return lines;
+}
+
+static int write_csv(const sx_materialize_t *self, FILE *out)
+{
+    const char **lines = sorted_lines(self);
+    if (!lines)
+        return -1;
+    int rc =
+        sx_csv_write_record(out, (const char *const *)self->columns, self->column_count);
+    for (size_t i = 0; rc == 0 && i < self->row_count; i++)
+        rc = fputs(lines[i], out) == EOF ? -1 : 0;
+    free(lines);
+    return rc;
+}
+
+int sx_materialize_write(const sx_materialize_t *self, const char *path, sx_error_t *err)
+{
+    char *temporary = NULL;
+    if (asprintf(&temporary, "%s.tmp", path) < 0)
+        return sx_error_set(err, "%s: out of memory", path);
+    FILE *out = fopen(temporary, "wb");
+    int rc = out ? write_csv(self, out) : -1;
+    if (out && (fflush(out) != 0 || fsync(fileno(out)) != 0))
+        rc = -1;
+    if (out && fclose(out) != 0)
+        rc = -1;
+    if (rc == 0 && rename(temporary, path) != 0)
+        rc = -1;
+    if (rc != 0) {
+        sx_error_set(err, "%s: cannot write the final CSV: %s", path, strerror(errno));
+        unlink(temporary);
+    }
+    free(temporary);
+    return rc;
+}
+
+/* ---- self-test ---------------------------------------------------------- */
+
+/* A record of a test changelog; NULL key/value are absent. */
+typedef struct {
+    const char *key;
+    const char *value;
+} record_t;
+
+static sx_materialize_t *relation_of(sx_changelog_t kind)
+{
+    static const sx_field_t schema[] = {
+        {"id", "BIGINT"}, {"name", "STRING"}, {"v", "DOUBLE"}};
+    sx_materialize_t *self = sx_materialize_new(kind, schema, 3);
+    SX_CHECK(self);
+    return self;
+}
+
+/* Applies records in offset order; returns the CSV written, or the error. */
+static char *materialize(sx_changelog_t kind, const record_t *records, size_t count)
+{
+    sx_materialize_t *self = relation_of(kind);
+    sx_error_t err;
+    sx_error_clear(&err);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        const char *key = records[i].key, *value = records[i].value;
+        rc = sx_materialize_apply(self, (int64_t)i, key, key ? strlen(key) : 0, value,
+                                  value ? strlen(value) : 0, &err);
+    }
+    char *result = NULL;
+    if (rc != 0) {
+        result = strdup(err.msg);
+    } else {
+        char dir[] = "/tmp/sx_materialize_XXXXXX";
+        SX_CHECK(mkdtemp(dir));
+        char path[64];
+        snprintf(path, sizeof path, "%s/out.csv", dir);
+        SX_CHECK(sx_materialize_write(self, path, &err) == 0);
+        FILE *in = fopen(path, "rb");
+        SX_CHECK(in);
+        result = calloc(1, 4096);
+        SX_CHECK(result);
+        size_t n = fread(result, 1, 4095, in);
+        fclose(in);
+        result[n] = '\0';
+        unlink(path);
+        rmdir(dir);
+    }
+    sx_materialize_destroy(&self);
+    return result;
+}
+
+static void check_materialize(sx_changelog_t kind, const record_t *records, size_t count,
+                              const char *expected)
+{
+    char *got = materialize(kind, records, count);
+    if (strcmp(got, expected) != 0)
+        fprintf(stderr, "materialize %s: got\n%s\nexpected\n%s\n",
+                sx_changelog_name(kind), got, expected);
+    SX_CHECK(strcmp(got, expected) == 0);
+    free(got);
+}
+
+#define CHECK_MATERIALIZE(kind, records, expected)                                       \
+    check_materialize(kind, records, sizeof records / sizeof records[0], expected)
+
+static void test_append_keeps_duplicates_and_number_text(void)
+{
+    static const record_t records[] = {
+        {NULL, "{\"id\":2,\"name\":\"b, \\\"quoted\\\"\",\"v\":1.0E10}"},
+        {NULL, "{\"id\":12345678901234567890123,\"name\":null,\"v\":0.1}"},
+        {"ignored", "{\"id\":2,\"name\":\"b, \\\"quoted\\\"\",\"v\":1.0E10}"},
+        {NULL, "{\"id\":-0,\"v\":-2.5e-3,\"extra\":true}"},
+        {NULL, "{\"id\":3,\"name\":true,\"v\":{\"x\":[1,\"y\"]}}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_APPEND, records,
+                      "id,name,v\n"
+                      "-0,,-2.5e-3\n"
+                      "12345678901234567890123,,0.1\n"
+                      "2,\"b, \"\"quoted\"\"\",1.0E10\n"
+                      "2,\"b, \"\"quoted\"\"\",1.0E10\n"
+                      "3,true,\"{\"\"x\"\":[\"\"1\"\",\"\"y\"\"]}\"\n");
+    static const record_t empty[] = {{NULL, "{\"id\":1}"}};
+    check_materialize(SX_CHANGELOG_APPEND, empty, 0, "id,name,v\n");
+}
+
+static void test_upsert_keeps_latest_and_deletes_on_tombstone(void)
+{
+    static const record_t records[] = {
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"a\",\"v\":1.5}"},
+        {"{\"id\":2}", "{\"id\":2,\"name\":\"b\",\"v\":2}"},
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"a\",\"v\":3.5}"},
+        {"{\"id\":2}", NULL},
+        {"{\"id\":9}", NULL},
+        {"{\"id\":3}", "{\"name\":\"c\",\"v\":4}"}, /* EXCEPT_KEY: id from the key */
+        {"{\"id\":2}", NULL},
+        {"{\"id\":4}", "{\"id\":4,\"name\":\"d\"}"},
+        {"{\"id\":4}", NULL},
+        {"{\"id\":4}", "{\"id\":4,\"name\":\"e\"}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, records, "id,name,v\n1,a,3.5\n3,c,4\n4,e,\n");
+    static const record_t keyless[] = {{NULL, "{\"id\":1}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, keyless,
+                      "offset 0: an upsert record without a key");
+}
+
+static void test_debezium_multiset_with_retractions(void)
+{
+    /* A Top-2 as Flink writes it: -U/+U become d/c pairs. */
+    static const record_t records[] = {
+        {NULL,
+         "{\"before\":null,\"after\":{\"id\":1,\"name\":\"x\",\"v\":10},\"op\":\"c\"}"},
+        {NULL,
+         "{\"before\":null,\"after\":{\"id\":2,\"name\":\"y\",\"v\":20},\"op\":\"c\"}"},
+        {NULL,
+         "{\"before\":{\"id\":1,\"name\":\"x\",\"v\":10},\"after\":null,\"op\":\"d\"}"},
+        {NULL,
+         "{\"before\":null,\"after\":{\"id\":3,\"name\":\"z\",\"v\":30},\"op\":\"c\"}"},
+        {NULL, NULL},
+        {NULL,
+         "{\"before\":null,\"after\":{\"id\":3,\"name\":\"z\",\"v\":30},\"op\":\"r\"}"},
+        {NULL,
+         "{\"before\":{\"id\":3,\"name\":\"z\",\"v\":30},\"after\":{\"id\":3,\"name\":"
+         "\"z\",\"v\":31},\"op\":\"u\"}"},
+        {NULL,
+         "{\"schema\":{},\"payload\":{\"before\":{\"id\":2,\"name\":\"y\",\"v\":20},"
+         "\"after\":null,\"op\":\"d\"}}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, records, "id,name,v\n3,z,30\n3,z,31\n");
+    static const record_t missing[] = {
+        {NULL,
+         "{\"before\":null,\"after\":{\"id\":1,\"name\":\"x\",\"v\":10},\"op\":\"c\"}"},
+        {NULL,
+         "{\"before\":{\"id\":1,\"name\":\"x\",\"v\":10.0},\"after\":null,\"op\":\"d\"}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, missing,
+                      "offset 1: retracts a row that is not in the relation: 1,x,10.0");
+    static const record_t bad_op[] = {
+        {NULL, "{\"before\":null,\"after\":{},\"op\":\"x\"}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, bad_op,
+                      "offset 0: \"op\" is not one of c, r, u, d");
+    static const record_t no_after[] = {
+        {NULL, "{\"before\":null,\"after\":null,\"op\":\"c\"}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, no_after,
+                      "offset 0: op \"c\" without its \"after\" row");
+}
+
+static void test_bad_records_name_the_offset(void)
+{
+    static const record_t broken[] = {{NULL, "{\"id\":1}"}, {NULL, "{\"id\":1"}};
+    char *got = materialize(SX_CHANGELOG_APPEND, broken, 2);
+    SX_CHECK(strncmp(got, "offset 1: the value is not valid JSON: ", 39) == 0);
+    free(got);
+    static const record_t leading_zero[] = {{NULL, "{\"id\":01}"}};
+    got = materialize(SX_CHANGELOG_APPEND, leading_zero, 1);
+    SX_CHECK(strncmp(got, "offset 0: the value is not valid JSON: ", 39) == 0);
+    free(got);
+    static const record_t array[] = {{NULL, "[1,2]"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_APPEND, array,
+                      "offset 0: the value is not a JSON object");
+    static const record_t no_value[] = {{"k", NULL}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_APPEND, no_value,
+                      "offset 0: a record without a value in an append changelog");
+}
+
+static void test_row_count_and_write_errors(void)
+{
+    sx_materialize_t *self = relation_of(SX_CHANGELOG_DEBEZIUM);
+    sx_error_t err;
+    const char *insert = "{\"after\":{\"id\":1},\"op\":\"c\"}";
+    SX_CHECK(sx_materialize_apply(self, 0, NULL, 0, insert, strlen(insert), &err) == 0);
+    SX_CHECK(sx_materialize_apply(self, 1, NULL, 0, insert, strlen(insert), &err) == 0);
+    SX_CHECK(sx_materialize_row_count(self) == 2);
+    SX_CHECK(sx_materialize_write(self, "/nonexistent/dir/out.csv", &err) == -1);
+    SX_CHECK(strstr(err.msg, "/nonexistent/dir/out.csv: cannot write the final CSV") ==
+             err.msg);
+    sx_materialize_destroy(&self);
+    sx_materialize_destroy(&self);
+}
+
+/* Random records made of JSON-significant bytes: each is applied or fails
+ * with a message naming its offset, never a crash. */
+static void test_random_records_never_crash(void)
+{
+    static const char alphabet[] = "{}[]\":,\\-+.0123eEtruefalsnbeforeafteropcd ";
+    static const sx_changelog_t kinds[] = {SX_CHANGELOG_UPSERT, SX_CHANGELOG_DEBEZIUM,
+                                           SX_CHANGELOG_APPEND};
+    unsigned state = 99;
+    char value[48];
+    for (size_t k = 0; k < 3; k++) {
+        sx_materialize_t *self = relation_of(kinds[k]);
+        for (int round = 0; round < 8000; round++) {
+            size_t length = (size_t)(round % (int)sizeof value);
+            for (size_t i = 0; i < length; i++) {
+                state = state * 1103515245u + 12345u;
+                value[i] = alphabet[(state >> 16) % (sizeof alphabet - 1)];
+            }
+            sx_error_t err;
+            sx_error_clear(&err);
+            if (sx_materialize_apply(self, round, value, length % 7, value, length,
+                                     &err) != 0)
+                SX_CHECK(strncmp(err.msg, "offset ", 7) == 0);
+        }
+        sx_materialize_destroy(&self);
+    }
+}
+
+void sx_materialize_test(bool verbose)
+{
+    test_random_records_never_crash();
+    (void)verbose;
+    test_append_keeps_duplicates_and_number_text();
+    test_upsert_keeps_latest_and_deletes_on_tombstone();
+    test_debezium_multiset_with_retractions();
+    test_bad_records_name_the_offset();
+    test_row_count_and_write_errors();
+}

@@ -1,0 +1,161 @@
+/* runtime.h: one worker's own Kafka + Flink pair (SPEC section 8). The pair
+ * is four JVMs started from the install of scripts/setup-runtime.sh (no
+ * Flink or Kafka shell scripts): a one-node KRaft Kafka broker, a Flink
+ * JobManager (standalone session cluster), a TaskManager and the SQL Gateway.
+ * Each pair has its own ports and its own folder .runtime/pairs/INDEX/ (conf,
+ * Kafka data, logs, pid files), both derived from the worker index, so
+ * several pairs run side by side on one host. A pair can also be external:
+ * the worker then only checks the Kafka bootstrap servers, SQL Gateway and
+ * Flink REST it was given and starts nothing.
+ *
+ * Port layout (other modules and people rely on it): base = 21000 + 20*index;
+ * Kafka broker base+0, KRaft controller base+1, Flink REST base+2, SQL Gateway
+ * base+3, JobManager RPC base+4, blob server base+5, TaskManager RPC base+6,
+ * TaskManager data base+7, metric query services base+8 and base+9. */
+#ifndef SX_RUNTIME_H
+#define SX_RUNTIME_H
+
+#include "common/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define SX_RUNTIME_PORT_BASE 21000
+#define SX_RUNTIME_PORT_STRIDE 20
+/* Keeps every pair's ports below 25000, clear of the kernel's ephemeral range. */
+#define SX_RUNTIME_MAX_INDEX 199
+
+typedef enum {
+    SX_PORT_KAFKA = 0,
+    SX_PORT_KAFKA_CONTROLLER,
+    SX_PORT_FLINK_REST,
+    SX_PORT_GATEWAY,
+    SX_PORT_JOBMANAGER_RPC,
+    SX_PORT_BLOB,
+    SX_PORT_TASKMANAGER_RPC,
+    SX_PORT_TASKMANAGER_DATA,
+    SX_PORT_JOBMANAGER_METRICS,
+    SX_PORT_TASKMANAGER_METRICS,
+    SX_PORT_COUNT
+} sx_runtime_port_t;
+
+/* The port `which` of pair `index` (see the layout above). */
+int sx_runtime_port(int index, sx_runtime_port_t which);
+/* What a port is for, e.g. "Flink REST". */
+const char *sx_runtime_port_name(sx_runtime_port_t which);
+
+typedef struct {
+    int index;               /* worker index: ports and folder */
+    const char *runtime_dir; /* NULL: $SX_RUNTIME_DIR, else <repo>/.runtime */
+    int slots;               /* TaskManager slots */
+    /* JVM heaps in MiB. The TaskManager also gets 128 MiB framework heap,
+     * managed memory, 64 MiB network buffers and 256 MiB metaspace. */
+    int kafka_heap_mb;
+    int jobmanager_heap_mb;
+    int taskmanager_heap_mb;
+    int taskmanager_managed_mb;
+    int gateway_heap_mb;
+    int start_timeout_s; /* bound on starting (or restarting) the pair */
+    int stop_grace_s;    /* SIGTERM, then SIGKILL after this */
+    /* false: the JVMs get SIGTERM when the process that started them dies
+     * (no orphans; PR_SET_PDEATHSIG, which fires when the *thread* that
+     * called sx_runtime_start ends, so call it from a thread that lives as
+     * long as the pair); true: they outlive it (`runtime up --detach`). */
+    bool detached;
+    /* External pair: all three or none. Nothing is started then. */
+    const char *kafka_bootstrap; /* "host:port[,...]" */
+    const char *flink_gateway;   /* "http://host:port" */
+    const char *flink_rest;      /* "http://host:port" */
+} sx_runtime_config_t;
+
+/* Defaults for a 24 GiB machine shared by several pairs: 4 slots, Kafka
+ * 512 MiB, JobManager 512 MiB, TaskManager 512 MiB task heap + 256 MiB
+ * managed, Gateway 512 MiB, 180 s to start, 20 s to stop. */
+void sx_runtime_config_defaults(sx_runtime_config_t *config, int index);
+/* 0 when the values are usable; else err names the bad one. */
+int sx_runtime_config_validate(const sx_runtime_config_t *config, sx_error_t *err);
+
+/* One component's state as sx_runtime_status sees it. */
+typedef struct {
+    const char *name; /* "kafka", "jobmanager", "taskmanager", "gateway" */
+    pid_t pid;        /* 0 when not running (or external) */
+    bool running;     /* a live process of this pair (always false if external) */
+    bool healthy;     /* answered its health check */
+    long rss_kb;      /* resident memory, 0 when unknown */
+    int restarts;     /* restarts done by this object's watchdog */
+} sx_runtime_component_t;
+
+#define SX_RUNTIME_COMPONENTS 4
+
+typedef struct {
+    sx_runtime_component_t components[SX_RUNTIME_COMPONENTS];
+    bool external;
+} sx_runtime_status_t;
+
+typedef struct _sx_runtime_t sx_runtime_t;
+
+/* The command-line options every command that owns a pair accepts (`runtime`,
+ * `worker`, `run`), for their --help. */
+#define SX_RUNTIME_OPTIONS_HELP                                                          \
+    "  --index N                 worker index: ports 21000+20*N.., .runtime/pairs/N\n"   \
+    "  --runtime-dir DIR         the install (default $SX_RUNTIME_DIR or "               \
+    "<repo>/.runtime)\n"                                                                 \
+    "  --slots N                 TaskManager slots (4)\n"                                \
+    "  --kafka-heap-mb MB        Kafka broker heap (512)\n"                              \
+    "  --jobmanager-heap-mb MB   JobManager heap (512)\n"                                \
+    "  --taskmanager-heap-mb MB  TaskManager task heap (512)\n"                          \
+    "  --taskmanager-managed-mb MB  TaskManager managed memory (256)\n"                  \
+    "  --gateway-heap-mb MB      SQL Gateway heap (512)\n"                               \
+    "  --start-timeout S         seconds to wait for a healthy pair (180)\n"             \
+    "  --kafka-bootstrap HOST:PORT, --flink-gateway URL, --flink-rest URL\n"             \
+    "                            use an existing Kafka + Flink instead (all three)\n"
+
+/* Applies one of those options ("--slots", "4") to config. Returns 1 when it
+ * took the option, 0 when `name` is not a runtime option, -1 (err set) when
+ * the value is bad. String values are kept by pointer, not copied. */
+int sx_runtime_config_option(sx_runtime_config_t *config, const char *name,
+                             const char *value, sx_error_t *err);
+
+/* Checks the config and resolves folders and endpoints; starts nothing. */
+sx_runtime_t *sx_runtime_new(const sx_runtime_config_t *config, sx_error_t *err);
+/* Stops the pair if this object started it and it is not detached. */
+void sx_runtime_destroy(sx_runtime_t **self_p);
+
+/* Starts the pair and returns once every component passed its health check
+ * (Kafka metadata through librdkafka, Flink REST /overview with a registered
+ * TaskManager, SQL Gateway /v1/info). Checks the install, refuses a pair
+ * that already runs or a port in use, formats Kafka's storage on the first
+ * start. On failure stops what it started; err names the component and holds
+ * the tail of its log. For an external pair: only the health checks. */
+int sx_runtime_start(sx_runtime_t *self, sx_error_t *err);
+
+/* Stops every JVM of the pair, whoever started it (found through the pid
+ * files, checked against each process's command line): SIGTERM, then
+ * SIGKILL after the grace period. A pair that does not run is fine. */
+int sx_runtime_stop(sx_runtime_t *self, sx_error_t *err);
+
+/* The watchdog: restarts every component this object started that has died
+ * and waits until it is healthy again. Returns the number restarted, or -1
+ * when a restart failed (err says which and why). Call it periodically. */
+int sx_runtime_watch(sx_runtime_t *self, sx_error_t *err);
+
+/* Fills *status: each component's process and health. */
+int sx_runtime_status(sx_runtime_t *self, sx_runtime_status_t *status, sx_error_t *err);
+
+/* Endpoints for the executor. */
+const char *sx_runtime_bootstrap(const sx_runtime_t *self); /* "127.0.0.1:21000" */
+const char *
+sx_runtime_gateway_url(const sx_runtime_t *self);          /* "http://127.0.0.1:21003" */
+const char *sx_runtime_rest_url(const sx_runtime_t *self); /* "http://127.0.0.1:21002" */
+/* The pair's folder (conf, kafka-data, logs, pids); NULL for an external pair. */
+const char *sx_runtime_pair_dir(const sx_runtime_t *self);
+
+/* Describes the install in runtime_dir (NULL: the default), for `streamex
+ * check`: "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1 in DIR"
+ * and 0, or "not installed: run scripts/setup-runtime.sh (...)" and -1. */
+int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_size);
+
+void sx_runtime_test(bool verbose);
+
+#endif

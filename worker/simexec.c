@@ -1,0 +1,129 @@
+/* simexec.c: the simulated executor (see simexec.h). */
+#include "worker/simexec.h"
+
+#include "common/selftest.h"
+#include "proto/files.h"
+
+#include <czmq.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct _sx_simexec_t {
+    int delay_ms;
+};
+
+sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
+{
+    sx_simexec_t *self = calloc(1, sizeof *self);
+    self->delay_ms = 10;
+    char *copy = strdup(spec ? spec : "");
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        char *end = NULL;
+        if (strncmp(item, "delay_ms=", 9) == 0) {
+            long value = strtol(item + 9, &end, 10);
+            if (*end == '\0' && end != item + 9 && value >= 0 && value <= 600000) {
+                self->delay_ms = (int)value;
+                continue;
+            }
+        }
+        sx_error_set(err,
+                     "--simulate '%s': unknown or bad item '%s' (expected delay_ms=N)",
+                     spec, item);
+        free(copy);
+        free(self);
+        return NULL;
+    }
+    free(copy);
+    return self;
+}
+
+void sx_simexec_destroy(sx_simexec_t **self_p)
+{
+    free(*self_p);
+    *self_p = NULL;
+}
+
+/* The status a marker asks for on this attempt. */
+static sx_status_t wanted_status(const char *sql, int attempt)
+{
+    const char *marker = strstr(sql, "/*sim:");
+    if (!marker)
+        return SX_STATUS_MATCH;
+    char name[64];
+    if (sscanf(marker + 6, "%63[a-z_]", name) != 1)
+        return SX_STATUS_MATCH;
+    if (strcmp(name, "flaky") == 0)
+        return attempt == 1 ? SX_STATUS_INFRA_ERROR : SX_STATUS_MATCH;
+    sx_status_t status;
+    return sx_status_parse(name, &status) == 0 ? status : SX_STATUS_MATCH;
+}
+
+void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
+                    sx_timings_t *timings)
+{
+    sx_simexec_t *self = ctx;
+    memset(timings, 0, sizeof *timings);
+    if (!request->sql) {
+        sx_result_init(result, request->task_id, SX_STATUS_MISSING_PREDICTION,
+                       "no prediction", NULL);
+        return;
+    }
+    bool slow = strstr(request->sql, "/*sim:slow*/") != NULL;
+    zclock_sleep(self->delay_ms * (slow ? 10 : 1));
+    timings->run = self->delay_ms / 1000.0;
+    sx_status_t status = wanted_status(request->sql, request->attempt);
+    char gold[PATH_MAX];
+    snprintf(gold, sizeof gold, "%s/gold/%s.csv", request->bench_dir, request->task_id);
+    size_t size = 0;
+    sx_error_t err;
+    char *data = sx_file_read(gold, (size_t)1 << 30, &size, &err);
+    bool wrote = data && sx_mkdirs_for(request->csv_path, &err) == 0 &&
+                 sx_file_write_atomic(request->csv_path, data, size, &err) == 0;
+    free(data);
+    if (!wrote) {
+        sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR, err.msg, NULL);
+        return;
+    }
+    bool has_csv = status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH;
+    sx_result_init(result, request->task_id, status, has_csv ? "" : "simulated failure",
+                   has_csv ? request->csv_path : NULL);
+}
+
+void sx_simexec_test(bool verbose)
+{
+    (void)verbose;
+    sx_error_t err;
+    SX_CHECK(sx_simexec_new("delay_ms=x", &err) == NULL && strstr(err.msg, "delay_ms=x"));
+    SX_CHECK(sx_simexec_new("color=red", &err) == NULL);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    SX_CHECK(sim);
+    SX_CHECK(wanted_status("SELECT 1", 1) == SX_STATUS_MATCH);
+    SX_CHECK(wanted_status("SELECT 1 /*sim:timeout*/", 1) == SX_STATUS_TIMEOUT);
+    SX_CHECK(wanted_status("SELECT 1 /*sim:flaky*/", 1) == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(wanted_status("SELECT 1 /*sim:flaky*/", 2) == SX_STATUS_MATCH);
+    char dir[] = "/tmp/sx-simexec-test-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char path[PATH_MAX], csv[PATH_MAX];
+    snprintf(path, sizeof path, "%s/gold/t1.csv", dir);
+    snprintf(csv, sizeof csv, "%s/out/t1.csv", dir);
+    SX_CHECK(sx_mkdirs_for(path, NULL) == 0 &&
+             sx_file_write_atomic(path, "a\n1\n", 4, NULL) == 0);
+    sx_exec_request_t request = {dir, "t1", "SELECT a FROM s", 1, csv};
+    sx_result_t result;
+    sx_timings_t timings;
+    sx_simexec_run(sim, &request, &result, &timings);
+    SX_CHECK(result.status == SX_STATUS_MATCH && result.csv && sx_file_exists(csv));
+    sx_result_clear(&result);
+    request.task_id = "t2"; /* no gold: the simulated run cannot produce a CSV */
+    sx_simexec_run(sim, &request, &result, &timings);
+    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR);
+    sx_result_clear(&result);
+    sx_simexec_destroy(&sim);
+    char cmd[PATH_MAX];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    SX_CHECK(system(cmd) == 0);
+}

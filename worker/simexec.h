@@ -1,0 +1,29 @@
+/* simexec.h: a simulated executor for tests and dry runs of the distributed
+ * machinery (`streamex worker --simulate SPEC`, `streamex run --simulate
+ * SPEC`). It never touches Kafka or Flink: it sleeps, then "executes" a task
+ * by copying its gold CSV as the final CSV (so file transfer is exercised)
+ * and reports the verdict the candidate SQL asks for in a marker comment:
+ *   /\*sim:STATUS*\/   that status on every attempt (e.g. sim:flink_error)
+ *   /\*sim:flaky*\/    infra_error on attempt 1, match afterwards
+ *   /\*sim:slow*\/     ten times the usual delay
+ * with no marker: match (missing prediction: missing_prediction).
+ * SPEC is comma-separated key=value: delay_ms=N (default 10). */
+#ifndef SX_SIMEXEC_H
+#define SX_SIMEXEC_H
+
+#include "common/error.h"
+#include "worker/executor.h"
+
+#include <stdbool.h>
+
+typedef struct _sx_simexec_t sx_simexec_t;
+
+sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err);
+void sx_simexec_destroy(sx_simexec_t **self_p);
+/* The sx_agent_exec_fn of a simulated executor (ctx is an sx_simexec_t). */
+void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
+                    sx_timings_t *timings);
+
+void sx_simexec_test(bool verbose);
+
+#endif
