@@ -17,6 +17,7 @@
 #include "common/task.h"
 #include "worker/ddl.h"
 #include "worker/prepare.h"
+#include "worker/runtime.h"
 #include "worker/sqlcheck.h"
 
 #include <getopt.h>
@@ -27,12 +28,14 @@
 static const char s_usage[] =
     "usage: streamex check --bench BENCH [--method NAME=FILE ...]\n"
     "\n"
-    "Validates a benchmark folder: task_ids.txt, every tasks/ID/task.json, every\n"
-    "source CSV (each row is converted as a worker would), the DDL,\n"
-    "gold/ID.csv and evaluation/ID.json, and each predictions file given with\n"
-    "--method. Nothing is executed. Every problem found is printed to\n"
-    "stderr, one a line, as 'FILE:LINE: message' or 'task ID: message'; with\n"
-    "none, a summary of the benchmark goes to stdout.\n"
+    "Validates a benchmark folder without executing anything: task_ids.txt,\n"
+    "every tasks/ID/task.json and its DDL, every source CSV (each row converted\n"
+    "as a worker would), gold/ID.csv against evaluation/ID.json, and each\n"
+    "predictions file given with --method. Every problem found is printed to\n"
+    "stderr, one a line, as 'FILE:LINE: message' or 'task ID: message'. With\n"
+    "none, a summary goes to stdout: tasks, sources, tie tasks, and per method\n"
+    "the predictions, the missing ones and the candidates the SQL check would\n"
+    "reject (those score 0 as rejected_sql; they are not problems of the file).\n"
     "\n"
     "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
     "  --method NAME=FILE  a predictions file, one JSON object a line; repeatable\n"
@@ -279,6 +282,15 @@ static int report(const sx_problems_t *problems)
 }
 
 /* Checks everything; prints the summary only when nothing is wrong. */
+/* Whether the Kafka + Flink runtime is installed, and which versions: not a
+ * problem of the bench (score needs no runtime), so it is only reported. */
+static void print_runtime_line(void)
+{
+    char line[1024];
+    sx_runtime_describe_install(NULL, line, sizeof line);
+    printf("runtime: %s\n", line);
+}
+
 static int check(const char *bench_dir, const sx_method_arg_t *methods,
                  size_t method_count, sx_problems_t *problems)
 {
@@ -303,9 +315,7 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
             printf("method %s: %zu predictions, %zu missing, %zu rejected before Flink\n",
                    methods[i].name, by_method[i].predicted,
                    tally.tasks - by_method[i].predicted, by_method[i].rejected);
-        /* RUNTIME LINE: the lead wires in here the runtime engineer's one-line
-         * description of the installed Kafka + Flink (worker/runtime.h), e.g.
-         * "runtime: Flink 1.20.x, Kafka 3.9.x" or "runtime: not installed". */
+        print_runtime_line();
     }
     for (size_t i = 0; sinks && i < tally.tasks; i++)
         free(sinks[i]);

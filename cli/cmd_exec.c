@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* An external pair should already be up: how long to wait for its health. */
+#define EXTERNAL_WAIT_S 10
+
 typedef struct {
     const char *bench;
     const char *task;
@@ -230,6 +233,8 @@ static sx_runtime_t *pair_open(const exec_options_t *opt, sx_error_t *err)
     config.kafka_bootstrap = opt->bootstrap;
     config.flink_gateway = opt->gateway;
     config.flink_rest = opt->rest;
+    if (opt->bootstrap)
+        config.start_timeout_s = EXTERNAL_WAIT_S;
     sx_runtime_t *pair = sx_runtime_new(&config, err);
     if (!pair)
         return NULL;
@@ -272,7 +277,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         sx_runtime_destroy(&pair);
         return 2;
     }
-    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv};
+    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);

@@ -24,11 +24,12 @@ static const char s_usage[] =
     "--resume continues.\n"
     "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 1)\n"
     "  --capacity N           shards each worker holds at once (default 2)\n"
+    "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
     "\n"
     "Exit status: 0 done, 1 stopped before the end (resumable), 2 bad usage or a\n"
     "fatal error.\n";
 
-enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_HELP };
+enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_FIRST_INDEX, OPT_HELP };
 
 #define SAMPLE_BENCH SX_SOURCE_DIR "/examples/sample-bench"
 
@@ -95,6 +96,8 @@ static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
     int failed = 0;
     while (true) {
         void *which = zpoller_wait(poller, 500);
+        if (!which && zpoller_terminated(poller))
+            break; /* Ctrl-C: the coordinator stops by itself, destroying it waits */
         if (which == coordinator) {
             char *done = zstr_recv(coordinator);
             zstr_free(&done);
@@ -112,36 +115,49 @@ static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
     zpoller_destroy(&poller);
 }
 
-static int parse(int argc, char **argv, sx_runopts_t *opts, long *workers, long *capacity,
+/* Command-line values of run's own options. */
+typedef struct {
+    long workers, capacity, first_index;
+} run_args_t;
+
+static int apply_own(int c, run_args_t *args, sx_error_t *err)
+{
+    switch (c) {
+    case OPT_WORKERS:
+        return sx_runopts_int("workers", optarg, 1, 64, &args->workers, err);
+    case OPT_CAPACITY:
+        return sx_runopts_int("capacity", optarg, 1, 1024, &args->capacity, err);
+    case OPT_FIRST_INDEX:
+        return sx_runopts_int("first-index", optarg, 0, 199, &args->first_index, err);
+    case OPT_HELP:
+        return 1;
+    default:
+        return sx_error_set(err, "unknown or incomplete option");
+    }
+}
+
+static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
                  sx_error_t *err)
 {
     static const struct option longs[] = {
         SX_RUN_LONGOPTS,
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
+        {"first-index", required_argument, NULL, OPT_FIRST_INDEX},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         int shared = sx_runopts_apply(opts, c, optarg, err);
-        if (shared < 0)
-            return -1;
-        if (shared)
-            continue;
-        if (c == OPT_WORKERS &&
-            sx_runopts_int("workers", optarg, 1, 64, workers, err) != 0)
-            return -1;
-        if (c == OPT_CAPACITY &&
-            sx_runopts_int("capacity", optarg, 1, 1024, capacity, err) != 0)
-            return -1;
-        if (c == OPT_HELP)
-            return 1;
-        if (c != OPT_WORKERS && c != OPT_CAPACITY)
-            return sx_error_set(err, "unknown or incomplete option");
+        int rc = shared < 0 ? -1 : shared ? 0 : apply_own(c, args, err);
+        if (rc != 0)
+            return rc;
     }
     if (optind < argc)
         return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
+    if (args->first_index + args->workers - 1 > 199)
+        return sx_error_set(err, "--first-index + --workers goes past pair index 199");
     if (!opts->bench && !opts->method_count) {
         opts->bench = SAMPLE_BENCH;
         if (sx_method_args_add(&opts->methods, &opts->method_count,
@@ -153,7 +169,7 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, long *workers, long 
     return 0;
 }
 
-static int run(sx_runopts_t *opts, int workers, int capacity, sx_error_t *err)
+static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
 {
     sx_coordinator_config_t config;
     if (sx_runopts_config(opts, &config, err) != 0)
@@ -166,18 +182,19 @@ static int run(sx_runopts_t *opts, int workers, int capacity, sx_error_t *err)
     if (!cjob.coordinator)
         return 2;
     zsock_t *failures = zsock_new_pull("inproc://streamex-run-failures");
+    int workers = (int)args->workers;
     worker_job_t *jobs = calloc((size_t)workers, sizeof *jobs);
     zactor_t **actors = calloc((size_t)workers, sizeof *actors);
     for (int i = 0; i < workers; i++) {
         worker_job_t *job = &jobs[i];
-        job->index = i;
+        job->index = (int)args->first_index + i;
         snprintf(job->name, sizeof job->name, "w%d", i);
         snprintf(job->work_dir, sizeof job->work_dir, "%s/.workers/w%d", opts->output, i);
         snprintf(job->endpoint, sizeof job->endpoint, "%s",
                  sx_coordinator_endpoint(cjob.coordinator));
         snprintf(job->run_id, sizeof job->run_id, "run%ld-w%d", (long)time(NULL), i);
         job->opts = opts;
-        job->capacity = capacity;
+        job->capacity = (int)args->capacity;
         job->failures = zsock_new_push(">inproc://streamex-run-failures");
         actors[i] = zactor_new(worker_actor, job);
     }
@@ -202,10 +219,10 @@ int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
     sx_runopts_t opts = {0};
-    long workers = 1, capacity = 2;
+    run_args_t args = {1, 2, 0};
     sx_error_t err;
     sx_error_clear(&err);
-    int parsed = parse(argc, argv, &opts, &workers, &capacity, &err);
+    int parsed = parse(argc, argv, &opts, &args, &err);
     int code = 0;
     if (parsed == 1)
         fputs(s_usage, stdout);
@@ -213,7 +230,7 @@ int sx_cmd_run(int argc, char **argv)
         fprintf(stderr, "streamex run: %s\n\n%s", err.msg, s_usage);
         code = 2;
     } else {
-        code = run(&opts, (int)workers, (int)capacity, &err);
+        code = run(&opts, &args, &err);
         if (sx_error_is_set(&err))
             fprintf(stderr, "streamex run: %s\n", err.msg);
         else if (code == 1)

@@ -19,7 +19,7 @@ static const char s_usage[] =
     "coordinator goes away; unacknowledged results are re-sent.\n"
     "\n"
     "  --connect ENDPOINT     the coordinator\n"
-    "  --name NAME            worker name (default HOST-PID)\n"
+    "  --name NAME            worker name (default HOST-INDEX)\n"
     "  --capacity N           shards held at once (default 2)\n"
     "  --work-dir DIR         cache, spool and CSVs (default ./streamex-worker-NAME)\n"
     "  --index I              local pair index: ports and folder (default 0)\n"
@@ -156,7 +156,9 @@ int sx_cmd_worker(int argc, char **argv)
     if (!agent.name) {
         char host[64] = "worker";
         gethostname(host, sizeof host - 1);
-        snprintf(name, sizeof name, "%s-%ld", host, (long)getpid());
+        /* Stable across restarts (the spool folder follows the name) and
+         * distinct per pair on one host. */
+        snprintf(name, sizeof name, "%s-%d", host, backend_config.index);
         agent.name = name;
     }
     if (!agent.work_dir) {

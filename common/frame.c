@@ -222,6 +222,7 @@ static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t si
                     size_t *pos, size_t line_limit)
 {
     size_t start = *pos; /* how far back a whitespace line may backtrack */
+    bool rewound = false;
     for (size_t i = start; i < size; i++) {
         char c = data[i];
         bool line_ended = false;
@@ -243,6 +244,16 @@ static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t si
                 while (p > start && data[p] != '\n');
                 if (data[p] == '\n')
                     p++;
+                /* With CR line ends that rewind can reach the call's start
+                 * again and again: pandas then repeats rows until a chunk
+                 * limit; refused here rather than looping for ever. */
+                if (p == start && rewound && line_limit == 0)
+                    return sx_error_set(t->err,
+                                        "%s: a CR-ended line before a whitespace-led "
+                                        "line makes pandas' tokenizer re-read rows; "
+                                        "not reproduced",
+                                        t->name);
+                rewound = rewound || p == start;
                 i = p - 1;
                 *state = START_FIELD;
             }
@@ -524,14 +535,19 @@ static bool parse_double_pandas(const char *s, double *out)
         bool exp_negative = *p == '-';
         if (*p == '-' || *p == '+')
             p++;
-        unsigned n = 0;
+        /* At most 17 exponent digits are read (more are left over, so the
+         * field is not a number), into a 32-bit int that wraps as pandas'
+         * does. */
+        uint32_t n = 0;
         int exp_digits = 0;
-        for (; is_digit(*p); p++, exp_digits++)
-            n = n * 10u + (unsigned)(*p - '0'); /* wraps like pandas' int */
+        for (; exp_digits < 17 && is_digit(*p); p++, exp_digits++)
+            n = n * 10u + (uint32_t)(*p - '0');
+        uint32_t wrapped = (uint32_t)exponent;
+        wrapped = exp_negative ? wrapped - n : wrapped + n;
         if (exp_digits == 0)
             p = mark;
         else
-            exponent += exp_negative ? -(int)n : (int)n;
+            exponent = (int32_t)wrapped;
     }
     if (exponent > 308)
         return false;
@@ -880,6 +896,8 @@ static void test_type_inference_follows_pandas(void)
     check_first("a\nNA\n9223372036854775808", SX_DTYPE_OBJECT, SX_VALUE_STR);
     check_first("a\n-Infinity\n1", SX_DTYPE_FLOAT64, SX_VALUE_FLOAT);
     check_first("a\n1e400\n1", SX_DTYPE_OBJECT, SX_VALUE_STR);
+    check_first("a\n1e000000000000000005", SX_DTYPE_OBJECT, SX_VALUE_STR);
+    check_first("a\n1e2147483648", SX_DTYPE_FLOAT64, SX_VALUE_FLOAT); /* wraps: 0.0 */
     check_first("a\n\"NA\"\n1", SX_DTYPE_FLOAT64, SX_VALUE_NAN);
     check_first("a,b\n1,2,3", SX_DTYPE_INT64, SX_VALUE_INT); /* implicit index */
     check_first("a\n\"ab\"c\n1", SX_DTYPE_OBJECT, SX_VALUE_STR);
@@ -918,6 +936,9 @@ static void test_values_and_rows(void)
     sx_frame_destroy(&f);
     f = parse("a,b", &err);
     SX_CHECK(f && sx_frame_row_count(f) == 0 && sx_frame_column_count(f) == 2);
+    sx_frame_destroy(&f);
+    /* Where pandas' rewinding would repeat rows without end: an error. */
+    SX_CHECK(!parse("a\r1\r2\r 3\r4", &err) && strstr(err.msg, "re-read rows"));
     sx_frame_destroy(&f);
 }
 

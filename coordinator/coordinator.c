@@ -681,7 +681,9 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
         return requeue(self, unit, w->name, r->detail, err);
     }
     sx_result_t result = *r;
-    result.attempts = unit->attempts;
+    /* A result re-sent from a worker's spool to a resumed coordinator may
+     * come from an attempt this coordinator never dispatched. */
+    result.attempts = unit->attempts > r->attempts ? unit->attempts : r->attempts;
     result.worker = w->name;
     return settle(self, unit, &result, msg->data, msg->size, err);
 }

@@ -122,18 +122,22 @@ with open(os.path.join(dest, "java-opts.txt"), "w") as out:
 EOF
 }
 
+# Maven's own output goes to $rt/maven.log; its tail is shown on failure.
 maven_copy() {
     local pom="$1" out="$2"
-    mvn -q -B -C -Dstyle.color=never -f "$pom" -Dmaven.repo.local="$rt/m2" \
+    if ! mvn -q -B -C -f "$pom" -Dmaven.repo.local="$rt/m2" \
         -Dflink.version="$SX_FLINK_VERSION" \
         -Dflink.kafka.connector.version="$SX_FLINK_KAFKA_CONNECTOR_VERSION" \
         -Dkafka.version="$SX_KAFKA_VERSION" \
-        dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out" ||
+        dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$out" \
+        >>"$rt/maven.log" 2>&1; then
+        tail -n 20 "$rt/maven.log" >&2
         die "Maven could not resolve $pom (versions: $(installed_env | tr '\n' ' '))"
+    fi
 }
 
 install_runtime() {
-    rm -rf "$rt/flink" "$rt/kafka" "$rt/installed.env"
+    rm -rf "$rt/flink" "$rt/kafka" "$rt/installed.env" "$rt/maven.log"
     mkdir -p "$rt/downloads" "$rt/conf"
     fetch_flink_libraries
     say "resolving the SQL Gateway and Kafka connector from Maven Central"

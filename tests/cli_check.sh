@@ -73,6 +73,10 @@ expect_line good out "bench $fixture: 3 tasks, 4 sources (3 live, 1 static), tie
 expect_line good out "method demo: 2 predictions, 1 missing, 0 rejected before Flink"
 expect_line good out "method other: 2 predictions, 1 missing, 1 rejected before Flink"
 [ -s "$work/good.err" ] && fail "good: unexpected stderr: $(cat "$work/good.err")"
+# The runtime is reported, never a problem of the bench: installed or not.
+expect_prefix good out "runtime: "
+SX_RUNTIME_DIR="$work/no-runtime" run no_runtime 0 --bench "$fixture"
+expect_line no_runtime out "runtime: not installed: run scripts/setup-runtime.sh (no $work/no-runtime/installed.env)"
 
 run no_bench_dir 1 --bench "$work/nowhere"
 expect_line no_bench_dir err "$work/nowhere/task_ids.txt: cannot open: No such file or directory"

@@ -35,12 +35,10 @@ grep -q -- "--resume" "$tmp/err.txt" || fail "no hint about --resume"
 "$STREAMEX" -q run --simulate delay_ms=5 --resume --output "$tmp/full" > /dev/null
 
 echo "== Ctrl-C stops a run; --resume finishes only what is left"
-"$STREAMEX" -q run --simulate delay_ms=200 --workers 1 --output "$tmp/cut" > /dev/null 2>&1 &
-pid=$!
-sleep 2
-kill -INT "$pid"
 rc=0
-wait "$pid" || rc=$?
+timeout --preserve-status -s INT 2 \
+    "$STREAMEX" -q run --simulate delay_ms=200 --workers 1 --output "$tmp/cut" \
+    > /dev/null 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "interrupted run exited $rc, expected 1"
 settled=$(lines "$tmp/cut/journal.jsonl")
 [ "$settled" -gt 0 ] && [ "$settled" -lt "$total" ] || fail "journal has $settled records"

@@ -4,8 +4,9 @@
 # filters, tumbling / hopping / session windows, a live-static join, an
 # interval join, GROUP BY into an upsert sink, Top-N with retractions into a
 # debezium sink, deduplication (all three changelog kinds), and the failures:
-# syntax error, unknown column, runtime exception, timeout, rejected
-# statement, missing prediction. Each task's printed verdict must be the one
+# syntax error, unknown column, runtime exception, updates into an
+# append-only sink, timeout, statement rejected before Flink, missing
+# prediction. Each task's printed verdict must be the one
 # in expected.tsv, with the expected piece of detail; a match must print its
 # final CSV. After the timeout task no job may still be running (it was
 # cancelled), and --keep must say what it kept.
@@ -33,6 +34,9 @@ fail() {
     echo "FAIL: $*"
     failures=$((failures + 1))
 }
+
+"$STREAMEX" check --bench "$bench" --method "e2e=$bench/predictions.jsonl" >/dev/null ||
+    fail "the fixture bench does not pass streamex check"
 
 if ! curl -sf "$gateway/v1/info" >/dev/null 2>&1; then
     echo "== starting pair $index"
@@ -77,10 +81,16 @@ while IFS=$'\t' read -r task status detail; do
 done <"$bench/expected.tsv"
 
 echo "-- --keep keeps the task's topics and session"
-"$STREAMEX" exec --bench "$bench" --task filter --index "$index" --keep \
+"$STREAMEX" exec --bench "$bench" --task filter --index "$index" --keep --run-id "e2e-keep-$$" \
     --sql <(echo "SELECT order_id, UPPER(customer) AS customer, amount FROM orders WHERE amount > 20") \
     >"$out/keep.log" 2>&1 || fail "--keep run: $(tail -n 3 "$out/keep.log")"
-grep -q "keeping topics sx\." "$out/keep.log" || fail "--keep did not say what it kept"
+grep -q "keeping topics sx\.e2e-keep-$$\.filter\.1\.\*, gateway session [0-9a-f-]\{36\} and job [0-9a-f]\{32\}" \
+    "$out/keep.log" || fail "--keep did not say what it kept: $(grep keeping "$out/keep.log")"
+session="$(sed -n 's/.*gateway session \([0-9a-f-]*\) and job.*/\1/p' "$out/keep.log")"
+if [ -n "$session" ]; then
+    curl -sf "$gateway/v1/sessions/$session" >/dev/null || fail "--keep closed session $session"
+    curl -sf -X DELETE "$gateway/v1/sessions/$session" >/dev/null || true
+fi
 
 echo "-- a bad option is a usage error"
 code=0

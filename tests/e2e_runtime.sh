@@ -7,8 +7,9 @@
 #     and checked); `runtime down` leaves no process and no listening port.
 #  2. The watchdog: `runtime up` in the foreground brings back a TaskManager
 #     killed with SIGKILL, and stops the whole pair on SIGTERM.
-#  3. Two pairs side by side (A and B started at once) both run the job, and
-#     both stop cleanly.
+#  3. Two pairs side by side (A detached, B in a foreground `up`, started at
+#     once) both run the job; A stops with `down`, and B's JVMs follow its
+#     `up` when that is killed with SIGKILL (no orphans).
 # Prints the figures: start-up time, resident memory at idle, job time.
 # Pair indexes $SX_E2E_RUNTIME_INDEX (default 10) and the next one.
 set -euo pipefail
@@ -47,18 +48,31 @@ cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SX_SOURCE_DIR" \
 
 port() { echo $((21000 + 20 * $1 + $2)); }
 
+# Number of JVMs of pair $1 (grep -c reads all its input: no SIGPIPE under pipefail).
+jvms_of() {
+    ps -C java -o args= | grep -cF -- "-Dsx.pair=$rt/pairs/$1 " || true
+}
+
 # Fails unless no JVM of pair $1 runs and none of its ports listens.
 check_gone() {
     local index="$1"
-    if ps -eo args | grep -F -- "-Dsx.pair=$rt/pairs/$index " | grep -qv grep; then
-        fail "pair $index: a JVM is still running"
-    fi
+    [ "$(jvms_of "$index")" -eq 0 ] || fail "pair $index: $(jvms_of "$index") JVM(s) still running"
     local p
     for p in $(seq 0 9); do
-        if ss -ltnH "sport = :$(port "$index" "$p")" | grep -q .; then
+        [ -z "$(ss -ltnH "sport = :$(port "$index" "$p")")" ] ||
             fail "pair $index: port $(port "$index" "$p") still listens"
-        fi
     done
+}
+
+# wait_up PID OUT ERR: waits until a foreground `runtime up` printed its endpoints.
+wait_up() {
+    local _
+    for _ in $(seq 1 480); do
+        grep -q "^gateway=" "$2" && return 0
+        kill -0 "$1" 2>/dev/null || fail "foreground up died: $(tail -n 20 "$3")"
+        sleep 0.5
+    done
+    fail "foreground up did not come up: $(tail -n 20 "$3")"
 }
 
 run_job() {
@@ -96,12 +110,7 @@ fi
 echo "== 2. pair $a: the watchdog restarts a dead TaskManager; SIGTERM stops all"
 "$STREAMEX" runtime up --index "$a" >"$work/fg.out" 2>"$work/fg.err" &
 up_pid=$!
-for _ in $(seq 1 240); do
-    grep -q "^gateway=" "$work/fg.out" && break
-    kill -0 "$up_pid" 2>/dev/null || fail "foreground up died: $(tail -n 5 "$work/fg.err")"
-    sleep 0.5
-done
-grep -q "^gateway=" "$work/fg.out" || fail "foreground up did not come up"
+wait_up "$up_pid" "$work/fg.out" "$work/fg.err"
 tm="$(cat "$rt/pairs/$a/pids/taskmanager.pid")"
 kill -9 "$tm"
 for _ in $(seq 1 240); do
@@ -119,13 +128,13 @@ wait "$up_pid" || fail "foreground up exited with $? after SIGTERM"
 up_pid=""
 check_gone "$a"
 
-echo "== 3. pairs $a and $b side by side"
+echo "== 3. pairs $a (detached) and $b (foreground, then SIGKILLed) side by side"
 "$STREAMEX" runtime up --detach --index "$a" >/dev/null 2>"$work/a.err" &
 pa=$!
-"$STREAMEX" runtime up --detach --index "$b" >/dev/null 2>"$work/b.err" &
-pb=$!
+"$STREAMEX" runtime up --index "$b" >"$work/b.out" 2>"$work/b.err" &
+up_pid=$!
 wait "$pa" || fail "pair $a: $(tail -n 20 "$work/a.err")"
-wait "$pb" || fail "pair $b: $(tail -n 20 "$work/b.err")"
+wait_up "$up_pid" "$work/b.out" "$work/b.err"
 run_job "$a" >"$work/ja.out" &
 ja=$!
 run_job "$b" >"$work/jb.out" &
@@ -134,7 +143,14 @@ wait "$ja" || fail "the job on pair $a failed beside pair $b"
 wait "$jb" || fail "the job on pair $b failed beside pair $a"
 cat "$work/ja.out" "$work/jb.out"
 "$STREAMEX" runtime down --index "$a" || fail "down $a"
-"$STREAMEX" runtime down --index "$b" || fail "down $b"
 check_gone "$a"
+# The JVMs of a pair whose owner dies without cleaning up follow it (no orphans).
+kill -9 "$up_pid"
+wait "$up_pid" 2>/dev/null || true
+up_pid=""
+for _ in $(seq 1 120); do
+    [ "$(jvms_of "$b")" -eq 0 ] && break
+    sleep 0.5
+done
 check_gone "$b"
 echo "e2e_runtime: OK"

@@ -10,7 +10,8 @@ set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 out="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-sample.XXXXXX")"
-trap 'rm -rf "$out"' EXIT
+# The output stays for inspection when the test fails.
+trap 'if [ $? -eq 0 ]; then rm -rf "$out"; else echo "output kept in $out"; fi' EXIT
 
 "$STREAMEX" run --bench "$bench" --method "sample=$bench/predictions.jsonl" \
     --method "reference=$bench/reference.jsonl" --output "$out" --workers 1 \

@@ -3,11 +3,13 @@
  * tests/data/mini-bench (three tasks: live and static sources, the three sink
  * kinds, strftime and epoch times) and checks the model, and finally walks a
  * table of bad inputs, each a small edit of one fixture file, with the exact
- * error each one gets. The fixture is copied to a temporary folder first. */
+ * error each one gets, and a few hundred seeded random edits that must be
+ * reported, never crash. The fixture is copied to a temporary folder first. */
 #include "common/problems.h"
 #include "common/selftest.h"
 #include "common/task.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +327,80 @@ static void test_check_collects_every_problem(bool verbose)
     free(original);
 }
 
+/* A seeded xorshift generator, so the random edits are the same everywhere. */
+static uint64_t s_random = 0x9e3779b97f4a7c15u;
+
+static size_t random_below(size_t n)
+{
+    s_random ^= s_random << 13;
+    s_random ^= s_random >> 7;
+    s_random ^= s_random << 17;
+    return n ? (size_t)(s_random % n) : 0;
+}
+
+/* One random edit of text (size bytes, room for 64 more): a byte changed, a
+ * span deleted, or a JSON/CSV token inserted. Returns the new size. */
+static size_t random_edit(char *text, size_t size)
+{
+    static const char *const tokens[] = {
+        "{",      "}",      "[",        "]",           ",",       ":",    "\"",
+        "\n",     "\r\n",   "null",     "-1",          "1e999",   "\"\"", "\"%\"",
+        "\"..\"", "\"/x\"", "\"live\"", "\"epoch_s\"", "\\u0000", "\xff",
+    };
+    size_t at = random_below(size + 1);
+    switch (random_below(3)) {
+    case 0:
+        if (at < size)
+            text[at] = (char)random_below(256);
+        return size;
+    case 1: {
+        size_t span = random_below(size - at < 16 ? size - at + 1 : 16);
+        memmove(text + at, text + at + span, size - at - span);
+        return size - span;
+    }
+    default: {
+        const char *token = tokens[random_below(sizeof tokens / sizeof tokens[0])];
+        size_t length = strlen(token);
+        memmove(text + at + length, text + at, size - at);
+        memcpy(text + at, token, length);
+        return size + length;
+    }
+    }
+}
+
+/* Random edits of the fixture never crash the loaders, and a task is
+ * returned exactly when no problem was found. */
+static void test_random_edits_are_reported_not_crashed(void)
+{
+    static const char *const files[] = {
+        "tasks/join_max/task.json", "tasks/join_max/sources/bids.csv", "task_ids.txt"};
+    for (int round = 0; round < 600; round++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", s_bench, files[round % 3]);
+        char *original = slurp(path);
+        size_t size = strlen(original);
+        char *text = malloc(size + 4 * 64 + 1);
+        SX_CHECK(text);
+        memcpy(text, original, size);
+        for (size_t edits = 1 + random_below(4); edits > 0; edits--)
+            size = random_edit(text, size);
+        FILE *out = fopen(path, "wb");
+        SX_CHECK(out && fwrite(text, 1, size, out) == size && fclose(out) == 0);
+        free(text);
+
+        sx_problems_t *problems = sx_problems_new();
+        sx_bench_t *bench = sx_bench_check(s_bench, problems);
+        size_t before = sx_problems_count(problems);
+        sx_task_t *task = sx_task_check(s_bench, "join_max", problems);
+        SX_CHECK((task != NULL) == (sx_problems_count(problems) == before));
+        sx_task_destroy(&task);
+        sx_bench_destroy(&bench);
+        sx_problems_destroy(&problems);
+        spill(path, original);
+        free(original);
+    }
+}
+
 /* Workers load tasks without gold/ and evaluation/: they are not needed. */
 static void test_loader_needs_no_evaluation_files(void)
 {
@@ -359,6 +435,7 @@ int main(void)
         apply_and_expect(&s_mutations[i], verbose);
     test_fixture_model(); /* every mutation was undone */
     test_check_collects_every_problem(verbose);
+    test_random_edits_are_reported_not_crashed();
     test_loader_needs_no_evaluation_files();
 
     run("rm -rf '%s'%s", temp, "");

@@ -77,8 +77,9 @@ static void runner_actor(zsock_t *pipe, void *arg)
             break;
         if (!job)
             continue;
-        sx_exec_request_t request = {self->bench_dir, job->task.task_id, job->task.sql,
-                                     job->task.attempt, job->csv_path};
+        sx_exec_request_t request = {self->bench_dir, job->task.task_id,
+                                     job->task.sql,   job->task.attempt,
+                                     job->csv_path,   job->task.method};
         int64_t start = zclock_mono();
         self->config.exec(self->config.exec_ctx, &request, &job->result, &job->timings);
         job->seconds = (double)(zclock_mono() - start) / 1000.0;

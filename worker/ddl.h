@@ -9,8 +9,8 @@
  * the job from finishing. Only the 'kafka' connector is accepted for a
  * source: the worker replays keyless JSON records, which an 'upsert-kafka'
  * source (keyed by its PRIMARY KEY) would misread, and other connectors do
- * not read the replayed topic at all. The text is read with the shared SQL lexer, so
- * quotes and comments in the DDL cannot confuse the edit. */
+ * not read the replayed topic at all. The text is read with the shared SQL
+ * lexer, so quotes and comments in the DDL cannot confuse the edit. */
 #ifndef SX_DDL_H
 #define SX_DDL_H
 

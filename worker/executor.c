@@ -32,6 +32,8 @@
 /* Per-request deadline of Kafka and gateway calls (not of the job). */
 #define CLIENT_TIMEOUT_MS 10000
 #define JOB_POLL_MS 100
+/* Failed job-state polls in a row before the pair is deemed in trouble. */
+#define STATE_MISSES_MAX 3
 /* After a cancel request, how long to wait for Flink to confirm it. */
 #define CANCEL_WAIT_MS 15000
 
@@ -54,7 +56,7 @@ typedef struct {
     char **topics;           /* one per source, then the sink's */
     char **ddls;             /* same order */
     size_t table_count;      /* sources + 1 */
-    bool topics_touched;     /* replay began: cleanup deletes the topics */
+    size_t topics_created;   /* the first ones of topics[]: cleanup deletes them */
     bool job_live;           /* a job was submitted and not seen ending */
     char job_id[SX_JOB_ID_SIZE];
     sx_status_t status;
@@ -130,12 +132,15 @@ void sx_executor_destroy(sx_executor_t **self_p)
     *self_p = NULL;
 }
 
-/* sx.<run>.<task>.<attempt>.<table>, in Kafka's legal characters. */
+/* sx.<run>[.<method>].<task>.<attempt>.<table>, in Kafka's legal characters:
+ * unique per run, method, task and attempt (SPEC section 4, step 2). */
 static char *topic_name(const run_t *run, const char *table)
 {
+    const sx_exec_request_t *request = run->request;
     char raw[1024], legal[256];
-    snprintf(raw, sizeof raw, "sx.%s.%s.%d.%s", run->self->run_id, run->request->task_id,
-             run->request->attempt, table);
+    snprintf(raw, sizeof raw, "sx.%s.%s%s%s.%d.%s", run->self->run_id,
+             request->method ? request->method : "", request->method ? "." : "",
+             request->task_id, request->attempt, table);
     sx_kafka_topic_sanitize(raw, legal, sizeof legal);
     return strdup(legal);
 }
@@ -215,8 +220,7 @@ static int replay_source(run_t *run, size_t index, sx_error_t *err)
 static int step_replay(run_t *run)
 {
     sx_error_t err;
-    run->topics_touched = true;
-    for (size_t i = 0; i < run->table_count; i++)
+    for (size_t i = 0; i < run->table_count; i++, run->topics_created++)
         if (sx_kafka_create_topic(run->self->kafka, run->topics[i], &err) != 0)
             return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
     /* Live and static sources alike are complete in Kafka before the query
@@ -283,14 +287,20 @@ static int cancel_job(run_t *run, sx_error_t *err)
                         CANCEL_WAIT_MS / 1000);
 }
 
+/* A failed job is the query's fault (flink_error with Flink's root cause)
+ * unless the cause shows the cluster could not run it. */
 static int job_failed(run_t *run)
 {
     char cause[SX_ERROR_MAX];
+    bool infra = false;
     sx_error_t err;
     if (sx_gateway_job_root_cause(run->self->gateway, run->job_id, cause, sizeof cause,
-                                  &err) != 0)
-        return fail(run, SX_STATUS_FLINK_ERROR,
-                    "job %s failed (root cause unavailable: %s)", run->job_id, err.msg);
+                                  &infra, &err) != 0)
+        return fail(run, SX_STATUS_INFRA_ERROR,
+                    "job %s failed and its root cause is unavailable: %s", run->job_id,
+                    err.msg);
+    if (infra)
+        return fail(run, SX_STATUS_INFRA_ERROR, "job %s failed: %s", run->job_id, cause);
     return fail(run, SX_STATUS_FLINK_ERROR, "%s", cause);
 }
 
@@ -298,10 +308,16 @@ static int job_failed(run_t *run)
 static int step_run(run_t *run, double submitted_at)
 {
     sx_error_t err;
+    int misses = 0; /* consecutive failed polls: one slow answer is not a verdict */
     for (;;) {
         sx_job_state_t state;
-        if (sx_gateway_job_state(run->self->gateway, run->job_id, &state, &err) != 0)
-            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+        if (sx_gateway_job_state(run->self->gateway, run->job_id, &state, &err) != 0) {
+            if (++misses >= STATE_MISSES_MAX)
+                return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+            sleep_ms(JOB_POLL_MS);
+            continue;
+        }
+        misses = 0;
         if (state != SX_JOB_RUNNING)
             run->job_live = false;
         if (state == SX_JOB_FINISHED)
@@ -312,9 +328,12 @@ static int step_run(run_t *run, double submitted_at)
             return fail(run, SX_STATUS_INFRA_ERROR,
                         "job %s was cancelled outside streamex", run->job_id);
         if (now_s() - submitted_at > run->task->timeout_s) {
+            /* The verdict is the query's either way; a cancel that fails is
+             * tried again by cleanup. */
             if (cancel_job(run, &err) != 0)
-                return fail(run, SX_STATUS_INFRA_ERROR, "task timed out, then cancel: %s",
-                            err.msg);
+                return fail(run, SX_STATUS_TIMEOUT,
+                            "job did not finish within %d s; cancel failed: %s",
+                            run->task->timeout_s, err.msg);
             return fail(run, SX_STATUS_TIMEOUT,
                         "job did not finish within %d s; cancelled",
                         run->task->timeout_s);
@@ -404,16 +423,19 @@ static void step_cleanup(run_t *run)
         sx_warn("task %s: cancelling job %s: %s", run->request->task_id, run->job_id,
                 err.msg);
     if (self->keep) {
-        sx_info("task %s: keeping topics sx.%s.%s.%d.* and the gateway session",
-                run->request->task_id, self->run_id, run->request->task_id,
-                run->request->attempt);
+        sx_info("task %s: keeping topics %s..., gateway session %s and job %s",
+                run->request->task_id,
+                run->topics && run->topics[0] ? run->topics[0] : "(none)",
+                sx_gateway_session(self->gateway),
+                run->job_id[0] ? run->job_id : "(none)");
+        sx_gateway_detach_session(self->gateway);
         return;
     }
     if (sx_gateway_close_session(self->gateway, &err) != 0)
         sx_warn("task %s: %s", run->request->task_id, err.msg);
-    if (run->topics_touched &&
+    if (run->topics_created > 0 &&
         sx_kafka_delete_topics(self->kafka, (const char *const *)run->topics,
-                               run->table_count, &err) != 0)
+                               run->topics_created, &err) != 0)
         sx_warn("task %s: %s", run->request->task_id, err.msg);
 }
 
@@ -525,7 +547,7 @@ static void write_bench(const char *dir)
 static void test_outcome(sx_executor_t *executor, const char *bench, const char *task_id,
                          const char *sql, sx_status_t expected, const char *detail_part)
 {
-    sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv"};
+    sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv", NULL};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
@@ -533,6 +555,23 @@ static void test_outcome(sx_executor_t *executor, const char *bench, const char 
     SX_CHECK(strstr(result.detail, detail_part) != NULL);
     SX_CHECK(result.csv == NULL && result.score == 0 && result.attempts == 1);
     SX_CHECK(timings.submit == 0 && timings.run == 0);
+    sx_result_clear(&result);
+}
+
+/* Past the checks, a Kafka that does not answer is infra trouble (retried
+ * elsewhere), never a verdict on the query; the topic in the detail shows the
+ * naming scheme sx.<run>.<task>.<attempt>.<table>. */
+static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
+{
+    sx_exec_request_t request = {
+        bench, "t1", "SELECT id FROM s", 2, "/nonexistent/t1.csv", NULL};
+    sx_result_t result;
+    sx_timings_t timings;
+    sx_executor_run(executor, &request, &result, &timings);
+    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(strstr(result.detail, "sx.selftest.t1.2.s") != NULL);
+    SX_CHECK(result.attempts == 2 && result.csv == NULL);
+    SX_CHECK(timings.replay > 0 && timings.submit == 0);
     sx_result_clear(&result);
 }
 
@@ -558,6 +597,7 @@ void sx_executor_test(bool verbose)
     test_outcome(executor, bench, "t1", "SELECT id FROM s; SELECT 1",
                  SX_STATUS_REJECTED_SQL, "rejected");
     test_outcome(executor, bench, "t9", "SELECT id FROM s", SX_STATUS_INPUT_ERROR, "t9");
+    test_unreachable_kafka(executor, bench);
     sx_executor_destroy(&executor);
     SX_CHECK(executor == NULL);
     config.run_id = NULL;

@@ -37,6 +37,8 @@ typedef struct {
     const char *sql;      /* candidate; NULL = missing prediction */
     int attempt;          /* 1-based; part of topic names */
     const char *csv_path; /* where the final CSV goes */
+    const char *method;   /* the method's name, or NULL; part of topic names, so
+                             two methods of one run never share a topic */
 } sx_exec_request_t;
 
 typedef struct _sx_executor_t sx_executor_t;

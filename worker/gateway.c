@@ -106,9 +106,8 @@ bool sx_gateway_trace_is_infra(const char *trace)
         "JobSubmissionException",
         "java.net.ConnectException",
         "NoResourceAvailableException",
-        "Could not find any factory for identifier",
-        "does not exist in the session", /* the session itself vanished */
-        "Session '",
+        "Could not find any factory for identifier", /* a connector jar is missing */
+        "SqlGatewayException: Session '",            /* the session itself vanished */
     };
     for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++)
         if (strstr(trace, markers[i]))
@@ -262,11 +261,9 @@ static int http(sx_gateway_t *self, const char *method, const char *url,
     CURL *curl = self->curl;
     curl_easy_reset(curl);
     curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload ? payload : "");
-    if (!payload && strcmp(method, "POST") != 0 && strcmp(method, "PATCH") != 0)
-        curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    if (payload)
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload);
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &received);
@@ -367,11 +364,12 @@ int sx_gateway_open_session(sx_gateway_t *self, const char *pipeline_name,
 {
     if (self->session[0] && sx_gateway_close_session(self, err) != 0)
         return -1;
-    json_t *body = json_pack(
-        "{s:{s:s, s:s, s:s, s:s, s:s, s:s}}", "properties", "execution.runtime-mode",
-        "streaming", "table.dynamic-table-options.enabled", "false",
-        "parallelism.default", "1", "restart-strategy.type", "none",
-        "table.local-time-zone", "UTC", "pipeline.name", pipeline_name);
+    json_t *body =
+        json_pack("{s:{s:s, s:s, s:s, s:s, s:s, s:s}}", "properties",
+                  "execution.runtime-mode", "streaming",
+                  "table.dynamic-table-options.enabled", "false", "parallelism.default",
+                  "1", "restart-strategy.type", "none", "table.local-time-zone", "UTC",
+                  "pipeline.name", pipeline_name ? pipeline_name : "streamex");
     char url[1024];
     snprintf(url, sizeof url, "%s/v1/sessions", self->gateway_url);
     json_t *answer = http_ok(self, "POST", url, body, err);
@@ -401,6 +399,16 @@ int sx_gateway_close_session(sx_gateway_t *self, sx_error_t *err)
     return 0;
 }
 
+const char *sx_gateway_session(const sx_gateway_t *self)
+{
+    return self->session;
+}
+
+void sx_gateway_detach_session(sx_gateway_t *self)
+{
+    self->session[0] = '\0';
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -422,6 +430,9 @@ static sx_gateway_rc_t await_result(sx_gateway_t *self, const char *operation,
     snprintf(url, sizeof url, "%s/v1/sessions/%s/operations/%s/result/0",
              self->gateway_url, self->session, operation);
     double deadline = now_ms() + STATEMENT_WAIT_MS;
+    /* DDL is ready within milliseconds, an INSERT within a second or two:
+     * start polling fast and back off to POLL_MS. */
+    int pause_ms = 5;
     for (;;) {
         long status = 0;
         json_t *page = NULL;
@@ -444,7 +455,8 @@ static sx_gateway_rc_t await_result(sx_gateway_t *self, const char *operation,
                          STATEMENT_WAIT_MS / 1000);
             return SX_GATEWAY_INFRA_ERROR;
         }
-        sleep_ms(POLL_MS);
+        sleep_ms(pause_ms);
+        pause_ms = pause_ms * 2 < POLL_MS ? pause_ms * 2 : POLL_MS;
     }
 }
 
@@ -530,8 +542,9 @@ int sx_gateway_job_cancel(sx_gateway_t *self, const char *job_id, sx_error_t *er
 }
 
 int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
-                              size_t out_size, sx_error_t *err)
+                              size_t out_size, bool *infra, sx_error_t *err)
 {
+    *infra = false;
     /* This endpoint is cached (see sx_gateway_job_state): right after the
      * job failed it may still show no exception, so ask again for a while. */
     char url[1024];
@@ -542,8 +555,10 @@ int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
         if (!answer)
             return -1;
         const char *trace = exceptions_trace(answer);
-        if (trace)
+        if (trace) {
             sx_gateway_summarize_trace(trace, out, out_size);
+            *infra = sx_gateway_trace_is_infra(trace);
+        }
         json_decref(answer);
         if (trace)
             return 0;
@@ -641,6 +656,15 @@ static void test_summaries(void)
     SX_CHECK(!sx_gateway_trace_is_infra(s_parse_error));
     SX_CHECK(!sx_gateway_trace_is_infra(s_validation_error));
     SX_CHECK(sx_gateway_trace_is_infra(s_submit_failure));
+    SX_CHECK(!sx_gateway_trace_is_infra(s_job_failure));
+    /* A job that never got a slot, a session the gateway lost: not the query. */
+    SX_CHECK(sx_gateway_trace_is_infra(
+        "org.apache.flink.runtime.JobException: Recovery is suppressed\nCaused by: "
+        "org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException: "
+        "Could not acquire the minimum required resources.\n"));
+    SX_CHECK(sx_gateway_trace_is_infra(
+        "org.apache.flink.table.gateway.api.utils.SqlGatewayException: Session "
+        "'0a1b' does not exist.\n"));
 }
 
 static json_t *errors_answer(const char *trace)

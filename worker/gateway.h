@@ -49,6 +49,11 @@ int sx_gateway_open_session(sx_gateway_t *self, const char *pipeline_name,
                             sx_error_t *err);
 /* Closes the session (a no-op without one). */
 int sx_gateway_close_session(sx_gateway_t *self, sx_error_t *err);
+/* The open session's handle, "" without one. */
+const char *sx_gateway_session(const sx_gateway_t *self);
+/* Forgets the open session without closing it, so it stays on the gateway
+ * (until the gateway's idle timeout) for someone to inspect. */
+void sx_gateway_detach_session(sx_gateway_t *self);
 
 /* Runs one statement in the open session and waits for its result. For an
  * INSERT, job_id (SX_JOB_ID_SIZE bytes, may be NULL) receives the job ID of
@@ -60,9 +65,11 @@ int sx_gateway_job_state(sx_gateway_t *self, const char *job_id, sx_job_state_t 
                          sx_error_t *err);
 /* Asks Flink to cancel the job (already finished is fine). */
 int sx_gateway_job_cancel(sx_gateway_t *self, const char *job_id, sx_error_t *err);
-/* The job's root cause as one line (see sx_gateway_summarize_trace). */
+/* The failed job's root cause as one line (see sx_gateway_summarize_trace);
+ * *infra tells whether the cluster rather than the query was at fault (e.g.
+ * no slot for the job). */
 int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
-                              size_t out_size, sx_error_t *err);
+                              size_t out_size, bool *infra, sx_error_t *err);
 
 /* Reduces a Java stack trace to the one line that says what is wrong: the
  * innermost org.apache.flink.table.api exception (where Flink states SQL

@@ -7,7 +7,6 @@
 #include "worker/kafka.h"
 
 #include "common/log.h"
-
 #include "common/selftest.h"
 
 #include <librdkafka/rdkafka.h>
@@ -67,34 +66,6 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opa
                  rd_kafka_err2str(msg->err));
 }
 
-/* A configuration with the settings every client of this broker shares. */
-static rd_kafka_conf_t *base_conf(sx_kafka_t *self, sx_error_t *err)
-{
-    char timeout[32];
-    snprintf(timeout, sizeof timeout, "%d", self->timeout_ms);
-    const char *settings[][2] = {
-        {"bootstrap.servers", self->bootstrap},
-        {"socket.timeout.ms", timeout},
-        {"reconnect.backoff.max.ms", "1000"},
-        {"log.connection.close", "false"},
-    };
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    char reason[512];
-    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
-        if (rd_kafka_conf_set(conf, settings[i][0], settings[i][1], reason,
-                              sizeof reason) != RD_KAFKA_CONF_OK) {
-            rd_kafka_conf_destroy(conf);
-            sx_error_set(err, "Kafka setting %s=%s: %s", settings[i][0], settings[i][1],
-                         reason);
-            return NULL;
-        }
-    }
-    rd_kafka_conf_set_log_cb(conf, on_log);
-    rd_kafka_conf_set_error_cb(conf, on_error);
-    rd_kafka_conf_set_opaque(conf, self);
-    return conf;
-}
-
 static int conf_set_all(rd_kafka_conf_t *conf, const char *const (*settings)[2],
                         size_t count, sx_error_t *err)
 {
@@ -105,6 +76,28 @@ static int conf_set_all(rd_kafka_conf_t *conf, const char *const (*settings)[2],
             return sx_error_set(err, "Kafka setting %s=%s: %s", settings[i][0],
                                 settings[i][1], reason);
     return 0;
+}
+
+/* A configuration with the settings every client of this broker shares. */
+static rd_kafka_conf_t *base_conf(sx_kafka_t *self, sx_error_t *err)
+{
+    char timeout[32];
+    snprintf(timeout, sizeof timeout, "%d", self->timeout_ms);
+    const char *const settings[][2] = {
+        {"bootstrap.servers", self->bootstrap},
+        {"socket.timeout.ms", timeout},
+        {"reconnect.backoff.max.ms", "1000"},
+        {"log.connection.close", "false"},
+    };
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {
+        rd_kafka_conf_destroy(conf);
+        return NULL;
+    }
+    rd_kafka_conf_set_log_cb(conf, on_log);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_opaque(conf, self);
+    return conf;
 }
 
 static rd_kafka_t *producer_new(sx_kafka_t *self, sx_error_t *err)
@@ -242,14 +235,15 @@ static int wait_for_leader(sx_kafka_t *self, const char *topic, sx_error_t *err)
             rd_kafka_metadata(self->producer, 0, handle, &md, self->timeout_ms);
         if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
             why = rd_kafka_err2str(code);
-            continue;
+        } else {
+            const struct rd_kafka_metadata_topic *t = &md->topics[0];
+            if (md->topic_cnt == 1 && t->err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+                t->partition_cnt >= 1 && t->partitions[0].leader >= 0)
+                rc = 0;
+            else
+                why = "partition 0 has no leader yet";
+            rd_kafka_metadata_destroy(md);
         }
-        if (md->topic_cnt == 1 && md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR &&
-            md->topics[0].partition_cnt >= 1 && md->topics[0].partitions[0].leader >= 0)
-            rc = 0;
-        else
-            why = "partition 0 has no leader yet";
-        rd_kafka_metadata_destroy(md);
         if (rc != 0)
             rd_kafka_poll(self->producer, POLL_MS);
     }
@@ -373,8 +367,10 @@ int sx_kafka_produce(sx_kafka_t *self, const char *topic,
 {
     self->acked = self->failed = 0;
     self->delivery_error[0] = '\0';
-    double deadline = now_ms() + self->timeout_ms;
     for (size_t i = 0; i < count; i++) {
+        /* A full local queue drains as the broker acknowledges: give up only
+         * when it stops draining, not because the source is large. */
+        double deadline = now_ms() + self->timeout_ms;
         rd_kafka_resp_err_t code;
         while ((code = produce_one(self, topic, &records[i])) ==
                    RD_KAFKA_RESP_ERR__QUEUE_FULL &&

@@ -14,8 +14,8 @@
  * null or missing -> NULL (empty CSV field), strings raw, true/false, numbers
  * exactly as Flink wrote them (the JSON number text is kept, so no precision
  * is lost on BIGINT or DECIMAL), nested values (ARRAY, MAP, ROW) as compact
- * JSON whose numbers are written as strings. Two rows are
- * equal when their CSV renderings are. The CSV has the output_schema header;
+ * JSON whose numbers are written as strings. Two rows are equal when their
+ * CSV renderings are. The CSV has the output_schema header;
  * rows are sorted by their rendered CSV line (bytewise), so the file is the
  * same for the same relation whatever order the changelog came in. Malformed
  * JSON and impossible operations are errors naming the offset (the caller

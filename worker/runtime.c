@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -654,6 +655,24 @@ static char *flink_config(const sx_runtime_t *self)
         self->pair_dir, self->pair_dir, self->pair_dir);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);
+}
+
+/* Empties the pair's temp folder: left-overs of JVMs that no longer run. */
+static int clear_flink_tmp(const sx_runtime_t *self, sx_error_t *err)
+{
+    char path[PATH_MAX];
+    pair_path(self, path, sizeof path, "%s", "flink-tmp");
+    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == -1 && errno != ENOENT)
+        return sx_error_set(err, "cannot empty %s: %s", path, strerror(errno));
+    return 0;
+}
+
 static int write_pair_config(const sx_runtime_t *self, sx_error_t *err)
 {
     static const char *const dirs[] = {"conf", "kafka-data", "flink-tmp", "logs", "pids"};
@@ -732,6 +751,9 @@ static int flink_command(const sx_runtime_t *self, component_t c, strv_t *v,
                  TM_FRAMEWORK_OFF_HEAP_MB + TM_NETWORK_MB);
     strv_add(v, "-Dlog4j.configurationFile=file:%s/conf/log4j-flink.properties",
              self->runtime_dir);
+    /* Flink unpacks its planner and RPC jars (60 MiB) into java.io.tmpdir and
+     * leaves them behind when killed: keep them in the pair, emptied on start. */
+    strv_add(v, "-Djava.io.tmpdir=%s/flink-tmp", self->pair_dir);
     strv_add(v, "-cp");
     strv_add(v, "%s/conf:%s/flink/lib/*", self->pair_dir, self->runtime_dir);
     int metrics_port =
@@ -798,6 +820,14 @@ static pid_t spawn(const sx_runtime_t *self, char *const *argv, const char *log,
         setsid();
         if (tie && (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 || getppid() != parent))
             _exit(127);
+        /* A blocked or ignored SIGTERM would survive exec and make the JVM
+         * deaf to `runtime down`; our callers may have set either. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        static const int reset[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+        for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+            signal(reset[i], SIG_DFL);
         dup2(in, 0);
         dup2(out, 1);
         dup2(out, 2);
@@ -874,10 +904,12 @@ static bool process_is(const sx_runtime_t *self, pid_t pid, const char *name)
     return pair_seen && comp_seen;
 }
 
-/* The live process of component c: ours, or the one its pid file names. */
+/* The live process of component c: ours, or the one its pid file names
+ * (either checked against its command line, in case the pid was reused). */
 static pid_t find_component(const sx_runtime_t *self, component_t c)
 {
-    if (self->pids[c] > 0 && process_alive(self->pids[c]))
+    if (self->pids[c] > 0 && process_alive(self->pids[c]) &&
+        process_is(self, self->pids[c], s_component_names[c]))
         return self->pids[c];
     char path[PATH_MAX];
     pid_path(self, c, path, sizeof path);
@@ -1149,8 +1181,8 @@ static int start_local(sx_runtime_t *self, sx_error_t *err)
     }
     char marker[PATH_MAX];
     stop_marker_path(self, marker, sizeof marker);
-    if (check_ports_free(self, err) != 0 || write_pair_config(self, err) != 0 ||
-        format_kafka_once(self, err) != 0)
+    if (check_ports_free(self, err) != 0 || clear_flink_tmp(self, err) != 0 ||
+        write_pair_config(self, err) != 0 || format_kafka_once(self, err) != 0)
         return -1;
     unlink(marker);
     double deadline = now_s() + self->config.start_timeout_s;
@@ -1495,6 +1527,35 @@ static void test_describe_install(void)
     rmdir(dir);
 }
 
+static void test_clear_flink_tmp(void)
+{
+    char dir[] = "/tmp/sx_runtime_tmp_XXXXXX";
+    SX_CHECK(mkdtemp(dir) != NULL);
+    sx_runtime_config_t c;
+    sx_error_t err;
+    sx_runtime_config_defaults(&c, 1);
+    c.runtime_dir = dir;
+    sx_runtime_t *rt = sx_runtime_new(&c, &err);
+    char path[PATH_MAX];
+    SX_CHECK(clear_flink_tmp(rt, &err) == 0); /* no folder yet: nothing to do */
+    snprintf(path, sizeof path, "%s/pairs/1/flink-tmp/blobStore-1/job", dir);
+    SX_CHECK(make_dirs(path, &err) == 0);
+    snprintf(path, sizeof path, "%s/pairs/1/flink-tmp/blobStore-1/job/x.jar", dir);
+    SX_CHECK(write_text(path, "jar", &err) == 0);
+    snprintf(path, sizeof path, "%s/pairs/1/flink-tmp/planner.jar", dir);
+    SX_CHECK(write_text(path, "jar", &err) == 0);
+    SX_CHECK(clear_flink_tmp(rt, &err) == 0);
+    snprintf(path, sizeof path, "%s/pairs/1/flink-tmp", dir);
+    SX_CHECK(access(path, F_OK) == 0);
+    SX_CHECK(rmdir(path) == 0); /* only an empty folder can go */
+    snprintf(path, sizeof path, "%s/pairs/1", dir);
+    SX_CHECK(rmdir(path) == 0);
+    snprintf(path, sizeof path, "%s/pairs", dir);
+    SX_CHECK(rmdir(path) == 0);
+    SX_CHECK(rmdir(dir) == 0);
+    sx_runtime_destroy(&rt);
+}
+
 void sx_runtime_test(bool verbose)
 {
     (void)verbose;
@@ -1505,4 +1566,5 @@ void sx_runtime_test(bool verbose)
     test_generated_config();
     test_cluster_id_and_log_tail();
     test_describe_install();
+    test_clear_flink_tmp();
 }

@@ -333,6 +333,9 @@ void sx_sqlcheck_test(bool verbose)
         {"SELECT 1; SELECT 2", "rejected: 2 statements", false},
         {"SELECT 1 /* ok */; -- \n DROP TABLE t;", "rejected: 2 statements", false},
         {"SET 'table.exec.x' = 'y'; SELECT 1", "rejected: 2 statements", false},
+        /* Flink quotes with backticks only: a ';' between double quotes
+         * separates statements, as it does for Flink's parser. */
+        {"SELECT \"a;b\" FROM t", "rejected: 2 statements", false},
         {"SET 'table.dynamic-table-options.enabled' = 'true'", "rejected: SET statement",
          false},
         {"reset", "rejected: RESET statement", false},

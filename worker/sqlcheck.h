@@ -16,7 +16,8 @@
  * candidate, unterminated strings or comments, and any OPTIONS(...) hint
  * (dynamic table options). Other hints (BROADCAST, STATE_TTL, ...) change
  * how a query runs, not the tables it reads, and are accepted. Strings,
- * quoted identifiers and comments never count as keywords or separators. */
+ * quoted identifiers and comments never count as keywords or separators; a
+ * double quote is no quote to Flink (backticks are), so it is none here. */
 #ifndef SX_SQLCHECK_H
 #define SX_SQLCHECK_H
 

@@ -120,11 +120,11 @@ def as_number(text):
         return None
 
 
-def respell(gen, rng, text, nan_zero_ok=True):
+def respell(gen, rng, text):
     """Another spelling of the same value (or a near one) as pandas may read it."""
     stripped = text.strip()
     if stripped in NA_TOKENS or text in NA_TOKENS:
-        return rng.choice(NA_TOKENS + (["0", "0.0"] if nan_zero_ok else []))
+        return rng.choice(NA_TOKENS + ["0", "0.0"])
     if stripped in TRUE_SPELLINGS:
         return rng.choice(TRUE_SPELLINGS + ["1", "1.0"])
     if stripped in FALSE_SPELLINGS:
@@ -136,7 +136,9 @@ def respell(gen, rng, text, nan_zero_ok=True):
     if choice < 0.3:
         return repr(number)
     if choice < 0.5:
-        return f" {stripped} " if rng.random() < 0.5 else f"0{stripped}" if stripped[:1].isdigit() else stripped
+        if rng.random() < 0.5:
+            return f" {stripped} "
+        return f"0{stripped}" if stripped[:1].isdigit() else stripped  # leading zero
     if choice < 0.6:
         return rng.choice(["True", "False"]) if number in (0.0, 1.0) else f"{number:e}"
     delta = rng.choice(EDGE_DELTAS) * rng.choice([1, -1])

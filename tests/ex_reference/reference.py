@@ -14,7 +14,8 @@ disagree, this file (that is, pandas) is the authority.
 
 Writes OUT/NAME/results.jsonl: {"task_id", "score", "status", "detail"} per
 task in task_ids.txt order. --stats writes the cost of the scoring loop alone
-(interpreter and pandas start-up excluded) and the peak RSS of the process.
+(wall and CPU seconds; interpreter and pandas start-up excluded) and the
+peak RSS of the process.
 """
 
 import argparse
@@ -130,8 +131,12 @@ def read_evaluation(path):
             spec = json.load(f)
     except (OSError, ValueError) as e:
         raise EvalError(f"{path}: {e}") from e
-    condition_cols = spec.get("condition_cols", [])
-    if not all(isinstance(c, int) and c >= 0 for c in condition_cols):
+    if not isinstance(spec, dict):
+        raise EvalError(f"{path}: not a JSON object")
+    condition_cols = spec.get("condition_cols") or []
+    if isinstance(condition_cols, int):
+        condition_cols = [condition_cols]  # upstream wraps a lone index in a list
+    if not isinstance(condition_cols, list) or not all(isinstance(c, int) and c >= 0 for c in condition_cols):
         raise EvalError(f"{path}: condition_cols must be column indexes >= 0")
     return list(condition_cols), bool(spec.get("ignore_order", False)), read_policy(spec)
 
@@ -229,9 +234,9 @@ def main(argv):
     nan_as_zero = args.profile == "spider2-lite-2025-11"
     submissions = [(name, read_submission(path)) for name, path in args.method]
 
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), time.process_time()
     scored = [(name, score_method(args.bench, task_ids, sub, nan_as_zero)) for name, sub in submissions]
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - started_cpu
 
     for name, results in scored:
         write_results(args.output, name, results)
@@ -242,7 +247,7 @@ def main(argv):
         stats = {
             "cases": cases,
             "seconds": seconds,
-            "cases_per_second": cases / seconds if seconds > 0 else None,
+            "cpu_seconds": cpu_seconds,
             # ru_maxrss is in KiB on Linux.
             "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         }

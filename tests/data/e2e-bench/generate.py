@@ -4,7 +4,8 @@ real Kafka + Flink pair, one task per behaviour of the executor: filters,
 tumbling / hopping / session windows on event time, a live-static join, an
 interval join, GROUP BY into an upsert sink, Top-N with retractions into a
 debezium sink, deduplication, and the failures (syntax error, unknown column,
-runtime exception, timeout, rejected statement, missing prediction).
+runtime exception, updates into an append-only sink, timeout, statement
+rejected before Flink, missing prediction).
 
 Gold relations are computed here in plain Python from the same rows, not by
 Flink, so the test checks Flink's answer against an independent one.
@@ -270,6 +271,10 @@ TASKS = {
     "err_runtime": (["orders"], FILTER_SINK, gold_filter(20),
                     "SELECT order_id, customer, CAST(customer AS DOUBLE) AS amount "
                     "FROM orders", "flink_error", "NumberFormatException", 120),
+    "err_updates_into_append": (["orders"], FILTER_SINK, gold_filter(20),
+                                "SELECT COUNT(*) AS order_id, customer, SUM(amount) AS "
+                                "amount FROM orders GROUP BY customer", "flink_error",
+                                "doesn't support consuming update changes", 120),
     "err_timeout": (["nums"], sink("append", [("n", "BIGINT")]), [(0,)],
                     "SELECT a.n FROM nums AS a JOIN nums AS b ON a.k = b.k "
                     "JOIN nums AS c ON b.k = c.k", "timeout", "8 s", 8),

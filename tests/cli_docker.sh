@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# cli_docker.sh: keeps docker/ honest on machines without a Docker engine.
+# The images must be built only by the project's scripts (setup-deps.sh,
+# setup-runtime.sh, build.sh); every option their command lines pass must
+# still exist in `streamex coordinator|worker --help`; and every /keys file
+# they name must be made by docker/make-keys.sh in the folder compose.yaml
+# mounts at /keys.
+set -euo pipefail
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+docker="$SX_SOURCE_DIR/docker"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: cli_docker: $*" >&2; exit 1; }
+
+# The words of a Dockerfile instruction (continuation lines joined), one
+# instruction a line.
+instructions() {
+    sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" | grep -E "^$2 " | sed "s/^$2 //"
+}
+
+# The words of the JSON arrays of ENTRYPOINT and CMD, one a line.
+command_words() {
+    { instructions "$1" ENTRYPOINT; instructions "$1" CMD; } |
+        python3 -c 'import json, sys
+for line in sys.stdin:
+    print("\n".join(json.loads(line)))'
+}
+
+# The folder under keys/ that compose.yaml mounts at /keys for a service.
+keys_mount() {
+    awk -v service="$1" '
+        /^  [a-z]+:$/ { current = substr($1, 1, length($1) - 1) }
+        current == service && /:\/keys:ro$/ {
+            sub(/.*keys}\//, ""); sub(/:\/keys:ro$/, ""); print }' "$docker/compose.yaml"
+}
+
+echo "== the images are built by the project's scripts only"
+for image in coordinator worker; do
+    file="$docker/Dockerfile.$image"
+    [ -f "$file" ] || fail "$file is missing"
+    grep -q "dockerfile: docker/Dockerfile.$image" "$docker/compose.yaml" ||
+        fail "compose.yaml does not build $image from docker/Dockerfile.$image"
+    instructions "$file" RUN | tr -s '&;' '\n\n' | sed 's/^ *//; s/ *$//' | grep -v '^$' |
+        while read -r step; do
+            case "$step" in
+            scripts/setup-deps.sh | scripts/setup-runtime.sh | "scripts/build.sh build") ;;
+            "ln -s /opt/streamex/build/streamex /usr/local/bin/streamex") ;;
+            "rm -rf .runtime/m2") ;;
+            *) fail "Dockerfile.$image runs '$step', not one of the project's scripts" ;;
+            esac
+        done
+    grep -q "scripts/setup-deps.sh" "$file" || fail "Dockerfile.$image skips setup-deps.sh"
+    grep -q "scripts/build.sh build" "$file" || fail "Dockerfile.$image does not build"
+done
+grep -q "scripts/setup-runtime.sh" "$docker/Dockerfile.worker" ||
+    fail "the worker image installs no runtime"
+
+echo "== their command lines use options streamex still has"
+for image in coordinator worker; do
+    words=$(command_words "$docker/Dockerfile.$image")
+    [ "$(echo "$words" | sed -n 1p)" = streamex ] || fail "$image: ENTRYPOINT is not streamex"
+    [ "$(echo "$words" | sed -n 2p)" = "$image" ] || fail "$image: ENTRYPOINT is not 'streamex $image'"
+    help=$("$STREAMEX" "$image" --help 2>&1 || true)
+    for option in $(echo "$words" | grep -E '^--'); do
+        grep -qE -- "^ +$option( |$)" <<< "$help" ||
+            fail "Dockerfile.$image passes $option, which 'streamex $image --help' lacks"
+    done
+done
+
+echo "== the /keys files they name are made by make-keys.sh where compose mounts them"
+"$docker/make-keys.sh" "$tmp/keys" > /dev/null
+for image in coordinator worker; do
+    mount=$(keys_mount "$image")
+    [ "$mount" = "$image" ] || fail "compose.yaml mounts keys/$mount as the $image's /keys"
+    for path in $(command_words "$docker/Dockerfile.$image" | grep '^/keys/'); do
+        [ -e "$tmp/keys/$image/${path#/keys/}" ] ||
+            fail "Dockerfile.$image names $path; make-keys.sh makes no keys/$image/${path#/keys/}"
+    done
+    [ -e "$tmp/keys/$image/${image}.cert_secret" ] || fail "no secret key for the $image"
+done
+[ ! -e "$tmp/keys/worker/coordinator.cert_secret" ] ||
+    fail "make-keys.sh gives workers the coordinator's secret key"
+echo "cli_docker: OK"
