@@ -124,10 +124,25 @@ void sx_runopts_free(sx_runopts_t *opts)
 
 /* ---- executor back-end -------------------------------------------------- */
 
+/* Runs one task on the worker's pair. The pair is watched first: a component
+ * that died since the last task is restarted (and the task waits for it),
+ * and a pair that cannot be brought back makes the task infra_error, which
+ * the coordinator retries elsewhere. */
 static void real_exec(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
                       sx_timings_t *timings)
 {
-    sx_executor_run(ctx, request, result, timings);
+    sx_backend_t *backend = ctx;
+    sx_error_t err;
+    int restarted = sx_runtime_watch(backend->pair, &err);
+    if (restarted < 0) {
+        sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR, err.msg, NULL);
+        *timings = (sx_timings_t){0};
+        return;
+    }
+    if (restarted > 0)
+        sx_warn("task %s: restarted %d dead component(s) of the pair first",
+                request->task_id, restarted);
+    sx_executor_run(backend->real, request, result, timings);
 }
 
 int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
@@ -166,7 +181,7 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
         return -1;
     }
     agent->exec = real_exec;
-    agent->exec_ctx = backend->real;
+    agent->exec_ctx = backend;
     return 0;
 }
 

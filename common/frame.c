@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 struct _sx_frame_t {
     size_t column_count;
@@ -396,6 +397,9 @@ static int tokenize_all(tokens_t *t, const char *data, size_t size)
         return -1;
     t->line_start[0] = 0;
     t->line_fields[0] = 0;
+    /* Fields never hold more bytes than the file plus their NULs. */
+    if (!grow((void **)&t->chars, &t->chars_cap, size + 64, 1))
+        return out_of_memory(t);
     size_t pos = 0;
     if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
         pos = 3;
@@ -815,11 +819,16 @@ sx_frame_t *sx_frame_read(const char *path, sx_error_t *err)
         sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
+    /* One allocation of the file's size (plus one, to see EOF without
+     * growing): most CSVs are small and many are scored per second. */
+    struct stat st;
+    size_t hint =
+        fstat(fileno(in), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
     char *data = NULL;
     size_t used = 0, cap = 0;
-    bool failed = false;
-    for (;;) {
-        if (!grow((void **)&data, &cap, used + 65536, 1)) {
+    bool failed = !grow((void **)&data, &cap, hint, 1);
+    while (!failed) {
+        if (used == cap && !grow((void **)&data, &cap, used + 65536, 1)) {
             failed = true;
             break;
         }

@@ -5,12 +5,13 @@
  * works). Where a power of two has a narrower gap below it than above, the
  * nearest short string may fail while its upper neighbour reads back; that
  * neighbour is tried too, as David Gay's shortest mode (Python's) would
- * find it. The digits are then laid out as Python does: positional for
- * decimal exponents -4 <= e < 16, else d[.ddd]e[+-]XX. */
+ * find it. The digits are then laid out as
+ * Python does: positional for decimal exponents -4 <= e < 16, else d[.ddd]e[+-]XX. */
 #include "common/pyrepr.h"
 
 #include "common/selftest.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,17 @@ static bool increment(char *digits)
 
 static void shortest_digits(double x, char *digits, int *exponent)
 {
+    /* Fast path for normal numbers: when 15 digits read back, the shortest
+     * string is those 15 digits without trailing zeros (any string that
+     * reads back lies within half an ulp of x, 2^-53 relative, far inside
+     * the rounding step of the 15th digit). Subnormals have wider ulps. */
     int low = 1, high = 17;
+    if (x >= DBL_MIN) {
+        digits_of(x, 15, digits, exponent);
+        bool fifteen = reads_back(digits, *exponent, x);
+        low = fifteen ? 15 : 16;
+        high = fifteen ? 15 : 17;
+    }
     while (low < high) {
         int mid = (low + high) / 2;
         digits_of(x, mid, digits, exponent);

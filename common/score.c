@@ -110,7 +110,12 @@ static int load_policy(json_t *policy, sx_evaluation_t *ev, sx_error_t *err)
         ev->mandatory_rows = 0;
     else if (load_count(policy, "mandatory_rows", &ev->mandatory_rows, err) != 0)
         return -1;
-    return 0; /* whether k fits gold is the tie adapter's check, at scoring */
+    if (ev->k < 1 || ev->k < ev->mandatory_rows)
+        return sx_error_set(err,
+                            "answer_policy: need 1 <= k and mandatory_rows <= k "
+                            "(k=%ld, mandatory_rows=%ld)",
+                            ev->k, ev->mandatory_rows);
+    return 0;
 }
 
 static int load_evaluation(json_t *root, sx_evaluation_t *ev, sx_error_t *err)
@@ -181,6 +186,15 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
     if (!gold)
         return say(SX_STATUS_EVAL_ERROR, detail, detail_size,
                    "cannot read gold: ", err.msg);
+    /* Whether the evaluation fits gold does not depend on the prediction:
+     * checked first, so a broken task is eval_error even when the
+     * prediction is unreadable. */
+    if (sx_compare_check_columns(gold, evaluation->condition_cols,
+                                 evaluation->condition_count, &err) != 0 ||
+        sx_tie_check_fits(gold, evaluation, &err) != 0) {
+        sx_frame_destroy(&gold);
+        return say(SX_STATUS_EVAL_ERROR, detail, detail_size, "", err.msg);
+    }
     sx_frame_t *pred = sx_frame_read(pred_csv, &err);
     if (!pred) {
         sx_frame_destroy(&gold);
@@ -245,6 +259,9 @@ static void test_evaluation_loading_validates(void)
         "{\"ignore_order\": 1}",
         "{\"extra\": 1}",
         "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": -1}}",
+        "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 0}}",
+        "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 1, "
+        "\"mandatory_rows\": 2}}",
         "{\"answer_policy\": {\"kind\": \"best\"}}",
         "[1]",
         "{",
@@ -279,6 +296,12 @@ static void test_score_files_statuses(void)
     long beyond = 7;
     sx_evaluation_t wide = {.condition_cols = &beyond, .condition_count = 1};
     SX_CHECK(sx_score_files(gold, good, &wide, p, detail, sizeof detail) ==
+             SX_STATUS_EVAL_ERROR);
+    /* A broken task stays eval_error even when the prediction is unreadable. */
+    SX_CHECK(sx_score_files(gold, empty, &wide, p, detail, sizeof detail) ==
+             SX_STATUS_EVAL_ERROR);
+    sx_evaluation_t three_of_two = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 3};
+    SX_CHECK(sx_score_files(gold, empty, &three_of_two, p, detail, sizeof detail) ==
              SX_STATUS_EVAL_ERROR);
     char *paths[] = {gold, good, bad, empty};
     for (size_t i = 0; i < 4; i++) {

@@ -28,10 +28,9 @@ typedef struct {
 } sx_evaluation_t;
 
 /* Loads and validates an evaluation JSON file (unknown fields, bad types,
- * negative indexes or counts ... are errors naming the file). Whether k and
- * mandatory_rows fit gold (1 <= k, mandatory_rows <= k <= gold rows) is
- * checked when scoring, after the prediction was read, as the reference does:
- * a misfit is an eval_error then. */
+ * negative indexes, k < 1, k < mandatory_rows ... are errors naming the
+ * file). Whether it fits gold (condition columns, enough rows for the tie
+ * policy) is checked by sx_score_files once gold is read. */
 sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err);
 void sx_evaluation_destroy(sx_evaluation_t **self_p);
 

@@ -75,6 +75,20 @@ static int try_subsets(sx_compare_t *cmp, const sx_frame_t *gold, size_t mandato
     return verdict;
 }
 
+int sx_tie_check_fits(const sx_frame_t *gold, const sx_evaluation_t *ev, sx_error_t *err)
+{
+    size_t rows = sx_frame_row_count(gold);
+    if (ev->kind == SX_ANSWER_ANY_ONE_ARGMAX && rows == 0)
+        return sx_error_set(err, "any_one_argmax: gold has no rows");
+    if (ev->kind == SX_ANSWER_ANY_K_FROM_TIE_SET &&
+        (ev->k < 1 || ev->mandatory_rows > ev->k || (size_t)ev->k > rows))
+        return sx_error_set(err,
+                            "any_k_from_tie_set: k=%ld (mandatory_rows=%ld) does not fit "
+                            "gold's %zu rows",
+                            ev->k, ev->mandatory_rows, rows);
+    return 0;
+}
+
 int sx_tie_match(sx_compare_t *cmp, const sx_frame_t *gold, size_t pred_rows,
                  const sx_evaluation_t *ev, char *detail, size_t detail_size,
                  sx_error_t *err)
@@ -83,10 +97,8 @@ int sx_tie_match(sx_compare_t *cmp, const sx_frame_t *gold, size_t pred_rows,
     bool argmax = ev->kind == SX_ANSWER_ANY_ONE_ARGMAX;
     size_t k = argmax ? 1 : (size_t)ev->k;
     size_t mandatory = argmax ? 0 : (size_t)ev->mandatory_rows;
-    if (k < 1 || k > gold_rows || mandatory > k)
-        return sx_error_set(err,
-                            "tie policy wants %zu rows (%zu mandatory) but gold has %zu",
-                            k, mandatory, gold_rows);
+    if (sx_tie_check_fits(gold, ev, err) != 0)
+        return -1;
     /* As upstream, a bad condition column fails before any comparison. */
     if (sx_compare_check_columns(gold, ev->condition_cols, ev->condition_count, err) != 0)
         return -1;

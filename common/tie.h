@@ -14,6 +14,12 @@
  * needs more is an evaluation error, never a hang. */
 #define SX_TIE_MAX_COMBINATIONS 100000
 
+/* 0 when gold has the rows the policy picks from (at least one row for
+ * any_one_argmax, at least k for any_k_from_tie_set; nothing for ordinary
+ * tasks), else -1 with err set. */
+int sx_tie_check_fits(const sx_frame_t *gold, const sx_evaluation_t *evaluation,
+                      sx_error_t *err);
+
 /* Returns 1 match, 0 mismatch (detail says why), -1 error with err set
  * (policy inconsistent with gold, too many combinations). */
 int sx_tie_match(sx_compare_t *cmp, const sx_frame_t *gold, size_t pred_rows,

@@ -38,13 +38,9 @@ fail() {
 
 [ -f "$rt/installed.env" ] || fail "runtime not installed in $rt: run scripts/setup-runtime.sh"
 
-# The job program: built from tests/e2e/runtime_job.c against the build's sxcore.
-job="$work/e2e_runtime_job"
-# shellcheck disable=SC2046
-cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SX_SOURCE_DIR" \
-    -o "$job" "$SX_SOURCE_DIR/tests/e2e/runtime_job.c" "$SX_BUILD_DIR/libsxcore.a" \
-    $(pkg-config --libs libczmq libzmq msgpack rdkafka libcurl jansson) -lcsv -lm -lpthread ||
-    fail "cannot build the job program"
+# The job program, built by CMake from tests/e2e/runtime_job.c.
+job="$SX_BUILD_DIR/tests/e2e_runtime_job"
+[ -x "$job" ] || fail "no job program at $job: build the tests first"
 
 port() { echo $((21000 + 20 * $1 + $2)); }
 

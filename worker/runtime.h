@@ -124,7 +124,8 @@ void sx_runtime_destroy(sx_runtime_t **self_p);
 
 /* Starts the pair and returns once every component passed its health check
  * (Kafka metadata through librdkafka, Flink REST /overview with a registered
- * TaskManager, SQL Gateway /v1/info). Checks the install, refuses a pair
+ * TaskManager, SQL Gateway /v1/info) and a trivial warm-up job finished
+ * (so the first task does not pay Flink's cold start). Checks the install, refuses a pair
  * that already runs or a port in use, formats Kafka's storage on the first
  * start. On failure stops what it started; err names the component and holds
  * the tail of its log. For an external pair: only the health checks. */
