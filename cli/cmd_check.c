@@ -10,7 +10,7 @@
  * line, a summary to stdout. */
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "common/csv.h"
+#include "common/frame.h"
 #include "common/predictions.h"
 #include "common/problems.h"
 #include "common/score.h"
@@ -56,26 +56,21 @@ typedef struct {
     size_t rejected;  /* candidates the SQL check turns down */
 } method_tally_t;
 
-/* Gold as the evaluation reads it: its header width, and its data rows
- * without the blank lines pandas skips. */
+/* Gold as the evaluation reads it: read by the scorer's own pandas-style
+ * reader, so check accepts and refuses exactly what scoring will. */
 static bool gold_shape(const char *path, size_t *columns, size_t *rows,
                        sx_problems_t *problems)
 {
     sx_error_t err;
-    sx_csv_table_t *table = sx_csv_read(path, 0, &err);
-    if (!table) {
+    sx_frame_t *frame = sx_frame_read(path, &err);
+    if (!frame) {
         sx_problems_add(problems, "%s", err.msg);
         return false;
     }
-    bool has_header = table->count > 0 && table->records[0].count > 0;
-    if (!has_header)
-        sx_problems_add(problems, "%s: no header line (pandas cannot read it)", path);
-    *columns = has_header ? table->records[0].count : 0;
-    *rows = 0;
-    for (size_t i = 1; i < table->count; i++)
-        *rows += table->records[i].count > 0;
-    sx_csv_table_destroy(&table);
-    return has_header;
+    *columns = sx_frame_column_count(frame);
+    *rows = sx_frame_row_count(frame);
+    sx_frame_destroy(&frame);
+    return true;
 }
 
 /* What the evaluation asks of gold: every condition column exists, and a

@@ -3,7 +3,7 @@
  * --allow folder or to workers as --server-cert) and DIR/NAME.cert_secret
  * (keep it on the machine that owns it). */
 #include "cli/commands.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 
 #include <czmq.h>
@@ -39,7 +39,7 @@ int sx_cmd_keygen(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1 || !sx_proto_safe_name(argv[optind])) {
+    if (optind != argc - 1 || !sx_name_is_safe(argv[optind])) {
         fprintf(stderr, "streamex keygen: expected one NAME of [A-Za-z0-9_.-]\n\n%s",
                 s_usage);
         return 2;

@@ -8,7 +8,7 @@
 #include "common/result.h"
 #include "common/score.h"
 #include "common/task.h"
-#include "proto/files.h"
+#include "common/files.h"
 
 #include <getopt.h>
 #include <libgen.h>
@@ -122,23 +122,26 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
     return -1;
 }
 
-/* A CSV path from a submission line: relative paths start at the
- * submission file's folder. */
-static char *resolve_csv(const char *submission, const char *csv)
+/* A CSV path from a submission line: relative paths start at `base`, the
+ * submission file's folder made absolute once (not per line: scoring
+ * thousands of small CSVs should not cost a realpath each). */
+static char *resolve_csv(const char *base, const char *csv)
 {
+    char *joined = NULL;
     if (csv[0] == '/')
         return strdup(csv);
-    char *copy = strdup(submission);
-    char *joined = NULL;
-    if (copy && asprintf(&joined, "%s/%s", dirname(copy), csv) < 0)
-        joined = NULL;
+    return asprintf(&joined, "%s/%s", base, csv) < 0 ? NULL : joined;
+}
+
+/* The absolute folder of a file, or NULL. */
+static char *absolute_folder(const char *path, sx_error_t *err)
+{
+    char *copy = strdup(path);
+    char *folder = copy ? realpath(dirname(copy), NULL) : NULL;
+    if (!folder)
+        sx_error_set(err, "%s: cannot resolve its folder", path);
     free(copy);
-    char resolved[PATH_MAX];
-    if (joined && realpath(joined, resolved)) {
-        free(joined);
-        return strdup(resolved);
-    }
-    return joined; /* does not exist: scored as unreadable, path kept */
+    return folder;
 }
 
 /* Reads a submission into csv_of[i] for task i (NULL: no line or null).
@@ -147,9 +150,12 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
                            bool *has_line, sx_error_t *err)
 {
     size_t size = 0;
-    char *data = sx_file_read(path, (size_t)1 << 30, &size, err);
-    if (!data)
+    char *base = absolute_folder(path, err);
+    char *data = base ? sx_file_read(path, (size_t)1 << 30, &size, err) : NULL;
+    if (!data) {
+        free(base);
         return -1;
+    }
     int rc = 0;
     size_t line_no = 0;
     for (char *line = data, *next; line && rc == 0; line = next) {
@@ -168,7 +174,7 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
             rc = sx_error_set(err, "task \"%s\" appears twice", task_id);
         if (rc == 0) {
             has_line[index] = true;
-            csv_of[index] = csv ? resolve_csv(path, csv) : NULL;
+            csv_of[index] = csv ? resolve_csv(base, csv) : NULL;
         } else {
             sx_error_prefix(err, "%s:%zu", path, line_no);
         }
@@ -176,6 +182,7 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
         free(csv);
     }
     free(data);
+    free(base);
     return rc;
 }
 

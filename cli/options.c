@@ -1,22 +1,9 @@
 /* options.c: parsing of option values shared by several subcommands. */
 #include "cli/options.h"
+#include "common/task.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int name_is_valid(const char *name, size_t len)
-{
-    if (len == 0 || len > 128 || name[0] == '.')
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = name[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
 
 int sx_method_arg_parse(const char *text, sx_method_arg_t *out, sx_error_t *err)
 {
@@ -24,7 +11,7 @@ int sx_method_arg_parse(const char *text, sx_method_arg_t *out, sx_error_t *err)
     if (!eq || eq[1] == '\0')
         return sx_error_set(err, "--method '%s': expected NAME=FILE", text);
     size_t len = (size_t)(eq - text);
-    if (!name_is_valid(text, len))
+    if (len > 128 || !sx_name_is_safe(strndupa(text, len)))
         return sx_error_set(err,
                             "--method '%s': NAME must be 1-128 characters of "
                             "[A-Za-z0-9_.-] and not start with '.'",

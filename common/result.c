@@ -14,7 +14,7 @@
 #include "common/result.h"
 
 #include "common/selftest.h"
-#include "proto/files.h"
+#include "common/files.h"
 
 #include <jansson.h>
 #include <limits.h>

@@ -26,6 +26,12 @@ typedef struct {
     char *csv;    /* absolute path of the final CSV, or NULL */
 } sx_result_t;
 
+/* Seconds spent in each step of executing one task (SPEC section 4); they
+ * travel with the result from the worker to the coordinator. */
+typedef struct {
+    double prepare, replay, submit, run, materialize, score, cleanup;
+} sx_timings_t;
+
 /* Fills every field (copies the strings); score follows from status. */
 void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status,
                     const char *detail, const char *csv);

@@ -12,7 +12,7 @@
 #include "common/result.h"
 #include "common/task.h"
 #include "coordinator/journal.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 
 #include <dirent.h>
@@ -115,7 +115,7 @@ static int load_methods(sx_coordinator_t *self, sx_error_t *err)
     self->methods = calloc(c->method_count, sizeof *self->methods);
     self->method_count = c->method_count;
     for (size_t m = 0; m < c->method_count; m++) {
-        if (!sx_proto_safe_name(c->method_names[m]))
+        if (!sx_name_is_safe(c->method_names[m]))
             return sx_error_set(err, "method name '%s' is not a safe folder name",
                                 c->method_names[m]);
         self->methods[m].name = strdup(c->method_names[m]);

@@ -9,7 +9,7 @@
 #include "common/result.h"
 #include "common/selftest.h"
 #include "coordinator/testbench.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 #include "worker/agent.h"
 #include "worker/simexec.h"

@@ -2,7 +2,7 @@
 #include "coordinator/journal.h"
 
 #include "common/selftest.h"
-#include "proto/files.h"
+#include "common/files.h"
 
 #include <errno.h>
 #include <fcntl.h>

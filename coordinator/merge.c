@@ -6,7 +6,7 @@
 #include "common/selftest.h"
 #include "common/task.h"
 #include "coordinator/testbench.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 
 #include <czmq.h>
@@ -34,7 +34,7 @@ static void find_methods(const char *input, zlistx_t *methods)
     while ((entry = readdir(dir)) != NULL) {
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s/results.jsonl", input, entry->d_name);
-        if (sx_proto_safe_name(entry->d_name) && sx_file_exists(path) &&
+        if (sx_name_is_safe(entry->d_name) && sx_file_exists(path) &&
             !zlistx_find(methods, entry->d_name))
             zlistx_add_end(methods, strdup(entry->d_name));
     }

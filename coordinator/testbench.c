@@ -2,7 +2,7 @@
 #include "coordinator/testbench.h"
 
 #include "common/selftest.h"
-#include "proto/files.h"
+#include "common/files.h"
 
 #include <stdio.h>
 #include <stdlib.h>

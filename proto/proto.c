@@ -109,21 +109,6 @@ bool sx_msg_from_coordinator(sx_msg_type_t type)
            type == SX_MSG_GOODBYE || type == SX_MSG_FILE;
 }
 
-bool sx_proto_safe_name(const char *name)
-{
-    size_t len = name ? strlen(name) : 0;
-    if (len == 0 || len > NAME_MAX_LEN || name[0] == '.')
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = name[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
 bool sx_proto_safe_path(const char *path)
 {
     if (!path || !*path || strlen(path) > 4 * NAME_MAX_LEN)
@@ -134,7 +119,7 @@ bool sx_proto_safe_path(const char *path)
     size_t parts = 0;
     for (char *part = strtok_r(copy, "/", &save); part;
          part = strtok_r(NULL, "/", &save)) {
-        if (!sx_proto_safe_name(part))
+        if (!sx_name_is_safe(part))
             return false;
         parts++;
     }
@@ -215,15 +200,15 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
 {
     switch (m->type) {
     case SX_MSG_HELLO:
-        if (!sx_proto_safe_name(m->worker) || m->capacity < 1 ||
+        if (!sx_name_is_safe(m->worker) || m->capacity < 1 ||
             m->capacity > MAX_CAPACITY)
             return sx_error_set(err, "HELLO: bad worker name or capacity %d",
                                 m->capacity);
         break;
     case SX_MSG_ASSIGN:
         for (size_t i = 0; i < m->task_count; i++)
-            if (!sx_proto_safe_name(m->tasks[i].method) ||
-                !sx_proto_safe_name(m->tasks[i].task_id) || m->tasks[i].attempt < 1)
+            if (!sx_name_is_safe(m->tasks[i].method) ||
+                !sx_name_is_safe(m->tasks[i].task_id) || m->tasks[i].attempt < 1)
                 return sx_error_set(err, "ASSIGN: bad task %zu", i);
         for (size_t i = 0; i < m->file_count; i++)
             if (!sx_proto_safe_path(m->files[i].path) || !is_hash(m->files[i].hash))
@@ -231,7 +216,7 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
         break;
     case SX_MSG_RESULT:
     case SX_MSG_ACK:
-        if (!sx_proto_safe_name(m->method) || !sx_proto_safe_name(m->result.task_id))
+        if (!sx_name_is_safe(m->method) || !sx_name_is_safe(m->result.task_id))
             return sx_error_set(err, "%s: bad method or task ID",
                                 sx_msg_type_name(m->type));
         break;
@@ -356,7 +341,7 @@ static int get_name(const msgpack_object *o, const char *field, char **out,
 {
     if (get_str(o, field, false, NAME_MAX_LEN, out, err) != 0)
         return -1;
-    if (!sx_proto_safe_name(*out))
+    if (!sx_name_is_safe(*out))
         return sx_error_set(err, "field '%s' is not a safe name: '%s'", field, *out);
     return 0;
 }
@@ -961,8 +946,8 @@ static void test_malformed(void)
 
 static void test_names_and_hashes(void)
 {
-    SX_CHECK(sx_proto_safe_name("t0001") && !sx_proto_safe_name("a/b"));
-    SX_CHECK(!sx_proto_safe_name("..") && !sx_proto_safe_name(""));
+    SX_CHECK(sx_name_is_safe("t0001") && !sx_name_is_safe("a/b"));
+    SX_CHECK(!sx_name_is_safe("..") && !sx_name_is_safe(""));
     SX_CHECK(sx_proto_safe_path("tasks/t1/sources/bids.csv"));
     SX_CHECK(!sx_proto_safe_path("/etc/passwd") && !sx_proto_safe_path("a//b"));
     SX_CHECK(!sx_proto_safe_path("tasks/../x") && !sx_proto_safe_path("a/"));

@@ -14,7 +14,7 @@
 
 #include "common/error.h"
 #include "common/result.h"
-#include "worker/executor.h"
+#include "common/task.h"
 
 #include <czmq.h>
 #include <stdbool.h>
@@ -109,8 +109,8 @@ bool sx_msg_from_coordinator(sx_msg_type_t type);
 void sx_hash_bytes(const void *data, size_t size, char hex[41]);
 int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *err);
 
-/* A name that is safe as one path component (task IDs, method names). */
-bool sx_proto_safe_name(const char *name);
+/* Names (task IDs, method names) are checked with common/task.h's
+ * sx_name_is_safe, the one rule for a name that is safe as a path component. */
 /* A relative path of safe components separated by '/' (bench file paths). */
 bool sx_proto_safe_path(const char *path);
 

@@ -99,6 +99,13 @@ not json
 {"task_id": "join_max", "sql": "SELECT 3"}
 {"task_id": "trades_tie", "query": "SELECT 4"}
 EOF
+# A gold file that pandas cannot read (empty) is named with pandas' reason.
+gold_bench="$work/empty-gold"
+cp -R "$fixture" "$gold_bench"
+: >"$gold_bench/gold/join_max.csv"
+run empty_gold 1 --bench "$gold_bench"
+expect_line empty_gold err "$gold_bench/gold/join_max.csv: No columns to parse from file"
+
 run broken 1 --bench "$bench" --method m="$bench/preds.jsonl"
 expect_line broken err "$bench/task_ids.txt:3: empty line (each line holds one task ID)"
 expect_line broken err "$bench/task_ids.txt:5: duplicate task ID 'join_max' (first on line 1)"

@@ -1,5 +1,6 @@
-/* test_common.c: self-tests of the small common modules (errors, log, status). */
+/* test_common.c: self-tests of the small common modules (errors, log, status, files). */
 #include "common/error.h"
+#include "common/files.h"
 #include "common/log.h"
 #include "common/status.h"
 
@@ -12,6 +13,7 @@ int main(void)
     sx_error_test(verbose);
     sx_log_test(verbose);
     sx_status_test(verbose);
+    sx_files_test(verbose);
     printf("test_common: OK\n");
     return 0;
 }

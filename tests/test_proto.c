@@ -1,5 +1,4 @@
-/* test_proto.c: self-tests of the wire messages and the file helpers (proto/). */
-#include "proto/files.h"
+/* test_proto.c: self-tests of the wire messages and their validation (proto/). */
 #include "proto/proto.h"
 
 #include <stdio.h>
@@ -9,7 +8,6 @@ int main(void)
 {
     bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
     sx_proto_test(verbose);
-    sx_files_test(verbose);
     printf("test_proto: OK\n");
     return 0;
 }

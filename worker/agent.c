@@ -9,7 +9,7 @@
 #include "worker/agent.h"
 
 #include "common/log.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 #include "worker/spool.h"
 
@@ -157,10 +157,10 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
     snprintf(spool_dir, sizeof spool_dir, "%s/spool", self->work_dir);
     self->shards = zlist_new();
     self->requested = zhashx_new();
-    if (!sx_proto_safe_name(self->name) || sx_mkdirs(self->cache_dir, err) != 0 ||
+    if (!sx_name_is_safe(self->name) || sx_mkdirs(self->cache_dir, err) != 0 ||
         sx_mkdirs(self->bench_dir, err) != 0 || sx_mkdirs(self->csv_dir, err) != 0 ||
         !(self->spool = sx_spool_open(spool_dir, err))) {
-        if (!sx_proto_safe_name(self->name))
+        if (!sx_name_is_safe(self->name))
             sx_error_set(err, "worker name '%s' must be [A-Za-z0-9_.-]+", self->name);
         sx_agent_destroy(&self);
         return NULL;

@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "common/selftest.h"
 #include "coordinator/testbench.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 #include "worker/simexec.h"
 

@@ -132,15 +132,23 @@ void sx_executor_destroy(sx_executor_t **self_p)
     *self_p = NULL;
 }
 
-/* sx.<run>[.<method>].<task>.<attempt>.<table>, in Kafka's legal characters:
- * unique per run, method, task and attempt (SPEC section 4, step 2). */
-static char *topic_name(const run_t *run, const char *table)
+/* sx.<run>[.<method>].<task>.<attempt>: what every topic of one execution
+ * starts with, unique per run, method, task and attempt (SPEC section 4,
+ * step 2). Not yet sanitized. */
+static void topic_prefix(const run_t *run, char *out, size_t size)
 {
     const sx_exec_request_t *request = run->request;
-    char raw[1024], legal[256];
-    snprintf(raw, sizeof raw, "sx.%s.%s%s%s.%d.%s", run->self->run_id,
+    snprintf(out, size, "sx.%s.%s%s%s.%d", run->self->run_id,
              request->method ? request->method : "", request->method ? "." : "",
-             request->task_id, request->attempt, table);
+             request->task_id, request->attempt);
+}
+
+/* <prefix>.<table>, in Kafka's legal characters. */
+static char *topic_name(const run_t *run, const char *table)
+{
+    char prefix[512], raw[1024], legal[256];
+    topic_prefix(run, prefix, sizeof prefix);
+    snprintf(raw, sizeof raw, "%s.%s", prefix, table);
     sx_kafka_topic_sanitize(raw, legal, sizeof legal);
     return strdup(legal);
 }
@@ -423,10 +431,10 @@ static void step_cleanup(run_t *run)
         sx_warn("task %s: cancelling job %s: %s", run->request->task_id, run->job_id,
                 err.msg);
     if (self->keep) {
-        sx_info("task %s: keeping topics %s..., gateway session %s and job %s",
-                run->request->task_id,
-                run->topics && run->topics[0] ? run->topics[0] : "(none)",
-                sx_gateway_session(self->gateway),
+        char prefix[512];
+        topic_prefix(run, prefix, sizeof prefix);
+        sx_info("task %s: keeping topics %s.*, gateway session %s and job %s",
+                run->request->task_id, prefix, sx_gateway_session(self->gateway),
                 run->job_id[0] ? run->job_id : "(none)");
         sx_gateway_detach_session(self->gateway);
         return;

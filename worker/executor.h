@@ -24,11 +24,6 @@ typedef struct {
     bool keep; /* keep topics and session for debugging */
 } sx_executor_config_t;
 
-/* Seconds spent in each step of one task. */
-typedef struct {
-    double prepare, replay, submit, run, materialize, score, cleanup;
-} sx_timings_t;
-
 /* One task to execute. bench_dir holds tasks/ID/ (task.json, sources) and,
  * for scoring only, gold/ID.csv and evaluation/ID.json. */
 typedef struct {

@@ -2,7 +2,7 @@
 #include "worker/simexec.h"
 
 #include "common/selftest.h"
-#include "proto/files.h"
+#include "common/files.h"
 
 #include <czmq.h>
 #include <limits.h>

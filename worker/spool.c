@@ -4,7 +4,7 @@
 #include "worker/spool.h"
 
 #include "common/selftest.h"
-#include "proto/files.h"
+#include "common/files.h"
 #include "proto/proto.h"
 
 #include <dirent.h>
@@ -45,7 +45,7 @@ static void entry_path(const sx_spool_t *self, const char *key, char *path, size
 int sx_spool_put(sx_spool_t *self, const char *key, const void *data, size_t size,
                  sx_error_t *err)
 {
-    if (!sx_proto_safe_name(key))
+    if (!sx_name_is_safe(key))
         return sx_error_set(err, "spool key '%s' is not a safe file name", key);
     char path[4096];
     entry_path(self, key, path, sizeof path);
@@ -54,7 +54,7 @@ int sx_spool_put(sx_spool_t *self, const char *key, const void *data, size_t siz
 
 void sx_spool_remove(sx_spool_t *self, const char *key)
 {
-    if (!sx_proto_safe_name(key))
+    if (!sx_name_is_safe(key))
         return;
     char path[4096];
     entry_path(self, key, path, sizeof path);

@@ -47,9 +47,9 @@ def verdict(result):
     return (result["score"], result["status"]) if result else None
 
 
-def case_files(bench, task_id, submission):
-    csv = submission.get(task_id)
-    return (os.path.join(bench, "gold", task_id + ".csv"), csv,
+def case_files(bench, task_id):
+    """Paths of a case's gold CSV and evaluation JSON."""
+    return (os.path.join(bench, "gold", task_id + ".csv"),
             os.path.join(bench, "evaluation", task_id + ".json"))
 
 
@@ -159,7 +159,7 @@ def minimize(streamex, bench, profile, task_id, pred_csv):
 
 def describe(bench, task_id, pred_csv, profile, ref, ours):
     nan_as_zero = profile == "spider2-lite-2025-11"
-    gold, _, evaluation = case_files(bench, task_id, {task_id: pred_csv})
+    gold, evaluation = case_files(bench, task_id)
     return "\n".join([
         f"### {task_id} ({profile})",
         f"- reference (pandas): {verdict(ref)} {ref['detail'] if ref else ''}",

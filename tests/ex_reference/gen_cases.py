@@ -107,10 +107,10 @@ class Gen:
 
 
 def make_column(gen, rng, rows):
+    """Cell texts of one column: one kind of value, and some share of NA tokens."""
     kind = rng.choices(["int", "float", "bool", "str", "mixed"], weights=[30, 30, 12, 18, 10])[0]
     na_rate = rng.choice([0, 0, 0.1, 0.2, 0.3, 0.8])
-    cells = [gen.na_text() if rng.random() < na_rate else gen.cell(kind) for _ in range(rows)]
-    return kind, cells
+    return [gen.na_text() if rng.random() < na_rate else gen.cell(kind) for _ in range(rows)]
 
 
 def as_number(text):
@@ -203,7 +203,7 @@ def mutate_columns(gen, rng, columns):
         elif op == "perm_cols":
             rng.shuffle(pred)
         elif op == "extra_col":
-            pred.insert(rng.randint(0, len(pred)), make_column(gen, rng, rows)[1])
+            pred.insert(rng.randint(0, len(pred)), make_column(gen, rng, rows))
         elif op == "drop_col" and len(pred) > 1:
             pred.pop(rng.randrange(len(pred)))
         elif op == "dup_col" and pred:
@@ -249,7 +249,7 @@ def render_csv(rng, columns, header=None):
     return text
 
 
-def evaluation_json(rng, width, rows):
+def evaluation_json(rng, width):
     spec = {}
     if rng.random() < 0.4 and width:
         count = rng.randint(1, width)
@@ -273,11 +273,11 @@ def evaluation_json(rng, width, rows):
 def ordinary_case(gen, rng):
     width = rng.choice([1, 1, 2, 2, 3, 4])
     rows = rng.choice([0, 1, 2, 3, 3, 4, 5, 6, 8, 12, 30])
-    columns = [make_column(gen, rng, rows)[1] for _ in range(width)]
+    columns = [make_column(gen, rng, rows) for _ in range(width)]
     if width == 1 and rng.random() < 0.3:
         columns[0] = [c if rng.random() < 0.6 else "" for c in columns[0]]  # vanishing lines
     pred = mutate_columns(gen, rng, columns) if rng.random() < 0.85 else columns
-    return columns, pred, evaluation_json(rng, width, rows)
+    return columns, pred, evaluation_json(rng, width)
 
 
 def tie_case(gen, rng):
@@ -285,8 +285,8 @@ def tie_case(gen, rng):
     the tie set; the prediction picks some rows of it, then maybe mutates."""
     width = rng.choice([1, 2, 3])
     rows = rng.randint(1, 7)
-    columns = [make_column(gen, rng, rows)[1] for _ in range(width)]
-    spec = evaluation_json(rng, width, rows)
+    columns = [make_column(gen, rng, rows) for _ in range(width)]
+    spec = evaluation_json(rng, width)
     if rng.random() < 0.5:
         spec["answer_policy"] = {"kind": "any_one_argmax"}
         picked = [rng.randrange(rows)] if rng.random() < 0.85 else rng.sample(range(rows), min(2, rows))

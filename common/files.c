@@ -1,5 +1,5 @@
 /* files.c: whole-file reads, atomic durable writes and mkdir -p (see files.h). */
-#include "proto/files.h"
+#include "common/files.h"
 
 #include "common/selftest.h"
 
