@@ -234,6 +234,11 @@ static int bind_router(sx_coordinator_t *self, sx_error_t *err)
                                 "_secret file)",
                                 c->cert_path);
         self->auth = zactor_new(zauth, NULL);
+        /* Verbose zauth logs each handshake, so a worker whose key is not in
+         * the allow list shows up as "denied (CURVE) client_key=..." instead
+         * of silently never joining. */
+        zstr_sendx(self->auth, "VERBOSE", NULL);
+        zsock_wait(self->auth);
         zstr_sendx(self->auth, "CURVE", c->allow_dir, NULL);
         zsock_wait(self->auth);
         zcert_apply(cert, self->router);

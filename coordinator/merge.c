@@ -1,17 +1,18 @@
 /* merge.c: merging shard outputs into one OUT (see merge.h). */
 #include "coordinator/merge.h"
 
+#include "common/files.h"
 #include "common/log.h"
 #include "common/result.h"
 #include "common/selftest.h"
 #include "common/task.h"
 #include "coordinator/testbench.h"
-#include "common/files.h"
 #include "proto/proto.h"
 
 #include <czmq.h>
 #include <dirent.h>
 #include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,9 +172,16 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     for (size_t i = 0; i < input_count; i++)
         if (same_folder(inputs[i], out_dir))
             return sx_error_set(err, "%s: the output cannot also be an input", out_dir);
+    /* Absolute, so submission.jsonl maps every ID to an absolute CSV path
+     * (SPEC section 5) whatever folder merge was run from. */
+    char *out = realpath(out_dir, NULL);
+    if (!out)
+        return sx_error_set(err, "%s: %s", out_dir, strerror(errno));
     sx_bench_t *bench = sx_bench_open(bench_dir, err);
-    if (!bench)
+    if (!bench) {
+        free(out);
         return -1;
+    }
     zlistx_t *methods = zlistx_new();
     zlistx_set_destructor(methods, (zlistx_destructor_fn *)zstr_free);
     zlistx_set_comparator(methods, (zlistx_comparator_fn *)strcmp);
@@ -189,12 +197,12 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     for (char *name = zlistx_first(methods); name && rc == 0;
          name = zlistx_next(methods)) {
         merged_t m = {.method = name};
-        rc = merge_method(&m, bench, inputs, input_count, out_dir, &summaries[done],
+        rc = merge_method(&m, bench, inputs, input_count, out, &summaries[done],
                           &report->missing, err);
         done += rc == 0;
     }
     if (rc == 0)
-        rc = sx_summary_write(out_dir, summaries, done, err);
+        rc = sx_summary_write(out, summaries, done, err);
     report->methods = done;
     report->tasks = sx_bench_task_count(bench);
     for (size_t i = 0; i < done; i++)
@@ -202,6 +210,7 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     free(summaries);
     zlistx_destroy(&methods);
     sx_bench_destroy(&bench);
+    free(out);
     return rc;
 }
 

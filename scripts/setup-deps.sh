@@ -9,7 +9,8 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format valgrind
   libzmq3-dev libczmq-dev libmsgpack-dev librdkafka-dev libcurl4-openssl-dev
   libcsv-dev libjansson-dev
-  openjdk-17-jre-headless maven curl ca-certificates python3 python3-venv iproute2 procps
+  openjdk-17-jre-headless maven curl ca-certificates python3 python3-venv python3-pip
+  iproute2 procps
 )
 
 missing=()
