@@ -3,6 +3,8 @@
 #include "cli/commands.h"
 #include "common/log.h"
 
+#include <czmq.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +44,9 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* CZMQ's own lines (zauth's handshake verdicts among them) join ours on
+     * stderr: stdout is for machine-readable output only. */
+    zsys_set_logstream(stderr);
     int first = 1;
     for (; first < argc && argv[first][0] == '-'; first++) {
         const char *flag = argv[first];

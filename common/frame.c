@@ -430,6 +430,10 @@ static bool is_na(const char *s)
         "-nan", "1.#IND", "1.#QNAN",  "<NA>", "N/A",     "NA",       "NULL",
         "NaN",  "None",   "n/a",      "nan",  "null",
     };
+    /* Most fields start with a digit or a letter no token starts with, and
+     * no token is longer than 8 bytes: decide those without the list. */
+    if (!strchr("#-1<Nn", s[0]) || strnlen(s, 9) > 8)
+        return s[0] == '\0';
     for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++)
         if (strcmp(s, tokens[i]) == 0)
             return true;
