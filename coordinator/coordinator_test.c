@@ -20,7 +20,11 @@
 #include <string.h>
 
 #define BEAT_MS 100
-#define DEAD_MS 400
+#define DEAD_MS                                                                          \
+    1500 /* well above BEAT_MS, so a loaded machine does not kill a live fake */
+/* How long a test waits for a message that must come. Generous, because a
+ * loaded machine delays threads; a message that comes returns at once. */
+#define WAIT_MS 10000
 
 /* ---- a coordinator on a thread ----------------------------------------- */
 
@@ -233,7 +237,7 @@ static void test_credit_limits_shards(void)
     sx_coordinator_config_t c = base_config(h, s_names, files);
     harness_start(h, &c);
     fake_t *f = fake_new(h->endpoint, "fw1", 1);
-    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(first && first->task_count == 2);
     /* The shard ships what the worker needs: task folder, gold, evaluation. */
     bool has_gold = false;
@@ -242,10 +246,10 @@ static void test_credit_limits_shards(void)
     SX_CHECK(has_gold);
     SX_CHECK(fake_expect(f, SX_MSG_ASSIGN, 300) == NULL);
     fake_answer(f, first, SX_STATUS_MATCH);
-    sx_msg_t *second = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *second = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(second && strcmp(second->tasks[0].task_id, first->tasks[0].task_id) != 0);
     fake_answer(f, second, SX_STATUS_MISMATCH);
-    sx_msg_t *third = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *third = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(third);
     fake_answer(f, third, SX_STATUS_MATCH);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
@@ -271,21 +275,21 @@ static void test_dead_worker_requeued_and_late_results_dropped(void)
     sx_coordinator_config_t c = base_config(h, s_names, files);
     harness_start(h, &c);
     fake_t *silent = fake_new(h->endpoint, "silent", 1);
-    sx_msg_t *lost = fake_expect(silent, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *lost = fake_expect(silent, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(lost && lost->task_count == 2);
     fake_t *alive = fake_new(h->endpoint, "alive", 1);
-    sx_msg_t *again = fake_expect(alive, SX_MSG_ASSIGN, 3 * DEAD_MS);
+    sx_msg_t *again = fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(again && again->task_count == 2 && again->tasks[0].attempt == 2);
     /* The dead worker wakes up: it is unknown now and is told to say hello. */
     fake_result(silent, lost->tasks[0].task_id, 1, SX_STATUS_MISMATCH);
-    sx_msg_t *bye = fake_expect(silent, SX_MSG_GOODBYE, 1000);
+    sx_msg_t *bye = fake_expect(silent, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
     fake_result(alive, again->tasks[0].task_id, 2, SX_STATUS_MATCH);
-    sx_msg_t *ack = fake_expect(alive, SX_MSG_ACK, 1000);
+    sx_msg_t *ack = fake_expect(alive, SX_MSG_ACK, WAIT_MS);
     SX_CHECK(ack);
     sx_msg_destroy(&ack);
     fake_result(alive, again->tasks[0].task_id, 2, SX_STATUS_MISMATCH);
-    ack = fake_expect(alive, SX_MSG_ACK, 1000);
+    ack = fake_expect(alive, SX_MSG_ACK, WAIT_MS);
     SX_CHECK(ack); /* a duplicate is still acknowledged, so the spool empties */
     fake_result(alive, again->tasks[1].task_id, 2, SX_STATUS_MATCH);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
@@ -314,16 +318,16 @@ static void test_retry_budget_on_other_worker(void)
     c.retry_budget = 2;
     harness_start(h, &c);
     fake_t *a = fake_new(h->endpoint, "wa", 1);
-    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(first);
     fake_t *b = fake_new(h->endpoint, "wb", 1);
-    sx_msg_t *other = fake_expect(b, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *other = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(other);
     fake_result(b, other->tasks[0].task_id, 1, SX_STATUS_FLINK_ERROR);
     zclock_sleep(50);
     fake_result(a, first->tasks[0].task_id, 1, SX_STATUS_INFRA_ERROR);
     /* The retry must go to b even though a has credit again. */
-    sx_msg_t *retry = fake_expect(b, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *retry = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(retry && strcmp(retry->tasks[0].task_id, first->tasks[0].task_id) == 0);
     SX_CHECK(retry->tasks[0].attempt == 2);
     fake_result(b, retry->tasks[0].task_id, 2, SX_STATUS_INFRA_ERROR);
@@ -351,12 +355,12 @@ static void test_resume_skips_settled(void)
     sx_coordinator_config_t c = base_config(h, s_names, files);
     harness_start(h, &c);
     fake_t *f = fake_new(h->endpoint, "fw", 1);
-    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(first && first->task_count == 2);
     fake_answer(f, first, SX_STATUS_MATCH);
-    sx_msg_t *ack = fake_expect(f, SX_MSG_ACK, 1000);
+    sx_msg_t *ack = fake_expect(f, SX_MSG_ACK, WAIT_MS);
     sx_msg_destroy(&ack);
-    ack = fake_expect(f, SX_MSG_ACK, 1000);
+    ack = fake_expect(f, SX_MSG_ACK, WAIT_MS);
     SX_CHECK(ack);
     sx_msg_destroy(&ack);
     harness_stop(h); /* Ctrl-C */
@@ -370,7 +374,7 @@ static void test_resume_skips_settled(void)
     c.resume = true;
     harness_start(h, &c);
     f = fake_new(h->endpoint, "fw", 2);
-    sx_msg_t *rest = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *rest = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(rest && rest->task_count == 2);
     for (size_t i = 0; i < 2; i++)
         for (size_t j = 0; j < 2; j++)
@@ -402,7 +406,7 @@ static void test_malformed_messages_rejected(void)
     sx_msg_send(ack, f->sock, NULL, NULL);
     sx_msg_destroy(&ack);
     fake_result(f, "t001", 1, SX_STATUS_MATCH); /* before HELLO */
-    sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, 1000);
+    sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
     sx_msg_destroy(&bye);
     sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
@@ -410,7 +414,7 @@ static void test_malformed_messages_rejected(void)
     hello->capacity = 1;
     sx_msg_send(hello, f->sock, NULL, NULL);
     sx_msg_destroy(&hello);
-    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, 2000);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(assign && assign->tasks[0].attempt == 1);
     fake_answer(f, assign, SX_STATUS_MATCH);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
@@ -567,7 +571,7 @@ static void test_curve_allow_list(void)
         sx_msg_send(hello, fakes[i]->sock, NULL, NULL);
         sx_msg_destroy(&hello);
     }
-    got[1] = fake_expect(fakes[1], SX_MSG_ASSIGN, 2000);
+    got[1] = fake_expect(fakes[1], SX_MSG_ASSIGN, WAIT_MS);
     got[0] = fake_expect(fakes[0], SX_MSG_ASSIGN, 500);
     SX_CHECK(got[1] && !got[0]);
     zcert_destroy(&server_cert);

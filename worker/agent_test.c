@@ -18,7 +18,11 @@
 #include <string.h>
 
 #define BEAT_MS 100
-#define DEAD_MS 400
+#define DEAD_MS                                                                          \
+    1500 /* well above BEAT_MS, so a loaded machine does not kill a live fake */
+/* How long a test waits for a message that must come. Generous, because a
+ * loaded machine delays threads; a message that comes returns at once. */
+#define WAIT_MS 10000
 
 typedef struct {
     sx_agent_t *agent;
@@ -138,8 +142,11 @@ void sx_agent_test(bool verbose)
     sx_log_level_t saved = sx_log_level();
     sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
     char *bench = sx_testbench_make(2, NULL);
-    zsock_t *router = zsock_new_router("tcp://127.0.0.1:*");
-    char *endpoint = zsock_last_endpoint(router);
+    /* An ipc endpoint in the test's own folder: unlike a TCP port, nobody
+     * else can take it while the coordinator is away, so tests running side
+     * by side never talk to each other. */
+    char *endpoint = zsys_sprintf("ipc://%s/coordinator.sock", bench);
+    zsock_t *router = zsock_new_router(endpoint);
 
     sx_error_t err;
     sx_agent_config_t plain = {.endpoint = "tcp://192.0.2.1:5555", .work_dir = bench};
@@ -164,7 +171,7 @@ void sx_agent_test(bool verbose)
     zactor_t *actor = zactor_new(agent_actor, &run);
 
     zframe_t *who = NULL;
-    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, 2000);
+    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
     SX_CHECK(hello && strcmp(hello->worker, "w1") == 0 && hello->capacity == 1);
     sx_msg_destroy(&hello);
     /* A frame that is no message: rejected, the agent goes on. */
@@ -184,10 +191,10 @@ void sx_agent_test(bool verbose)
     zclock_sleep(DEAD_MS + 100);
     router = zsock_new_router(endpoint);
     SX_CHECK(router);
-    hello = expect(router, SX_MSG_HELLO, &who, 3000);
+    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
     SX_CHECK(hello);
     sx_msg_destroy(&hello);
-    result = expect(router, SX_MSG_RESULT, &who, 2000);
+    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
     SX_CHECK(result && strcmp(result->result.task_id, "t001") == 0);
     sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
     ack->method = strdup("m1");
