@@ -225,14 +225,8 @@ static int parse_arguments(int argc, char **argv, const char **bench_dir,
         case 'h':
             fputs(s_usage, stdout);
             return 0;
-        case ':':
-            fprintf(stderr, "streamex check: %s needs a value\n%s", argv[optind - 1],
-                    s_usage);
-            return 2;
         default:
-            fprintf(stderr, "streamex check: unknown option '%s'\n%s", argv[optind - 1],
-                    s_usage);
-            return 2;
+            return sx_option_error("check", option, argv, s_usage);
         }
     }
     if (optind < argc) {

@@ -95,14 +95,8 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
         case 'h':
             fputs(s_usage, stdout);
             return 0;
-        case ':':
-            fprintf(stderr, "streamex score: %s needs a value\n%s", argv[optind - 1],
-                    s_usage);
-            return 2;
         default:
-            fprintf(stderr, "streamex score: unknown option '%s'\n%s", argv[optind - 1],
-                    s_usage);
-            return 2;
+            return sx_option_error("score", option, argv, s_usage);
         }
     }
     const char *missing = optind < argc         ? NULL

@@ -2,6 +2,8 @@
 #include "cli/options.h"
 #include "common/task.h"
 
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,4 +60,14 @@ void sx_method_args_free(sx_method_arg_t **args, size_t *count)
     free(*args);
     *args = NULL;
     *count = 0;
+}
+
+int sx_option_error(const char *command, int option, char **argv, const char *usage)
+{
+    const char *arg = argv[optind - 1];
+    if (option == ':')
+        fprintf(stderr, "streamex %s: %s needs a value\n%s", command, arg, usage);
+    else
+        fprintf(stderr, "streamex %s: unknown option '%s'\n%s", command, arg, usage);
+    return 2;
 }

@@ -22,4 +22,9 @@ int sx_method_args_add(sx_method_arg_t **args, size_t *count, const char *text,
                        sx_error_t *err);
 void sx_method_args_free(sx_method_arg_t **args, size_t *count);
 
+/* Says what getopt_long's ':' (an option missing its value) or any other
+ * unexpected result (an unknown option) means, for `streamex COMMAND`, then
+ * the usage text. Returns 2, the exit code of bad usage. */
+int sx_option_error(const char *command, int option, char **argv, const char *usage);
+
 #endif
