@@ -22,7 +22,7 @@ static const char s_usage[] =
     "--bench and --method it runs the bundled sample bench and its predictions.\n"
     "Progress: a live line on a terminal, JSON lines otherwise. Ctrl-C stops;\n"
     "--resume continues.\n"
-    "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 1)\n"
+    "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 2)\n"
     "  --capacity N           shards each worker holds at once (default 2)\n"
     "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
     "\n"
@@ -219,7 +219,7 @@ int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
     sx_runopts_t opts = {0};
-    run_args_t args = {1, 2, 0};
+    run_args_t args = {2, 2, 0};
     sx_error_t err;
     sx_error_clear(&err);
     int parsed = parse(argc, argv, &opts, &args, &err);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # e2e_sample_bench.sh: the bundled sample benchmark through the whole
-# pipeline (`streamex run`: coordinator, one worker, its own Kafka + Flink).
+# pipeline (`streamex run`: coordinator, two workers, each with its own Kafka + Flink).
 # Two methods: reference.jsonl must score 30/30 (gold, computed by the
 # example's independent oracle, agrees with Flink), and predictions.jsonl
 # must get, task by task, the status in expected.jsonl and so the EX that
-# examples/sample-bench/README.md states. The worker uses pair index 0,
+# examples/sample-bench/README.md states. The workers use pair indexes 0 and 1,
 # started and stopped by streamex run itself.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
@@ -14,7 +14,7 @@ out="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-sample.XXXXXX")"
 trap 'if [ $? -eq 0 ]; then rm -rf "$out"; else echo "output kept in $out"; fi' EXIT
 
 "$STREAMEX" run --bench "$bench" --method "sample=$bench/predictions.jsonl" \
-    --method "reference=$bench/reference.jsonl" --output "$out" --workers 1 \
+    --method "reference=$bench/reference.jsonl" --output "$out" --workers 2 \
     >"$out/run.log" 2>&1 || {
     tail -n 30 "$out/run.log"
     echo "FAIL: streamex run exited with an error"
