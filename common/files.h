@@ -1,7 +1,7 @@
 /* files.h: the small file operations that result files, the journal, the
- * spool and file transfer rely on to never leave a half-written file behind: whole-file reads with a size cap,
- * atomic writes (temporary name, fsync, rename, fsync of the folder) and
- * creating a folder with its parents. */
+ * spool and file transfer rely on to never leave a half-written file behind: whole-file
+ * reads with a size cap, atomic writes (temporary name, fsync, rename, fsync of the
+ * folder) and creating a folder with its parents. */
 #ifndef SX_FILES_H
 #define SX_FILES_H
 

@@ -200,8 +200,7 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
 {
     switch (m->type) {
     case SX_MSG_HELLO:
-        if (!sx_name_is_safe(m->worker) || m->capacity < 1 ||
-            m->capacity > MAX_CAPACITY)
+        if (!sx_name_is_safe(m->worker) || m->capacity < 1 || m->capacity > MAX_CAPACITY)
             return sx_error_set(err, "HELLO: bad worker name or capacity %d",
                                 m->capacity);
         break;
