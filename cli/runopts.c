@@ -241,9 +241,13 @@ void sx_progress_print(const char *json, void *arg)
                          json_string_value(json_object_get(w, "state")),
                          json_integer_value(json_object_get(w, "done")));
     }
-    printf("\r\033[K%s", line);
+    /* The last redraw (every task settled) ends its line, so the EX lines
+     * printed next start on a line of their own. */
+    bool finished = json_integer_value(json_object_get(root, "done")) ==
+                    json_integer_value(json_object_get(root, "total"));
+    printf("\r\033[K%s%s", line, finished ? "\n" : "");
     fflush(stdout);
-    s_redrawing = true;
+    s_redrawing = !finished;
     json_decref(root);
 }
 

@@ -820,6 +820,17 @@ static void say_final_goodbye(sx_coordinator_t *self)
     zsock_set_linger(self->router, 2000);
 }
 
+/* Hands the run's state (done/total, EX so far, workers, ETA) to the
+ * progress callback, if there is one. */
+static void report_progress(sx_coordinator_t *self)
+{
+    if (!self->config.progress)
+        return;
+    char *json = sx_coordinator_status_json(self);
+    self->config.progress(json, self->config.progress_arg);
+    free(json);
+}
+
 int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
 {
     zpoller_t *poller = zpoller_new(self->router, stop, NULL);
@@ -841,14 +852,13 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
         else if (zpoller_terminated(poller))
             break;
         expire_and_beat(self);
-        if (self->config.progress && zclock_mono() >= next_progress) {
-            char *json = sx_coordinator_status_json(self);
-            self->config.progress(json, self->config.progress_arg);
-            free(json);
+        if (zclock_mono() >= next_progress) {
+            report_progress(self);
             next_progress = zclock_mono() + self->config.progress_ms;
         }
     }
     zpoller_destroy(&poller);
+    report_progress(self); /* the final state, before the EX lines */
     if (rc == 0) {
         if (write_outputs(self, err) != 0)
             rc = -1;
