@@ -1091,8 +1091,8 @@ static int check_ports_free(const sx_runtime_t *self, sx_error_t *err)
     return 0;
 }
 
-/* 16 random bytes, base64url without padding: the form Kafka's cluster IDs take. */
-static int new_cluster_id(char out[23], sx_error_t *err)
+/* 16 random bytes, base64url without padding. */
+static int random_cluster_id(char out[23], sx_error_t *err)
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -1110,6 +1110,18 @@ static int new_cluster_id(char out[23], sx_error_t *err)
             out[o++] = alphabet[(v >> (6 * k)) & 63];
     }
     out[22] = '\0';
+    return 0;
+}
+
+/* 16 random bytes, base64url without padding: the form Kafka's cluster IDs
+ * take. Never starting with '-', like Kafka's own Uuid.randomUuid: the
+ * storage tool's argument parser would read such an ID as an option. */
+static int new_cluster_id(char out[23], sx_error_t *err)
+{
+    do {
+        if (random_cluster_id(out, err) != 0)
+            return -1;
+    } while (out[0] == '-');
     return 0;
 }
 
@@ -1515,6 +1527,9 @@ static void test_cluster_id_and_log_tail(void)
     sx_error_t err;
     SX_CHECK(new_cluster_id(a, &err) == 0 && new_cluster_id(b, &err) == 0);
     SX_CHECK(strlen(a) == 22 && strcmp(a, b) != 0);
+    /* One ID in 64 would start with '-' if nothing prevented it. */
+    for (int i = 0; i < 2000; i++)
+        SX_CHECK(new_cluster_id(b, &err) == 0 && b[0] != '-');
     SX_CHECK(
         strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") ==
         22);
