@@ -90,7 +90,7 @@ int sx_cmd_coordinator(int argc, char **argv)
     if (coordinator) {
         int rc = sx_coordinator_run(coordinator, NULL, &err);
         sx_progress_end();
-        code = rc == 0 ? 0 : rc == 1 ? 1 : 2;
+        code = sx_run_exit_code(rc, sx_coordinator_settled(coordinator));
         sx_coordinator_destroy(&coordinator);
     }
     if (sx_error_is_set(&err))

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "common/predictions.h"
 #include "common/task.h"
 #include "worker/executor.h"
@@ -254,6 +255,14 @@ static sx_runtime_t *pair_open(const exec_options_t *opt, sx_error_t *err)
     return pair;
 }
 
+static void remove_temp_csv(char *csv)
+{
+    unlink(csv);
+    char *slash = strrchr(csv, '/');
+    *slash = '\0';
+    rmdir(csv);
+}
+
 static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
 {
     char run_id[64], csv[4096];
@@ -265,7 +274,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
                  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", run_id, opt->task);
     sx_runtime_t *pair = pair_open(opt, err);
     if (!pair)
-        return 2;
+        return sx_signals_caught() ? sx_signals_exit_code() : 2;
     sx_executor_config_t config = {sx_runtime_bootstrap(pair),
                                    sx_runtime_gateway_url(pair),
                                    sx_runtime_rest_url(pair),
@@ -283,6 +292,12 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
     sx_executor_run(executor, &request, &result, &timings);
     sx_executor_destroy(&executor);
     sx_runtime_destroy(&pair);
+    if (sx_signals_caught()) { /* no verdict: the run was cut, not the query */
+        sx_result_clear(&result);
+        if (!opt->output) /* our temporary folder goes with the CSV */
+            remove_temp_csv(csv);
+        return sx_signals_exit_code();
+    }
     print_report(&result, &timings);
     int code = result.status == SX_STATUS_MATCH ? 0 : 1;
     sx_result_clear(&result);

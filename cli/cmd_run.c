@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/log.h"
+#include "common/signals.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -89,15 +90,15 @@ static void coordinator_actor(zsock_t *pipe, void *arg)
     zstr_send(pipe, "done");
 }
 
-/* Waits for the coordinator to finish, or for every worker to have failed. */
+/* Waits for the coordinator to finish, for every worker to have failed, or
+ * for a stop signal (the coordinator and workers see it too and wind down;
+ * destroying their actors waits for them). */
 static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
 {
     zpoller_t *poller = zpoller_new(coordinator, failures, NULL);
     int failed = 0;
-    while (true) {
-        void *which = zpoller_wait(poller, 500);
-        if (!which && zpoller_terminated(poller))
-            break; /* Ctrl-C: the coordinator stops by itself, destroying it waits */
+    while (!sx_signals_caught()) {
+        void *which = zpoller_wait(poller, 100);
         if (which == coordinator) {
             char *done = zstr_recv(coordinator);
             zstr_free(&done);
@@ -209,10 +210,11 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     free(actors);
     free(jobs);
     zsock_destroy(&failures);
+    size_t settled = sx_coordinator_settled(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
     if (cjob.rc < 0)
         *err = cjob.err;
-    return cjob.rc == 0 ? 0 : cjob.rc == 1 ? 1 : 2;
+    return sx_run_exit_code(cjob.rc, settled);
 }
 
 int sx_cmd_run(int argc, char **argv)
@@ -235,6 +237,11 @@ int sx_cmd_run(int argc, char **argv)
             fprintf(stderr, "streamex run: %s\n", err.msg);
         else if (code == 1)
             fprintf(stderr, "streamex run: stopped; rerun with --resume to continue\n");
+        else if (sx_signals_caught())
+            fprintf(stderr,
+                    "streamex run: stopped by signal %d before any task was "
+                    "settled\n",
+                    sx_signals_caught());
     }
     sx_runopts_free(&opts);
     return code;

@@ -6,19 +6,12 @@
  * scripts can read them; everything else goes to the log on stderr. */
 #include "cli/commands.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "worker/runtime.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static volatile sig_atomic_t s_stop_signal = 0;
-
-static void on_stop_signal(int sig)
-{
-    s_stop_signal = sig;
-}
 
 static void print_usage(FILE *out)
 {
@@ -44,39 +37,26 @@ static void print_endpoints(const sx_runtime_t *rt)
     fflush(stdout);
 }
 
-static void install_stop_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
-/* Watches the pair once a second until a stop signal or a failed restart. */
+/* Watches the pair about once a second until a stop signal (returns its
+ * 128 + N) or a failed restart (1). */
 static int watch_until_signal(sx_runtime_t *rt, int index)
 {
     sx_error_t err;
-    while (!s_stop_signal) {
-        sleep(1);
-        if (s_stop_signal)
-            break;
-        if (sx_runtime_watch(rt, &err) < 0) {
+    for (int tick = 1; !sx_signals_caught(); tick++) {
+        usleep(100000);
+        if (tick % 10 == 0 && !sx_signals_caught() && sx_runtime_watch(rt, &err) < 0) {
             fprintf(stderr, "streamex runtime: %s\n", err.msg);
             return 1;
         }
     }
-    sx_info("pair %d: signal %d: stopping", index, (int)s_stop_signal);
-    return 0;
+    sx_info("pair %d: signal %d: stopping", index, sx_signals_caught());
+    return sx_signals_exit_code();
 }
 
 static int run_up(sx_runtime_config_t *config, bool detach)
 {
     sx_error_t err;
     config->detached = detach;
-    install_stop_handlers();
     sx_runtime_t *rt = sx_runtime_new(config, &err);
     if (!rt) {
         fprintf(stderr, "streamex runtime: %s\n", err.msg);
@@ -85,7 +65,12 @@ static int run_up(sx_runtime_config_t *config, bool detach)
     int rc = 0;
     if (sx_runtime_start(rt, &err) != 0) {
         fprintf(stderr, "streamex runtime: %s\n", err.msg);
-        rc = 1;
+        rc = sx_signals_caught() ? sx_signals_exit_code() : 1;
+    } else if (sx_signals_caught()) {
+        /* Healthy just as the signal came: a detached pair is not left behind. */
+        if (sx_runtime_stop(rt, &err) != 0)
+            fprintf(stderr, "streamex runtime: %s\n", err.msg);
+        rc = sx_signals_exit_code();
     } else {
         print_endpoints(rt);
         if (!detach)

@@ -3,6 +3,7 @@
 #include "cli/runopts.h"
 
 #include "common/log.h"
+#include "common/signals.h"
 #include "worker/executor.h"
 #include "worker/runtime.h"
 #include "worker/simexec.h"
@@ -256,4 +257,15 @@ void sx_progress_end(void)
     if (s_redrawing)
         printf("\n");
     s_redrawing = false;
+}
+
+int sx_run_exit_code(int rc, size_t settled)
+{
+    if (rc == 0)
+        return 0;
+    if (rc < 0)
+        return 2;
+    if (sx_signals_caught() && settled == 0)
+        return sx_signals_exit_code();
+    return 1;
 }

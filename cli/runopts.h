@@ -108,6 +108,12 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                     sx_agent_config_t *agent, sx_error_t *err);
 void sx_backend_close(sx_backend_t *backend);
 
+/* The exit status of run, coordinator and worker from what their loop
+ * returned (0 done, 1 stopped, -1 fatal): 0, 2 for a fatal error, and for a
+ * stop 1 (resumable) once something is settled, else 128 + the signal that
+ * stopped it (130 for Ctrl-C, 143 for SIGTERM). */
+int sx_run_exit_code(int rc, size_t settled);
+
 /* The coordinator's progress callback: on a terminal, one line redrawn in
  * place (done/total, EX so far, failures, workers, ETA); otherwise the JSON
  * line itself, on stdout. arg unused. */

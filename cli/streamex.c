@@ -2,6 +2,7 @@
  * the command line; global flags (-v, -q, --version, --help) are read here. */
 #include "cli/commands.h"
 #include "common/log.h"
+#include "common/signals.h"
 
 #include <czmq.h>
 
@@ -44,6 +45,15 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* Before any thread exists: every thread inherits the blocked stop
+     * signals, and CZMQ's own handler (installed by zsys_init) is switched
+     * off again at once. */
+    if (sx_signals_start() != 0) {
+        fprintf(stderr, "streamex: cannot set up signal handling\n");
+        return 2;
+    }
+    zsys_init();
+    zsys_handler_set(NULL);
     /* CZMQ's own lines (zauth's handshake verdicts among them) join ours on
      * stderr: stdout is for machine-readable output only. */
     zsys_set_logstream(stderr);

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/predictions.h"
 #include "common/result.h"
+#include "common/signals.h"
 #include "common/task.h"
 #include "coordinator/journal.h"
 #include "common/files.h"
@@ -838,7 +839,7 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
     int rc = 1;
     sx_info("coordinator on %s: %zu tasks to settle (%zu already settled)",
             self->endpoint, self->unit_count - self->settled, self->settled);
-    while (!zsys_interrupted) {
+    while (!sx_signals_caught()) {
         if (self->settled == self->unit_count) {
             rc = 0;
             break;
@@ -869,6 +870,11 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
                 self->settled, self->unit_count);
     }
     return rc;
+}
+
+size_t sx_coordinator_settled(const sx_coordinator_t *self)
+{
+    return self->settled;
 }
 
 char *sx_coordinator_status_json(sx_coordinator_t *self)

@@ -63,6 +63,9 @@ const char *sx_coordinator_endpoint(const sx_coordinator_t *self);
  * `stop` (returns 1; the journal keeps what was settled). -1 on a fatal error. */
 int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err);
 
+/* Tasks settled so far, those replayed from the journal included. */
+size_t sx_coordinator_settled(const sx_coordinator_t *self);
+
 /* {"done", "total", "correct", "failures", "ex", "elapsed_s", "eta_s",
  *  "workers": [{"name", "shards", "done", "state"}]} as a heap string. */
 char *sx_coordinator_status_json(sx_coordinator_t *self);

@@ -3,60 +3,124 @@
 # simulated executor (no Kafka, no Flink): `run --workers N`, Ctrl-C and
 # --resume, --shard I/N + merge, a coordinator with separate worker
 # processes (one killed mid-run), CURVE with keygen, and the plain-TCP rule.
+# Predictions carry /*sim:STATUS*/ markers so every status occurs and each
+# task's verdict is known in advance: every check compares all 30 statuses
+# and the exact EX, so a swapped or lost verdict fails. No step waits on a
+# sleep: each waits for a journal record or a log line, with a deadline.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
-preds="$bench/predictions.jsonl"
 total=$(wc -l < "$bench/task_ids.txt")
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
     rm -rf "$tmp"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 lines() { wc -l < "$1" | tr -d ' '; }
-statuses() { sed 's/.*"task_id":"\([^"]*\)".*"status":"\([^"]*\)".*/\1 \2/' "$1"; }
+verdicts() {
+    sed 's/.*"task_id":"\([^"]*\)".*"status":"\([^"]*\)".*"attempts":\([0-9]*\).*/\1 \2 \3/' "$1"
+}
 port() { echo $((30000 + RANDOM % 10000)); }
+records() { [ -f "$1" ] && grep -c "$2" "$1" || true; }
 
-echo "== run --workers 2 on the bundled sample"
-"$STREAMEX" -q run --simulate delay_ms=5 --workers 2 --output "$tmp/full" > "$tmp/full.txt"
-grep -q "sample: EX = " "$tmp/full.txt" || fail "no EX line"
-[ "$(lines "$tmp/full/sample/results.jsonl")" = "$total" ] || fail "results.jsonl not $total lines"
-[ "$(lines "$tmp/full/sample/submission.jsonl")" = "$total" ] || fail "submission not $total lines"
-[ -f "$tmp/full/summary.json" ] || fail "no summary.json"
+# Waits up to 60 s until FILE holds at least N lines matching PATTERN.
+wait_records() {
+    local file="$1" pattern="$2" n="$3"
+    for _ in $(seq 600); do
+        [ "$(records "$file" "$pattern")" -ge "$n" ] 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "$file: fewer than $n lines matching '$pattern' after 60 s"
+}
+
+# The mixed predictions: task i gets the i-th status of this cycle (flaky is
+# infra_error on attempt 1, then match; missing has no line at all). Expected
+# "ID STATUS ATTEMPTS": infra_error spends the whole retry budget (3).
+cycle=(match mismatch flink_error timeout materialize_error input_error eval_error
+       infra_error rejected_sql flaky missing)
+preds="$tmp/mixed.jsonl"
+: > "$preds"
+: > "$tmp/expected.txt"
+i=0
+correct=0
+while read -r id; do
+    kind=${cycle[$((i % ${#cycle[@]}))]}
+    i=$((i + 1))
+    case "$kind" in
+    missing) echo "$id missing_prediction 0" >> "$tmp/expected.txt"; continue ;;
+    flaky) echo "$id match 2" >> "$tmp/expected.txt"; correct=$((correct + 1)) ;;
+    match) echo "$id match 1" >> "$tmp/expected.txt"; correct=$((correct + 1)) ;;
+    infra_error) echo "$id infra_error 3" >> "$tmp/expected.txt" ;;
+    *) echo "$id $kind 1" >> "$tmp/expected.txt" ;;
+    esac
+    printf '{"task_id": "%s", "sql": "SELECT 1 /*sim:%s*/"}\n' "$id" "$kind" >> "$preds"
+done < "$bench/task_ids.txt"
+ex_line="m: EX = $correct/$total = $(python3 -c "print(f'{$correct/$total:.4f}')")"
+
+# Every status and attempt count of OUT/m/results.jsonl is the expected one,
+# in task_ids order, and the summary's count of correct tasks too. With a 3rd
+# argument only statuses are compared: a killed worker's tasks may have
+# spent an attempt with it.
+check_verdicts() {
+    local out="$1" label="$2" fields=3
+    [ $# -lt 3 ] || fields=2
+    diff <(cut -d' ' -f1-$fields "$tmp/expected.txt") \
+        <(verdicts "$out/m/results.jsonl" | cut -d' ' -f1-$fields) ||
+        fail "$label: verdicts differ from the expected ones"
+    [ "$(lines "$out/m/submission.jsonl")" = "$total" ] || fail "$label: submission not $total lines"
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["methods"]["m"]; sys.exit(s["correct"] != int(sys.argv[2]) or s["total"] != int(sys.argv[3]))' \
+        "$out/summary.json" "$correct" "$total" || fail "$label: summary.json is not $correct/$total"
+}
+
+echo "== run --workers 2: every status as expected, $ex_line"
+"$STREAMEX" -q run --simulate delay_ms=5 --workers 2 --bench "$bench" --method "m=$preds" \
+    --output "$tmp/full" > "$tmp/full.txt"
+grep -qx "$ex_line" "$tmp/full.txt" || fail "no '$ex_line' line: $(cat "$tmp/full.txt")"
+check_verdicts "$tmp/full" "full run"
 
 echo "== an existing output needs --resume; --resume on a finished run does nothing new"
-if "$STREAMEX" -q run --simulate delay_ms=5 --output "$tmp/full" 2> "$tmp/err.txt"; then
+if "$STREAMEX" -q run --simulate delay_ms=5 --bench "$bench" --method "m=$preds" \
+    --output "$tmp/full" 2> "$tmp/err.txt"; then
     fail "reused an output without --resume"
 fi
 grep -q -- "--resume" "$tmp/err.txt" || fail "no hint about --resume"
-"$STREAMEX" -q run --simulate delay_ms=5 --resume --output "$tmp/full" > /dev/null
+"$STREAMEX" -q run --simulate delay_ms=5 --bench "$bench" --method "m=$preds" --resume \
+    --output "$tmp/full" > /dev/null
+check_verdicts "$tmp/full" "resumed finished run"
 
-echo "== Ctrl-C stops a run; --resume finishes only what is left"
+echo "== Ctrl-C stops a run once 5 tasks are settled; --resume finishes only what is left"
+# 500 ms a task on one worker: after the 5th record 20-odd tasks (10 s) remain.
 rc=0
-timeout --preserve-status -s INT 2 \
-    "$STREAMEX" -q run --simulate delay_ms=200 --workers 1 --output "$tmp/cut" \
-    > /dev/null 2>&1 || rc=$?
+"$STREAMEX" -q run --simulate delay_ms=500 --workers 1 --bench "$bench" --method "m=$preds" \
+    --output "$tmp/cut" > /dev/null 2> "$tmp/cut.err" &
+cut=$!
+pids+=("$cut")
+wait_records "$tmp/cut/journal.jsonl" '"result"' 5
+kill -INT "$cut"
+wait "$cut" || rc=$?
 [ "$rc" = 1 ] || fail "interrupted run exited $rc, expected 1"
-settled=$(lines "$tmp/cut/journal.jsonl")
-[ "$settled" -gt 0 ] && [ "$settled" -lt "$total" ] || fail "journal has $settled records"
-[ ! -f "$tmp/cut/sample/results.jsonl" ] || fail "an interrupted run wrote final results"
-"$STREAMEX" -q run --simulate delay_ms=5 --workers 2 --resume --output "$tmp/cut" > /dev/null
-[ "$(lines "$tmp/cut/sample/results.jsonl")" = "$total" ] || fail "resumed run incomplete"
-[ "$(lines "$tmp/cut/journal.jsonl")" = "$total" ] || fail "a settled task was executed again"
+settled=$(records "$tmp/cut/journal.jsonl" '"result"')
+[ "$settled" -ge 5 ] && [ "$settled" -lt "$total" ] || fail "journal has $settled records"
+[ ! -f "$tmp/cut/m/results.jsonl" ] || fail "an interrupted run wrote final results"
+"$STREAMEX" -q run --simulate delay_ms=5 --workers 2 --bench "$bench" --method "m=$preds" \
+    --resume --output "$tmp/cut" > /dev/null
+check_verdicts "$tmp/cut" "resumed run"
+[ "$(records "$tmp/cut/journal.jsonl" '"result"')" = "$total" ] ||
+    fail "a settled task was executed again"
 
 echo "== --shard I/N runs merge into the full run's verdicts"
 for i in 0 1 2; do
-    "$STREAMEX" -q run --simulate delay_ms=5 --shard "$i/3" --output "$tmp/s$i" > /dev/null
+    "$STREAMEX" -q run --simulate delay_ms=5 --bench "$bench" --method "m=$preds" \
+        --shard "$i/3" --output "$tmp/s$i" > /dev/null
 done
 "$STREAMEX" -q merge --bench "$bench" "$tmp/s0" "$tmp/s1" --output "$tmp/partial" \
     > /dev/null 2>&1 && fail "merge with a shard missing reported success"
 "$STREAMEX" -q merge --bench "$bench" "$tmp/s0" "$tmp/s1" "$tmp/s2" --output "$tmp/merged" \
     > /dev/null
-diff <(statuses "$tmp/full/sample/results.jsonl") \
-     <(statuses "$tmp/merged/sample/results.jsonl") || fail "merged verdicts differ"
+check_verdicts "$tmp/merged" "merged shards"
 
 echo "== coordinator and two worker processes; one is killed mid-run"
 p=$(port)
@@ -68,13 +132,13 @@ pids+=("$coord")
     --work-dir "$tmp/wd1" --heartbeat-ms 100 &
 doomed=$!
 pids+=("$doomed")
-sleep 1
+wait_records "$tmp/dist/journal.jsonl" '"worker":"doomed"' 1
 kill -9 "$doomed"
 "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$p" --name survivor --simulate delay_ms=5 \
     --work-dir "$tmp/wd2" --heartbeat-ms 100 &
 pids+=("$!")
 wait "$coord" || fail "coordinator failed"
-[ "$(lines "$tmp/dist/m/results.jsonl")" = "$total" ] || fail "distributed run incomplete"
+check_verdicts "$tmp/dist" "coordinator with a killed worker" statuses-only
 grep -q '"worker":"survivor"' "$tmp/dist/m/results.jsonl" || fail "survivor did no work"
 
 echo "== CURVE: only allow-listed workers get work"
@@ -93,7 +157,7 @@ pids+=("$coord")
     --cert "$tmp/keys/good.cert" --server-cert "$tmp/keys/coord.cert" --work-dir "$tmp/wd3" &
 pids+=("$!")
 wait "$coord" || fail "CURVE run failed"
-[ "$(lines "$tmp/curve/m/results.jsonl")" = "$total" ] || fail "CURVE run incomplete"
+check_verdicts "$tmp/curve" "CURVE run"
 
 echo "== plain TCP off loopback is refused without --insecure"
 if "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$tmp/plain" \

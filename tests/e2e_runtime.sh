@@ -83,7 +83,7 @@ start=$(date +%s.%N)
 "$STREAMEX" runtime up --detach --index "$a" >"$work/up.out" || fail "runtime up failed"
 echo "figure: pair start-up $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
 grep -qx "gateway=http://127.0.0.1:$(port "$a" 3)" "$work/up.out" || fail "up printed: $(cat "$work/up.out")"
-sleep 5
+# `up --detach` returns once every component answered its health check.
 "$STREAMEX" runtime status --index "$a" >"$work/status.out" ||
     fail "status after up: $(cat "$work/status.out")"
 for c in kafka jobmanager taskmanager gateway; do

@@ -1,7 +1,9 @@
-/* test_common.c: self-tests of the small common modules (errors, log, status, files). */
+/* test_common.c: self-tests of the small common modules (errors, log, status, files,
+ * signals). */
 #include "common/error.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "common/status.h"
 
 #include <stdio.h>
@@ -14,6 +16,7 @@ int main(void)
     sx_log_test(verbose);
     sx_status_test(verbose);
     sx_files_test(verbose);
+    sx_signals_test(verbose);
     printf("test_common: OK\n");
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/files.h"
+#include "common/signals.h"
 #include "proto/proto.h"
 #include "worker/spool.h"
 
@@ -271,6 +272,24 @@ static int connect_coordinator(sx_agent_t *self, sx_error_t *err)
     return 0;
 }
 
+/* Waits ms in short slices; true as soon as `stop` has a message or a stop
+ * signal came. */
+static bool wait_unless_stopped(int ms, zsock_t *stop)
+{
+    zpoller_t *poller = stop ? zpoller_new(stop, NULL) : NULL;
+    int64_t end = zclock_mono() + ms;
+    bool stopped = false;
+    while (!stopped && !sx_signals_caught() && zclock_mono() < end) {
+        int slice = (int)(end - zclock_mono() < 100 ? end - zclock_mono() : 100);
+        if (poller)
+            stopped = zpoller_wait(poller, slice) == stop;
+        else
+            zclock_sleep(slice);
+    }
+    zpoller_destroy(&poller);
+    return stopped || sx_signals_caught();
+}
+
 /* Waits (interruptibly) for the back-off, then connects again. Shards not
  * started are forgotten: the coordinator requeues them when it drops us. */
 static int reconnect(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
@@ -278,16 +297,7 @@ static int reconnect(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
     sx_warn("coordinator silent or gone: reconnecting in %d ms", self->backoff_ms);
     forget_shards(self);
     zsock_destroy(&self->dealer);
-    if (stop) {
-        zpoller_t *poller = zpoller_new(stop, NULL);
-        void *which = zpoller_wait(poller, self->backoff_ms);
-        zpoller_destroy(&poller);
-        if (which == stop)
-            return 1;
-    } else {
-        zclock_sleep(self->backoff_ms);
-    }
-    if (zsys_interrupted)
+    if (wait_unless_stopped(self->backoff_ms, stop))
         return 1;
     self->backoff_ms = self->backoff_ms * 2 > self->config.reconnect_max_ms
                            ? self->config.reconnect_max_ms
@@ -510,7 +520,7 @@ int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
     if (connect_coordinator(self, err) != 0)
         return -1;
     int rc = 1;
-    while (!zsys_interrupted) {
+    while (!sx_signals_caught()) {
         start_next_task(self);
         zpoller_t *poller =
             zpoller_new(self->dealer, zactor_sock(self->runner), stop, NULL);

@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/selftest.h"
+#include "common/signals.h"
 #include "common/task.h"
 #include "worker/ddl.h"
 #include "worker/gateway.h"
@@ -335,6 +336,9 @@ static int step_run(run_t *run, double submitted_at)
         if (state == SX_JOB_CANCELED)
             return fail(run, SX_STATUS_INFRA_ERROR,
                         "job %s was cancelled outside streamex", run->job_id);
+        if (sx_signals_caught()) /* not the query's verdict: cleanup cancels the job */
+            return fail(run, SX_STATUS_INFRA_ERROR, "interrupted by signal %d",
+                        sx_signals_caught());
         if (now_s() - submitted_at > run->task->timeout_s) {
             /* The verdict is the query's either way; a cancel that fails is
              * tried again by cleanup. */

@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/selftest.h"
+#include "common/signals.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -450,6 +451,10 @@ static sx_gateway_rc_t await_result(sx_gateway_t *self, const char *operation,
             return SX_GATEWAY_OK;
         }
         json_decref(page);
+        if (sx_signals_caught()) {
+            sx_error_set(err, "interrupted by signal %d", sx_signals_caught());
+            return SX_GATEWAY_INFRA_ERROR;
+        }
         if (now_ms() > deadline) {
             sx_error_set(err, "statement not accepted within %d s",
                          STATEMENT_WAIT_MS / 1000);

@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "common/selftest.h"
+#include "common/signals.h"
 #include "worker/gateway.h"
 #include "worker/kafka.h"
 
@@ -1047,6 +1048,11 @@ static int wait_healthy(sx_runtime_t *self, component_t c, double deadline,
                          self->config.index, name);
             break;
         }
+        if (sx_signals_caught()) {
+            sx_error_set(err, "pair %d: %s: interrupted by signal %d", self->config.index,
+                         name, sx_signals_caught());
+            break;
+        }
         if (now_s() > deadline) {
             sx_error_set(err, "%s%s at %s not ready after %d s",
                          self->external ? "external " : "", name,
@@ -1198,7 +1204,7 @@ static int warm_up(sx_runtime_t *self, sx_error_t *err)
                        SX_GATEWAY_OK)
         rc = -1;
     while (rc == 0 && state == SX_JOB_RUNNING) {
-        if (now_s() > deadline) {
+        if (sx_signals_caught() || now_s() > deadline) {
             rc = sx_error_set(err, "job %s not finished after %d s", job,
                               self->config.start_timeout_s);
             sx_gateway_job_cancel(gw, job, NULL);

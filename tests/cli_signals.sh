@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# cli_signals.sh: SIGINT or SIGTERM at a seeded random moment, start-up
+# included, ends `run`, `coordinator` and `worker` cleanly: the status is
+# 130/143 (or 1, resumable, once something was settled, or 0 if the run had
+# already finished), never an abort or a core; no ZeroMQ complaint on stderr;
+# the journal is a valid prefix (whole JSON records, no task twice) and
+# --resume completes it. The simulated executor keeps each trial under a
+# second; SX_SIGNAL_TRIALS (default 24) and SX_SIGNAL_SEED choose how many
+# and which moments (hundreds by hand: SX_SIGNAL_TRIALS=400).
+set -euo pipefail
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+bench="$SX_SOURCE_DIR/examples/sample-bench"
+total=$(wc -l < "$bench/task_ids.txt")
+trials="${SX_SIGNAL_TRIALS:-24}"
+RANDOM="${SX_SIGNAL_SEED:-2026}"
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+declare -A outcomes=()
+
+# A moment between 0 and $1 ms, as seconds for sleep(1); one in two within
+# the first 60 ms, while the process is still starting.
+moment() {
+    if ((RANDOM % 2)); then printf '0.%03d' $((RANDOM % 60)); else printf '0.%03d' $((RANDOM % $1)); fi
+}
+signal_name() { if ((RANDOM % 2)); then echo INT; else echo TERM; fi; }
+code_of() { [ "$1" = INT ] && echo 130 || echo 143; }
+
+# No abort, no sanitizer or ZeroMQ complaint in a trial's stderr.
+check_stderr() {
+    if grep -E "Assertion|dangling|AddressSanitizer|runtime error|core dumped|Bad file" \
+        "$1" >&2; then
+        fail "$2: see the lines above"
+    fi
+}
+
+# Every journal line a whole JSON record of a settled task, no (method, task)
+# twice.
+check_journal() {
+    local journal="$1" label="$2"
+    [ -f "$journal" ] || return 0
+    python3 - "$journal" "$label" <<'PY'
+import json, sys
+path, label = sys.argv[1], sys.argv[2]
+seen = set()
+with open(path, "rb") as f:
+    data = f.read()
+if data and not data.endswith(b"\n"):
+    sys.exit(f"{label}: journal ends in a torn record")
+for number, line in enumerate(data.splitlines(), 1):
+    record = json.loads(line)
+    if "result" not in record and number == 1:
+        continue  # a header record (what the journal was computed from)
+    key = (record["method"], record["result"]["task_id"])
+    if key in seen:
+        sys.exit(f"{label}: journal line {number} settles {key} twice")
+    seen.add(key)
+PY
+}
+
+lines_of() { [ -f "$1" ] && wc -l < "$1" | tr -d ' ' || echo 0; }
+settled_in() { if [ -f "$1" ]; then grep -c '"result"' "$1" || true; else echo 0; fi; }
+
+# One `run` trial: signal at a random moment, then the outcome's checks.
+run_trial() {
+    local n="$1" sig at out rc=0
+    sig=$(signal_name)
+    at=$(moment 1200)
+    out="$tmp/run$n"
+    "$STREAMEX" -q run --simulate delay_ms=40 --workers 2 --output "$out" \
+        > /dev/null 2> "$out.err" &
+    local pid=$!
+    sleep "$at"
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    wait "$pid" || rc=$?
+    local label="run trial $n (SIG$sig at ${at}s, exit $rc)"
+    check_stderr "$out.err" "$label"
+    check_journal "$out/journal.jsonl" "$label"
+    local settled
+    settled=$(settled_in "$out/journal.jsonl")
+    case "$rc" in
+    0) [ "$settled" = "$total" ] || fail "$label: finished with $settled settled" ;;
+    1) [ "$settled" -gt 0 ] || fail "$label: exit 1 with nothing settled"
+       grep -q -- "--resume" "$out.err" || fail "$label: no resume hint" ;;
+    "$(code_of "$sig")") [ "$settled" = 0 ] || fail "$label: $settled settled, not resumable" ;;
+    *) fail "$label: unexpected exit status" ;;
+    esac
+    outcomes[$rc]=$((${outcomes[$rc]:-0} + 1))
+    if [ "$rc" = 1 ]; then
+        "$STREAMEX" -q run --simulate delay_ms=1 --workers 2 --resume --output "$out" \
+            > /dev/null 2> "$out.resume.err" || fail "$label: --resume failed"
+        [ "$(lines_of "$out/sample/results.jsonl")" = "$total" ] ||
+            fail "$label: resumed run incomplete"
+        check_journal "$out/journal.jsonl" "$label, resumed"
+        [ "$(settled_in "$out/journal.jsonl")" = "$total" ] ||
+            fail "$label: resumed journal has $(settled_in "$out/journal.jsonl") records"
+    fi
+    rm -rf "$out" "$out".*
+}
+
+# Waits up to 30 s for a log line in a file.
+wait_for_line() {
+    local pattern="$1" file="$2"
+    for _ in $(seq 300); do
+        grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "no '$pattern' in $file within 30 s"
+}
+
+# One coordinator + worker trial: the worker is signalled at a random moment
+# and must exit 130/143 (or 0 if the run ended first); then the coordinator.
+process_trial() {
+    local n="$1" port=$((30000 + RANDOM % 20000)) out="$tmp/dist$n" rc=0
+    "$STREAMEX" coordinator --bench "$bench" --method "m=$bench/predictions.jsonl" \
+        --output "$out" --bind "tcp://127.0.0.1:$port" > /dev/null 2> "$out.coord.err" &
+    local coord=$!
+    pids+=("$coord")
+    wait_for_line "coordinator on" "$out.coord.err"
+    local sig at
+    sig=$(signal_name)
+    at=$(moment 600)
+    "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$port" --simulate delay_ms=40 \
+        --work-dir "$out.wd" > /dev/null 2> "$out.worker.err" &
+    local worker=$!
+    sleep "$at"
+    kill -s "$sig" "$worker" 2>/dev/null || true
+    wait "$worker" || rc=$?
+    local label="worker trial $n (SIG$sig at ${at}s, exit $rc)"
+    check_stderr "$out.worker.err" "$label"
+    [ "$rc" = "$(code_of "$sig")" ] || [ "$rc" = 0 ] || fail "$label: unexpected exit status"
+    rc=0
+    sig=$(signal_name)
+    kill -s "$sig" "$coord" 2>/dev/null || true
+    wait "$coord" || rc=$?
+    label="coordinator trial $n (SIG$sig, exit $rc)"
+    check_stderr "$out.coord.err" "$label"
+    check_journal "$out/journal.jsonl" "$label"
+    case "$rc" in
+    0 | 1) ;;
+    "$(code_of "$sig")") [ "$(settled_in "$out/journal.jsonl")" = 0 ] ||
+        fail "$label: settled tasks but not resumable" ;;
+    *) fail "$label: unexpected exit status" ;;
+    esac
+    rm -rf "$out" "$out".*
+}
+
+echo "== $trials signals to run at random moments"
+for n in $(seq "$trials"); do run_trial "$n"; done
+for rc in "${!outcomes[@]}"; do echo "   exit $rc: ${outcomes[$rc]} trial(s)"; done
+echo "== $((trials / 4 + 1)) signals to a worker process, then its coordinator"
+for n in $(seq $((trials / 4 + 1))); do process_trial "$n"; done
+echo "cli_signals: OK"
