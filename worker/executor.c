@@ -272,6 +272,7 @@ static int step_submit(run_t *run)
                     "the gateway accepted the INSERT but gave no "
                     "job ID");
     run->job_live = true;
+    sx_debug("task %s: job %s submitted", run->task->task_id, run->job_id);
     return 0;
 }
 
