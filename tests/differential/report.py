@@ -9,6 +9,9 @@ task that does not match its BATCH gold:
   infra:STATUS                  timeout or infra_error (the run, not a result)
   unexplained                   anything else: a streamex defect until shown
                                 otherwise (the diff of rows is printed)
+A match is also checked row for row: the final CSV must hold exactly gold's
+rows (as a multiset of CSV text rows), so no EX match hides a wrong row;
+one that does not is "match_hides_rows", and counts as unexplained.
 Prints per-shape figures and writes OUT/differential.json. Exit status 1
 when a non-match is unexplained or infra, 0 otherwise.
 
@@ -76,12 +79,15 @@ def main():
         shape = oracle["shape"]
         per_shape[shape]["tasks"] += 1
         seconds.append(result.get("seconds") or 0)
-        if result["status"] == "match":
-            per_shape[shape]["match"] += 1
-            continue
         gold = read_rows(os.path.join(args.bench, "gold", task_id + ".csv"))
         pred = read_rows(csvs.get(task_id))
-        verdict = classify(oracle, result, gold, pred)
+        if result["status"] == "match" and gold == pred:
+            per_shape[shape]["match"] += 1
+            continue
+        if result["status"] == "match":
+            verdict = "match_hides_rows"
+        else:
+            verdict = classify(oracle, result, gold, pred)
         per_shape[shape][verdict] += 1
         findings.append({"task_id": task_id, "shape": shape, "class": verdict,
                          "status": result["status"], "detail": result.get("detail", ""),
