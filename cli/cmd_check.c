@@ -16,6 +16,7 @@
 #include "common/score.h"
 #include "common/task.h"
 #include "worker/ddl.h"
+#include "worker/hazards.h"
 #include "worker/prepare.h"
 #include "worker/runtime.h"
 #include "worker/sqlcheck.h"
@@ -49,6 +50,7 @@ typedef struct {
     size_t live;
     size_t statics;
     size_t by_answer[SX_ANSWER_ANY_K_FROM_TIE_SET + 1];
+    sx_problems_t *warnings; /* valid tasks whose streaming gold is fragile */
 } tally_t;
 
 typedef struct {
@@ -136,8 +138,10 @@ static void check_ddl(const sx_task_t *task, const char *where, const char *ddl,
 }
 
 /* The steps a worker takes before Kafka: DDL filling and the projection and
- * time conversion of every source row (the first bad row of each source). */
-static void check_task_inputs(const sx_task_t *task, sx_problems_t *problems)
+ * time conversion of every source row (the first bad row of each source),
+ * and the streaming hazards of the prepared rows (worker/hazards.h). */
+static void check_task_inputs(const sx_task_t *task, sx_problems_t *warnings,
+                              sx_problems_t *problems)
 {
     for (size_t i = 0; i < task->source_count; i++) {
         const sx_source_t *source = &task->sources[i];
@@ -148,6 +152,8 @@ static void check_task_inputs(const sx_task_t *task, sx_problems_t *problems)
         sx_prepare_t *prepared = sx_prepare_new(task->task_id, source, &err);
         if (!prepared)
             sx_problems_add(problems, "%s", err.msg);
+        else if (warnings)
+            sx_hazards_source(task->task_id, source, prepared, warnings);
         sx_prepare_destroy(&prepared);
     }
     check_ddl(task, "sink.ddl", task->sink_ddl, false, problems);
@@ -167,7 +173,7 @@ static char *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
             else
                 tally->statics++;
         }
-        check_task_inputs(task, problems);
+        check_task_inputs(task, tally->warnings, problems);
         sink = strdup(task->sink_name);
     }
     sx_task_destroy(&task);
@@ -286,7 +292,7 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     sx_bench_t *bench = sx_bench_check(bench_dir, problems);
     if (!bench)
         return report(problems);
-    tally_t tally = {.tasks = sx_bench_task_count(bench)};
+    tally_t tally = {.tasks = sx_bench_task_count(bench), .warnings = sx_problems_new()};
     char **sinks = calloc(tally.tasks, sizeof *sinks);
     method_tally_t *by_method = calloc(method_count + 1, sizeof *by_method);
     if (!sinks || !by_method) {
@@ -297,6 +303,9 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
         for (size_t i = 0; i < method_count; i++)
             check_method(bench, methods[i].file, sinks, &by_method[i], problems);
     }
+    for (size_t i = 0; tally.warnings && i < sx_problems_kept(tally.warnings); i++)
+        fprintf(stderr, "warning: %s\n", sx_problems_get(tally.warnings, i));
+    sx_problems_destroy(&tally.warnings);
     int code = report(problems);
     if (code == 0) {
         print_bench_summary(bench_dir, &tally);

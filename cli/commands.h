@@ -6,6 +6,7 @@
 #define SX_COMMANDS_H
 
 int sx_cmd_check(int argc, char **argv);
+int sx_cmd_doctor(int argc, char **argv);
 int sx_cmd_score(int argc, char **argv);
 int sx_cmd_runtime(int argc, char **argv);
 int sx_cmd_exec(int argc, char **argv);

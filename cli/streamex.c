@@ -23,6 +23,8 @@ static const command_t s_commands[] = {
     {"coordinator", sx_cmd_coordinator, "shard tasks to remote workers over ZeroMQ"},
     {"worker", sx_cmd_worker,
      "execute shards for a coordinator on a local Kafka + Flink"},
+    {"doctor", sx_cmd_doctor,
+     "find tasks whose gold differs from Flink BATCH (--oracle batch)"},
     {"exec", sx_cmd_exec, "execute one task on a local pair and print its verdict"},
     {"runtime", sx_cmd_runtime, "start, inspect or stop one worker's Kafka + Flink pair"},
     {"merge", sx_cmd_merge, "merge the outputs of --shard runs into one"},

@@ -295,9 +295,18 @@ long sx_csv_column_index(const sx_csv_table_t *table, const char *name)
     return -1;
 }
 
-static bool needs_quotes(const char *field)
+/* pandas (and so the comparison) skips a line that is empty or holds only
+ * spaces and tabs; a one-field record must never look like one. */
+static bool looks_blank(const char *field)
+{
+    return field[strspn(field, " \t")] == '\0';
+}
+
+static bool needs_quotes(const char *field, bool alone)
 {
     size_t n = strlen(field);
+    if (alone && looks_blank(field))
+        return true;
     if (n == 0)
         return false;
     if (field[0] == ' ' || field[n - 1] == ' ')
@@ -310,11 +319,12 @@ int sx_csv_write_record(FILE *out, const char *const *fields, size_t count)
     for (size_t i = 0; i < count; i++) {
         if (i > 0 && fputc(',', out) == EOF)
             return -1;
-        const char *field = fields[i];
+        /* A lone NULL is written as "" (SPEC 4), like Python's csv and pandas. */
+        const char *field = fields[i] ? fields[i] : (count == 1 ? "" : NULL);
         if (!field)
             continue;
-        int rc = needs_quotes(field) ? csv_fwrite(out, field, strlen(field))
-                                     : (fputs(field, out) == EOF ? -1 : 0);
+        int rc = needs_quotes(field, count == 1) ? csv_fwrite(out, field, strlen(field))
+                                                 : (fputs(field, out) == EOF ? -1 : 0);
         if (rc != 0)
             return -1;
     }
@@ -413,9 +423,41 @@ static void test_write_then_read_round_trips(void)
     free(buffer);
 }
 
+/* A one-column row must never be written as a line pandas skips. */
+static void test_lone_field_is_never_a_blank_line(void)
+{
+    static const struct {
+        const char *field; /* NULL: a SQL NULL */
+        const char *written;
+    } cases[] = {
+        {NULL, "\"\"\n"}, {"", "\"\"\n"},     {"\"\"", "\"\"\"\"\"\"\n"},
+        {" ", "\" \"\n"}, {"\t", "\"\t\"\n"}, {" \t ", "\" \t \"\n"},
+        {"\tx", "\tx\n"}, {"x", "x\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buffer = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&buffer, &size);
+        SX_CHECK(out && sx_csv_write_record(out, &cases[i].field, 1) == 0);
+        fclose(out);
+        SX_CHECK(strcmp(buffer, cases[i].written) == 0);
+        free(buffer);
+    }
+    /* Beside other fields an empty field stays empty: the line is not blank. */
+    const char *pair[] = {NULL, ""};
+    char *buffer = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buffer, &size);
+    SX_CHECK(out && sx_csv_write_record(out, pair, 2) == 0);
+    fclose(out);
+    SX_CHECK(strcmp(buffer, ",\n") == 0);
+    free(buffer);
+}
+
 void sx_csv_test(bool verbose)
 {
     (void)verbose;
+    test_lone_field_is_never_a_blank_line();
     test_quoting_lines_and_blank_records();
     test_errors_name_file_and_line();
     test_write_then_read_round_trips();

@@ -4,7 +4,9 @@
  * fields, so a caller can skip them like pandas does or count them). A UTF-8
  * BOM is dropped, CRLF and LF both end records, quoted fields may hold commas,
  * quotes and newlines. Writing quotes only what needs it and writes a NULL
- * (a NULL pointer) as an empty field. */
+ * (a NULL pointer) as an empty field, except that a record of one field that
+ * is NULL, empty or only spaces and tabs is quoted (`""`): pandas would skip
+ * it as a blank line (SPEC section 4). */
 #ifndef SX_CSV_H
 #define SX_CSV_H
 
@@ -45,7 +47,8 @@ void sx_csv_table_destroy(sx_csv_table_t **self_p);
 long sx_csv_column_index(const sx_csv_table_t *table, const char *name);
 
 /* Writes one record; a NULL field is written as an empty field. Fields that
- * hold a comma, quote, CR, LF or start/end with a space are quoted. */
+ * hold a comma, quote, CR, LF or start/end with a space are quoted, and so is
+ * a lone field that is NULL, empty or blank (a NULL is then written `""`). */
 int sx_csv_write_record(FILE *out, const char *const *fields, size_t count);
 
 void sx_csv_test(bool verbose);

@@ -480,10 +480,11 @@ static sx_materialize_t *relation_of(sx_changelog_t kind)
     return self;
 }
 
-/* Applies records in offset order; returns the CSV written, or the error. */
-static char *materialize(sx_changelog_t kind, const record_t *records, size_t count)
+/* Applies records in offset order to `self` (destroyed here); returns the CSV
+ * written, or the error. */
+static char *materialize_into(sx_materialize_t *self, const record_t *records,
+                              size_t count)
 {
-    sx_materialize_t *self = relation_of(kind);
     sx_error_t err;
     sx_error_clear(&err);
     int rc = 0;
@@ -513,6 +514,11 @@ static char *materialize(sx_changelog_t kind, const record_t *records, size_t co
     }
     sx_materialize_destroy(&self);
     return result;
+}
+
+static char *materialize(sx_changelog_t kind, const record_t *records, size_t count)
+{
+    return materialize_into(relation_of(kind), records, count);
 }
 
 static void check_materialize(sx_changelog_t kind, const record_t *records, size_t count,
@@ -628,6 +634,22 @@ static void test_bad_records_name_the_offset(void)
                       "offset 0: a record without a value in an append changelog");
 }
 
+/* A one-column relation keeps its NULL and empty rows: each is written "",
+ * never a blank line that pandas would skip (SPEC section 4). */
+static void test_one_column_null_rows_are_not_blank_lines(void)
+{
+    static const sx_field_t schema[] = {{"name", "STRING"}};
+    static const record_t records[] = {
+        {NULL, "{\"name\":null}"},    {NULL, "{\"name\":\"\"}"},  {NULL, "{}"},
+        {NULL, "{\"name\":\"\\t\"}"}, {NULL, "{\"name\":\"x\"}"},
+    };
+    sx_materialize_t *self = sx_materialize_new(SX_CHANGELOG_APPEND, schema, 1);
+    SX_CHECK(self);
+    char *got = materialize_into(self, records, sizeof records / sizeof records[0]);
+    SX_CHECK(strcmp(got, "name\n\"\t\"\n\"\"\n\"\"\n\"\"\nx\n") == 0);
+    free(got);
+}
+
 static void test_row_count_and_write_errors(void)
 {
     sx_materialize_t *self = relation_of(SX_CHANGELOG_DEBEZIUM);
@@ -678,5 +700,6 @@ void sx_materialize_test(bool verbose)
     test_upsert_keeps_latest_and_deletes_on_tombstone();
     test_debezium_multiset_with_retractions();
     test_bad_records_name_the_offset();
+    test_one_column_null_rows_are_not_blank_lines();
     test_row_count_and_write_errors();
 }

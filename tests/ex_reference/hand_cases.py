@@ -52,6 +52,13 @@ CASES = [
     ("beyond_uint64_is_string", "a\n18446744073709551616\n", "a\n18446744073709551616.0\n", {}, X, X),
     ("blank_lines_skipped", "a\n1\n\n2\n", "a\n1\n2\n", {}, M, M),
     ("one_column_empty_value_vanishes", "a\nx\n\ny\n", "a\nx\ny\n", {}, M, M),
+    # A lone NULL written as Python's csv and pandas.to_csv write it (and as
+    # streamex writes it, SPEC section 4) is a NaN row, not a blank line.
+    ("one_column_quoted_empty_is_nan_row", 'a\nx\n""\n', "a\nx\nNA\n", {}, M, M),
+    ("one_column_quoted_empty_is_a_row", 'a\nx\n""\n', "a\nx\n", {}, X, X),
+    ("one_column_only_null", 'a\n""\n', 'a\n""\n', {}, M, M),
+    ("one_column_literal_quotes", 'a\n""""""\n', 'a\n""\n', {}, X, X),
+    ("one_column_tab_line_is_blank", 'a\n"\t"\nx\n', "a\n\t\nx\n", {}, X, X),
     ("extra_pred_column", "a\n1\n", "z,a\n9,1\n", {}, M, M),
     ("missing_gold_column", "a,b\n1,2\n", "a\n1\n", {}, X, X),
     ("condition_cols", "a,b\n1,2\n", "a\n1\n", {"condition_cols": [0]}, M, M),

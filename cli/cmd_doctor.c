@@ -1,0 +1,290 @@
+/* cmd_doctor.c: `streamex doctor --oracle batch`, for benchmark authors. A
+ * gold relation is the final relation of a reference query run in Flink
+ * STREAMING mode; where Flink BATCH over the very same rows gives another
+ * relation, the gold depends on the execution mode or on timing, and a
+ * method can be right and score 0. doctor runs each reference query in
+ * BATCH mode (worker/oracle.h), scores the batch relation against gold with
+ * the EX comparison, and lists every task that differs, naming the cause
+ * where it is a known one (found by tests/differential): a global aggregate
+ * over empty input, event times before 1970, a zero-delay watermark on tied
+ * event times (worker/hazards.h), dedup or Top-N whose order has ties. */
+#include "cli/commands.h"
+#include "common/csv.h"
+#include "common/files.h"
+#include "common/predictions.h"
+#include "common/problems.h"
+#include "common/score.h"
+#include "common/task.h"
+#include "worker/hazards.h"
+#include "worker/oracle.h"
+#include "worker/prepare.h"
+#include "worker/runtime.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* Each HTTP request to the gateway or Flink REST; jobs wait longer. */
+#define CLIENT_TIMEOUT_MS 30000
+
+static const char s_usage[] =
+    "usage: streamex doctor --oracle batch --bench BENCH [--reference FILE]\n"
+    "                       [--output DIR] [--index N | --flink-gateway URL\n"
+    "                        --flink-rest URL]\n"
+    "\n"
+    "Runs each task's reference query (FILE, default BENCH/reference.jsonl, one\n"
+    "{\"task_id\", \"sql\"} a line) with Flink in BATCH mode over the task's own\n"
+    "prepared rows, compares the result with gold/ID.csv (the streaming final\n"
+    "relation) under the task's evaluation, and lists every task where the two\n"
+    "differ, with the known cause when there is one. Uses the running local pair N\n"
+    "(default 0; start it with `streamex runtime up --index N --detach`) or the\n"
+    "given Flink, which must see this machine's files. --output keeps each batch\n"
+    "relation as DIR/ID.csv.\n"
+    "\n"
+    "Exit status: 0 no task differs (tasks that fail in BATCH mode, such as\n"
+    "session windows, are listed but cannot be compared), 1 some task differs,\n"
+    "2 bad usage or no Flink.\n";
+
+typedef struct {
+    const char *bench;
+    const char *reference;
+    const char *output;
+    const char *gateway;
+    const char *rest;
+    int index;
+} doctor_options_t;
+
+typedef struct {
+    size_t same, differ, failed, unreferenced;
+} doctor_tally_t;
+
+/* 0: options ready; 1: --help; -1: bad usage (err says why). */
+static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_t *err)
+{
+    static const struct option longs[] = {
+        {"oracle", required_argument, 0, 'O'},
+        {"bench", required_argument, 0, 'b'},
+        {"reference", required_argument, 0, 'r'},
+        {"output", required_argument, 0, 'o'},
+        {"flink-gateway", required_argument, 0, 'G'},
+        {"flink-rest", required_argument, 0, 'R'},
+        {"index", required_argument, 0, 'i'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    *opt = (doctor_options_t){0};
+    bool oracle = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 'O':
+            if (strcmp(optarg, "batch") != 0)
+                return sx_error_set(err, "--oracle '%s': only 'batch' is known", optarg);
+            oracle = true;
+            break;
+        case 'b':
+            opt->bench = optarg;
+            break;
+        case 'r':
+            opt->reference = optarg;
+            break;
+        case 'o':
+            opt->output = optarg;
+            break;
+        case 'G':
+            opt->gateway = optarg;
+            break;
+        case 'R':
+            opt->rest = optarg;
+            break;
+        case 'i':
+            if (sscanf(optarg, "%d", &opt->index) != 1 || opt->index < 0 ||
+                opt->index > SX_RUNTIME_MAX_INDEX)
+                return sx_error_set(err, "--index '%s': expected 0..%d", optarg,
+                                    SX_RUNTIME_MAX_INDEX);
+            break;
+        case 'h':
+            return 1;
+        default:
+            return sx_error_set(err, "unknown or incomplete option '%s'",
+                                argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
+    if (!oracle || !opt->bench)
+        return sx_error_set(err, "--oracle batch and --bench are required");
+    if (!opt->gateway != !opt->rest)
+        return sx_error_set(err, "--flink-gateway and --flink-rest go together");
+    return 0;
+}
+
+/* Data rows of a CSV as pandas counts them (blank lines skipped), or -1. */
+static long data_rows(const char *path)
+{
+    sx_csv_table_t *table = sx_csv_read(path, 0, NULL);
+    long rows = table && table->count > 0 ? 0 : -1;
+    for (size_t i = 1; table && i < table->count; i++)
+        rows += table->records[i].count > 0;
+    sx_csv_table_destroy(&table);
+    return rows;
+}
+
+/* Prints the known causes that fit the task; returns how many. */
+static int print_causes(const sx_task_t *task, const char *sql, long gold_rows,
+                        long batch_rows)
+{
+    int found = 0;
+    if (gold_rows == 0 && batch_rows == 1) {
+        printf("  cause: a global aggregate over no rows: BATCH gives one row, "
+               "STREAMING none\n");
+        found++;
+    }
+    sx_problems_t *hazards = sx_problems_new();
+    for (size_t i = 0; hazards && i < task->source_count; i++) {
+        sx_prepare_t *prepared = sx_prepare_new(task->task_id, &task->sources[i], NULL);
+        if (prepared)
+            sx_hazards_source(task->task_id, &task->sources[i], prepared, hazards);
+        sx_prepare_destroy(&prepared);
+    }
+    for (size_t i = 0; hazards && i < sx_problems_kept(hazards); i++, found++)
+        printf("  cause: %s\n", sx_problems_get(hazards, i));
+    sx_problems_destroy(&hazards);
+    if (strcasestr(sql, "ROW_NUMBER")) {
+        printf("  cause: a dedup or Top-N: with ties in its ORDER BY, the row kept "
+               "depends on arrival order\n");
+        found++;
+    }
+    if (!found)
+        printf("  cause: none of the known ones\n");
+    return found;
+}
+
+/* Runs one task's reference in BATCH mode and compares it with gold. */
+static void doctor_task(sx_gateway_t *gateway, const sx_bench_t *bench, const char *id,
+                        const char *sql, const char *csv, const char *work,
+                        doctor_tally_t *tally)
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_task_t *task = sx_task_load(sx_bench_dir(bench), id, &err);
+    sx_gateway_rc_t rc = task ? sx_oracle_batch(gateway, task, sql, work, csv, &err)
+                              : SX_GATEWAY_SQL_ERROR;
+    if (rc != SX_GATEWAY_OK) {
+        printf("task %s: fails in BATCH mode: %s\n", id, err.msg);
+        tally->failed++;
+        sx_task_destroy(&task);
+        return;
+    }
+    char *gold = sx_bench_gold_path(bench, id);
+    char *spec = sx_bench_evaluation_path(bench, id);
+    sx_evaluation_t *evaluation = spec ? sx_evaluation_load(spec, &err) : NULL;
+    char detail[512] = "";
+    sx_status_t status = evaluation ? sx_score_files(gold, csv, evaluation,
+                                                     SX_PROFILE_SPIDER2_LITE_2025_11,
+                                                     detail, sizeof detail)
+                                    : SX_STATUS_EVAL_ERROR;
+    if (status == SX_STATUS_MATCH) {
+        tally->same++;
+    } else {
+        long gold_rows = data_rows(gold), batch_rows = data_rows(csv);
+        printf("task %s: gold (STREAMING, %ld rows) differs from BATCH (%ld rows): %s\n",
+               id, gold_rows, batch_rows, evaluation ? detail : err.msg);
+        print_causes(task, sql, gold_rows, batch_rows);
+        tally->differ++;
+    }
+    sx_evaluation_destroy(&evaluation);
+    free(gold);
+    free(spec);
+    sx_task_destroy(&task);
+}
+
+static int doctor(const doctor_options_t *opt, sx_gateway_t *gateway, const char *work)
+{
+    sx_error_t err;
+    sx_bench_t *bench = sx_bench_open(opt->bench, &err);
+    char *reference = NULL;
+    if (bench && !opt->reference &&
+        asprintf(&reference, "%s/reference.jsonl", opt->bench) < 0)
+        reference = NULL;
+    sx_predictions_t *references =
+        bench ? sx_predictions_load(opt->reference ? opt->reference : reference, bench,
+                                    &err)
+              : NULL;
+    free(reference);
+    if (!references) {
+        fprintf(stderr, "streamex doctor: %s\n", err.msg);
+        sx_bench_destroy(&bench);
+        return 2;
+    }
+    doctor_tally_t tally = {0};
+    for (size_t i = 0; i < sx_bench_task_count(bench); i++) {
+        const char *id = sx_bench_task_id(bench, i);
+        const char *sql = sx_predictions_sql(references, id);
+        if (!sql) {
+            tally.unreferenced++;
+            continue;
+        }
+        char csv[4096], task_work[4096];
+        snprintf(csv, sizeof csv, "%s/%s.csv", opt->output ? opt->output : work, id);
+        snprintf(task_work, sizeof task_work, "%s/work-%s", work, id);
+        doctor_task(gateway, bench, id, sql, csv, task_work, &tally);
+        if (!opt->output)
+            unlink(csv);
+    }
+    printf("doctor: %zu tasks: %zu agree with BATCH, %zu differ, %zu fail in BATCH mode, "
+           "%zu without a reference\n",
+           sx_bench_task_count(bench), tally.same, tally.differ, tally.failed,
+           tally.unreferenced);
+    sx_predictions_destroy(&references);
+    sx_bench_destroy(&bench);
+    return tally.differ ? 1 : 0;
+}
+
+int sx_cmd_doctor(int argc, char **argv)
+{
+    doctor_options_t opt;
+    sx_error_t err;
+    sx_error_clear(&err);
+    int parsed = parse_options(argc, argv, &opt, &err);
+    if (parsed == 1) {
+        fputs(s_usage, stdout);
+        return 0;
+    }
+    if (parsed != 0) {
+        fprintf(stderr, "streamex doctor: %s\n%s", err.msg, s_usage);
+        return 2;
+    }
+    char gateway_url[64], rest_url[64];
+    snprintf(gateway_url, sizeof gateway_url, "http://127.0.0.1:%d",
+             sx_runtime_port(opt.index, SX_PORT_GATEWAY));
+    snprintf(rest_url, sizeof rest_url, "http://127.0.0.1:%d",
+             sx_runtime_port(opt.index, SX_PORT_FLINK_REST));
+    sx_gateway_t *gateway =
+        sx_gateway_new(opt.gateway ? opt.gateway : gateway_url,
+                       opt.rest ? opt.rest : rest_url, CLIENT_TIMEOUT_MS, &err);
+    if (!gateway || sx_gateway_check(gateway, &err) != 0) {
+        fprintf(stderr,
+                "streamex doctor: no Flink at %s: %s (start pair %d with `streamex "
+                "runtime up --index %d --detach`)\n",
+                opt.gateway ? opt.gateway : gateway_url, err.msg, opt.index, opt.index);
+        sx_gateway_destroy(&gateway);
+        return 2;
+    }
+    char work[] = "/tmp/sx-doctor-XXXXXX";
+    int code = 2;
+    if (!mkdtemp(work))
+        fprintf(stderr, "streamex doctor: cannot make a work folder in /tmp\n");
+    else if (opt.output && sx_mkdirs(opt.output, &err) != 0)
+        fprintf(stderr, "streamex doctor: %s\n", err.msg);
+    else
+        code = doctor(&opt, gateway, work);
+    rmdir(work);
+    sx_gateway_destroy(&gateway);
+    return code;
+}
