@@ -28,6 +28,7 @@
 #include "common/selftest.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -505,6 +506,16 @@ int sx_strict_gold(sx_strict_t *self, const sx_frame_t *gold, const size_t *rows
 
 /* ---- self-test ----------------------------------------------------------- */
 
+/* printf at the end of a text buffer */
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
 typedef struct {
     int frozen, strict;
     sx_strict_reason_t reason;
@@ -594,10 +605,8 @@ static void test_strict_gives_up_past_its_bound(void)
      * matching checks 20 candidates for a row before it fails. */
     char pred[1024] = "k,v\n", gold[1024] = "k,v\n";
     for (int i = 0; i < 40; i++) {
-        snprintf(pred + strlen(pred), sizeof pred - strlen(pred), "%d,%d\n", i % 2,
-                 i % 2);
-        snprintf(gold + strlen(gold), sizeof gold - strlen(gold), "%d,%d\n", i % 2,
-                 (i + 1) % 2);
+        append(pred, sizeof pred, "%d,%d\n", i % 2, i % 2);
+        append(gold, sizeof gold, "%d,%d\n", i % 2, (i + 1) % 2);
     }
     verdicts_t v = both(pred, gold, true, SX_PROFILE_SPIDER2_LITE_2025_11, NULL, 0, 0);
     SX_CHECK(is(v, 1, 0) && v.reason == SX_STRICT_ROWS_DO_NOT_ALIGN);
@@ -715,24 +724,24 @@ static void test_strict_property_on_random_frames(bool verbose)
             }
         }
         for (size_t i = 0; i < ncols; i++)
-            snprintf(gold + strlen(gold), 8, "%sg%zu", i ? "," : "", i);
+            append(gold, sizeof gold, "%sg%zu", i ? "," : "", i);
         for (size_t p = 0; p < pcols; p++)
-            snprintf(pred + strlen(pred), 8, "%sp%zu", p ? "," : "", p);
+            append(pred, sizeof pred, "%sp%zu", p ? "," : "", p);
         for (size_t r = 0; r < n; r++) {
-            strcat(gold, "\n");
-            strcat(pred, "\n");
+            append(gold, sizeof gold, "\n");
+            append(pred, sizeof pred, "\n");
             for (size_t i = 0; i < ncols; i++)
-                snprintf(gold + strlen(gold), 16, "%s%s", i ? "," : "", cells[i][r]);
+                append(gold, sizeof gold, "%s%s", i ? "," : "", cells[i][r]);
             for (size_t p = 0; p < pcols; p++) {
                 size_t i = from[p];
                 const char *cell = cells[i][rowperm[i][r]];
                 if (mode == 2 && next_random(&state) % 5 == 0)
                     cell = random_cell(&state, numeric[i]);
-                snprintf(pred + strlen(pred), 16, "%s%s", p ? "," : "", cell);
+                append(pred, sizeof pred, "%s%s", p ? "," : "", cell);
             }
         }
-        strcat(gold, "\n");
-        strcat(pred, "\n");
+        append(gold, sizeof gold, "\n");
+        append(pred, sizeof pred, "\n");
         for (int order = 0; order < 2; order++) {
             for (int prof = 0; prof < 2; prof++) {
                 sx_error_t err;
