@@ -35,7 +35,9 @@ static const char s_usage[] =
     "an error naming the file and line; nothing is written then.\n"
     "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
     "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json,\n"
-    "and prints 'NAME: EX = correct/total = 0.xxxx' for each method.\n"
+    "and prints 'NAME: EX = correct/total = 0.xxxx' for each method, then the\n"
+    "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
+    "the two verdicts differ, with the reason.\n"
     "\n"
     "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
     "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
@@ -200,6 +202,7 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
     }
     char detail[SX_ERROR_MAX] = "";
     sx_status_t status;
+    int strict = 0;
     sx_error_t err;
     char *spec = sx_bench_evaluation_path(bench, task_id);
     char *gold = sx_bench_gold_path(bench, task_id);
@@ -209,9 +212,11 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
         snprintf(detail, sizeof detail, "%.*s", (int)sizeof detail - 1,
                  spec ? err.msg : "out of memory");
     } else {
-        status = sx_score_files(gold, csv, evaluation, profile, detail, sizeof detail);
+        status = sx_score_files(gold, csv, evaluation, profile, &strict, detail,
+                                sizeof detail);
     }
     sx_result_init(result, task_id, status, detail, csv);
+    result->strict = strict;
     result->seconds = now_seconds() - start;
     sx_evaluation_destroy(&evaluation);
     free(spec);

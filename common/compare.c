@@ -188,6 +188,21 @@ static bool vectors_match(const vector_t *a, const vector_t *b)
     return true;
 }
 
+sx_value_t sx_compare_profile_value(sx_value_t value, sx_profile_t profile)
+{
+    return normalized(value, false, profile);
+}
+
+bool sx_compare_values_equal(const sx_value_t *a, const sx_value_t *b)
+{
+    return values_match(a, b);
+}
+
+double sx_compare_number(const sx_value_t *value)
+{
+    return as_double(value);
+}
+
 /* Every column index of a frame, for "no condition_cols". */
 static long *all_columns(size_t count)
 {

@@ -31,6 +31,15 @@ int sx_compare_gold(sx_compare_t *self, const sx_frame_t *gold, const size_t *ro
 int sx_compare_check_columns(const sx_frame_t *gold, const long *condition_cols,
                              size_t condition_count, sx_error_t *err);
 
+/* The frozen comparison's rules for single values, shared with strict.c so
+ * that both verdicts mean the same thing by "equal": the value after the
+ * profile's NaN rule (2025-11: NaN becomes 0); equality (both NaN, or both
+ * numbers within math.isclose(abs_tol=1e-2), or the same string); and a
+ * number's value as a double (bool as 0/1, NaN for a string). */
+sx_value_t sx_compare_profile_value(sx_value_t value, sx_profile_t profile);
+bool sx_compare_values_equal(const sx_value_t *a, const sx_value_t *b);
+double sx_compare_number(const sx_value_t *value);
+
 void sx_compare_test(bool verbose);
 
 #endif

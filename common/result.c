@@ -1,14 +1,17 @@
 /* result.c: a task's outcome and the output files made from them (see
  * result.h). Every JSON field name lives in this file:
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
- *     {"task_id", "score": 0|1, "status", "detail", "attempts", "seconds",
- *      "worker", "csv": "/abs/path.csv"|null}
+ *     {"task_id", "score": 0|1, "strict": 0|1, "status", "detail", "attempts",
+ *      "seconds", "worker", "csv": "/abs/path.csv"|null}
  *     (csv is carried so a results file alone can rebuild the submission).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
  *     {"profile"?: ..., "methods": {NAME: {"correct", "total", "ex",
+ *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
  *      "by_status": {STATUS: count, ... every status}}}}
+ *     (ex_strict has ex's denominator; the last two count the tasks where
+ *     the frozen and strict verdicts differ, each way).
  * Files are written whole through sx_file_write_atomic (temporary name,
  * fsync, rename), so a crash never leaves half a file. */
 #include "common/result.h"
@@ -24,6 +27,7 @@
 
 #define F_TASK_ID "task_id"
 #define F_SCORE "score"
+#define F_STRICT "strict"
 #define F_STATUS "status"
 #define F_DETAIL "detail"
 #define F_ATTEMPTS "attempts"
@@ -69,6 +73,7 @@ char *sx_result_to_json(const sx_result_t *r)
     json_t *o = json_object();
     json_object_set_new(o, F_TASK_ID, json_string(r->task_id));
     json_object_set_new(o, F_SCORE, json_integer(r->score));
+    json_object_set_new(o, F_STRICT, json_integer(r->strict));
     json_object_set_new(o, F_STATUS, json_string(sx_status_name(r->status)));
     json_object_set_new(o, F_DETAIL, json_string(r->detail ? r->detail : ""));
     json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
@@ -105,6 +110,7 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         return sx_error_set(err, "not a JSON object: %s", o ? "" : jerr.text);
     }
     json_t *score = json_object_get(o, F_SCORE);
+    json_t *strict = json_object_get(o, F_STRICT);
     json_t *attempts = json_object_get(o, F_ATTEMPTS);
     json_t *seconds = json_object_get(o, F_SECONDS);
     const char *status = json_string_value(json_object_get(o, F_STATUS));
@@ -120,12 +126,19 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     if (rc == 0 && (!json_is_integer(score) ||
                     json_integer_value(score) != (result->status == SX_STATUS_MATCH)))
         rc = sx_error_set(err, "field \"score\" must be 1 for match and 0 otherwise");
+    bool scored =
+        result->status == SX_STATUS_MATCH || result->status == SX_STATUS_MISMATCH;
+    if (rc == 0 && (!json_is_integer(strict) || json_integer_value(strict) < 0 ||
+                    json_integer_value(strict) > scored))
+        rc = sx_error_set(err, "field \"strict\" must be 0 or 1, and 0 unless the status "
+                               "is match or mismatch");
     if (rc == 0 && (!json_is_integer(attempts) || json_integer_value(attempts) < 0))
         rc = sx_error_set(err, "field \"attempts\" must be an integer >= 0");
     if (rc == 0 && (!json_is_number(seconds) || json_number_value(seconds) < 0))
         rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
     if (rc == 0) {
         result->score = (int)json_integer_value(score);
+        result->strict = (int)json_integer_value(strict);
         result->attempts = (int)json_integer_value(attempts);
         result->seconds = json_number_value(seconds);
     }
@@ -221,6 +234,24 @@ static int write_text(const char *path, text_t *t, sx_error_t *err)
     return rc;
 }
 
+/* Counts one result into the summary, and names it when its verdicts differ. */
+static void tally(sx_method_summary_t *summary, const sx_result_t *r)
+{
+    summary->correct += r->status == SX_STATUS_MATCH;
+    if ((unsigned)r->status < SX_STATUS_COUNT)
+        summary->by_status[r->status]++;
+    summary->strict_correct += r->strict == 1;
+    summary->ex_not_strict += r->score == 1 && r->strict != 1;
+    summary->strict_not_ex += r->score != 1 && r->strict == 1;
+    if ((r->score == 1) == (r->strict == 1) || summary->listed == SX_SUMMARY_LISTED)
+        return;
+    size_t i = summary->listed++;
+    snprintf(summary->differing[i].task_id, sizeof summary->differing[i].task_id, "%s",
+             r->task_id);
+    snprintf(summary->differing[i].detail, sizeof summary->differing[i].detail, "%s",
+             r->detail ? r->detail : "");
+}
+
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err)
 {
@@ -236,9 +267,7 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
         text_add_line(&lines, sx_result_to_json(&results[i]));
         text_add_line(&index,
                       sx_submission_entry_to_json(results[i].task_id, results[i].csv));
-        summary->correct += results[i].status == SX_STATUS_MATCH;
-        if ((unsigned)results[i].status < SX_STATUS_COUNT)
-            summary->by_status[results[i].status]++;
+        tally(summary, &results[i]);
     }
     int rc = write_text(path, &lines, err);
     snprintf(path, sizeof path, "%s/%s/submission.jsonl", out_dir, method);
@@ -248,9 +277,9 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     return rc;
 }
 
-static double ex_of(const sx_method_summary_t *s)
+static double share(size_t count, size_t total)
 {
-    return s->total ? (double)s->correct / (double)s->total : 0.0;
+    return total ? (double)count / (double)total : 0.0;
 }
 
 int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
@@ -266,7 +295,15 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
         json_t *o = json_object();
         json_object_set_new(o, "correct", json_integer((json_int_t)s->correct));
         json_object_set_new(o, "total", json_integer((json_int_t)s->total));
-        json_object_set_new(o, "ex", json_real(ex_of(s)));
+        json_object_set_new(o, "ex", json_real(share(s->correct, s->total)));
+        json_object_set_new(o, "strict_correct",
+                            json_integer((json_int_t)s->strict_correct));
+        json_object_set_new(o, "ex_strict",
+                            json_real(share(s->strict_correct, s->total)));
+        json_object_set_new(o, "ex_not_strict",
+                            json_integer((json_int_t)s->ex_not_strict));
+        json_object_set_new(o, "strict_not_ex",
+                            json_integer((json_int_t)s->strict_not_ex));
         json_object_set_new(o, "by_status", by_status);
         json_object_set_new(methods, s->method ? s->method : "", o);
     }
@@ -290,8 +327,21 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
 
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
 {
-    fprintf(out, "%s: EX = %zu/%zu = %.4f\n", summary->method, summary->correct,
-            summary->total, ex_of(summary));
+    const sx_method_summary_t *s = summary;
+    fprintf(out, "%s: EX = %zu/%zu = %.4f\n", s->method, s->correct, s->total,
+            share(s->correct, s->total));
+    fprintf(out,
+            "%s: strict EX = %zu/%zu = %.4f (EX but not strict: %zu, strict but not EX: "
+            "%zu)\n",
+            s->method, s->strict_correct, s->total, share(s->strict_correct, s->total),
+            s->ex_not_strict, s->strict_not_ex);
+    for (size_t i = 0; i < s->listed; i++)
+        fprintf(out, "  %s: %s\n", s->differing[i].task_id, s->differing[i].detail);
+    size_t differing = s->ex_not_strict + s->strict_not_ex;
+    if (differing > s->listed)
+        fprintf(out,
+                "  ... and %zu more (results.jsonl: \"strict\" differs from \"score\")\n",
+                differing - s->listed);
 }
 
 void sx_method_summary_clear(sx_method_summary_t *summary)
@@ -308,13 +358,17 @@ static void test_result_json_round_trips(void)
 {
     sx_result_t r;
     sx_result_init(&r, "t01", SX_STATUS_MATCH, "ok \"quoted\"", "/x/t01.csv");
+    SX_CHECK(r.strict == 0);
+    r.strict = 1;
     r.attempts = 2;
     r.seconds = 1.5;
     char *line = sx_result_to_json(&r);
-    SX_CHECK(strstr(line, "\"task_id\":\"t01\",\"score\":1,\"status\":\"match\""));
+    SX_CHECK(strstr(line,
+                    "\"task_id\":\"t01\",\"score\":1,\"strict\":1,\"status\":\"match\""));
     sx_result_t back;
     SX_CHECK(sx_result_from_json(line, &back, NULL) == 0);
     SX_CHECK(strcmp(back.task_id, "t01") == 0 && back.score == 1 && back.attempts == 2);
+    SX_CHECK(back.strict == 1);
     SX_CHECK(strcmp(back.detail, r.detail) == 0 && strcmp(back.csv, r.csv) == 0);
     SX_CHECK(back.seconds == 1.5 && strcmp(back.worker, "") == 0);
     free(line);
@@ -323,8 +377,15 @@ static void test_result_json_round_trips(void)
     sx_result_clear(&r); /* harmless twice */
     sx_error_t err;
     static const char *const bad[] = {
-        "{\"task_id\":\"t\",\"score\":1,\"status\":\"mismatch\",\"detail\":\"\","
+        "{\"task_id\":\"t\",\"score\":1,\"strict\":0,\"status\":\"mismatch\","
+        "\"detail\":\"\",\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
+        /* strict: required, 0 or 1, and 1 only for a scored task */
+        "{\"task_id\":\"t\",\"score\":0,\"status\":\"mismatch\",\"detail\":\"\","
         "\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
+        "{\"task_id\":\"t\",\"score\":0,\"strict\":2,\"status\":\"mismatch\","
+        "\"detail\":\"\",\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
+        "{\"task_id\":\"t\",\"score\":0,\"strict\":1,\"status\":\"timeout\","
+        "\"detail\":\"\",\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
         "{\"task_id\":\"t\",\"score\":0,\"status\":\"maybe\",\"detail\":\"\","
         "\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
         "[]",
@@ -363,14 +424,21 @@ static void test_writers_make_every_file(void)
 {
     char dir[] = "/tmp/sx-result-test-XXXXXX";
     SX_CHECK(mkdtemp(dir));
-    sx_result_t results[3];
-    sx_result_init(&results[0], "t1", SX_STATUS_MATCH, "", "/a/t1.csv");
+    sx_result_t results[4];
+    sx_result_init(&results[0], "t1", SX_STATUS_MATCH, "strict 0: rows do not align",
+                   "/a/t1.csv");
     sx_result_init(&results[1], "t2", SX_STATUS_MISSING_PREDICTION, "no line", NULL);
-    sx_result_init(&results[2], "t3", SX_STATUS_MISMATCH, "gold column 0", "/a/t3.csv");
+    sx_result_init(&results[2], "t3", SX_STATUS_MISMATCH,
+                   "gold column 0; strict 1: a numeric pairing", "/a/t3.csv");
+    results[2].strict = 1;
+    sx_result_init(&results[3], "t4", SX_STATUS_MATCH, "", "/a/t4.csv");
+    results[3].strict = 1;
     sx_method_summary_t summary;
     sx_error_t err;
-    SX_CHECK(sx_results_write(dir, "m", results, 3, &summary, &err) == 0);
-    SX_CHECK(summary.total == 3 && summary.correct == 1);
+    SX_CHECK(sx_results_write(dir, "m", results, 4, &summary, &err) == 0);
+    SX_CHECK(summary.total == 4 && summary.correct == 2 && summary.strict_correct == 2);
+    SX_CHECK(summary.ex_not_strict == 1 && summary.strict_not_ex == 1 &&
+             summary.listed == 2);
     SX_CHECK(summary.by_status[SX_STATUS_MISSING_PREDICTION] == 1);
     SX_CHECK(sx_summary_write(dir, &summary, 1, &err) == 0);
     char path[PATH_MAX];
@@ -381,14 +449,35 @@ static void test_writers_make_every_file(void)
     free(text);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     text = sx_file_read(path, 1 << 20, &size, &err);
-    SX_CHECK(text && strstr(text, "\"correct\": 1") && strstr(text, "\"total\": 3"));
+    SX_CHECK(text &&
+             strstr(text, "\"correct\": 2,\n      \"total\": 4,\n      \"ex\": 0.5,\n"
+                          "      \"strict_correct\": 2,\n      \"ex_strict\": 0.5,\n"
+                          "      \"ex_not_strict\": 1,\n      \"strict_not_ex\": 1,"));
+    free(text);
+    snprintf(path, sizeof path, "%s/m/results.jsonl", dir);
+    text = sx_file_read(path, 1 << 20, &size, &err);
+    SX_CHECK(text && strstr(text, "\"task_id\":\"t2\",\"score\":0,\"strict\":0,"));
     free(text);
     char *printed = NULL;
     size_t printed_size = 0;
     FILE *out = open_memstream(&printed, &printed_size);
     sx_summary_print(out, &summary);
     fclose(out);
-    SX_CHECK(strcmp(printed, "m: EX = 1/3 = 0.3333\n") == 0);
+    SX_CHECK(strcmp(printed,
+                    "m: EX = 2/4 = 0.5000\n"
+                    "m: strict EX = 2/4 = 0.5000 (EX but not strict: 1, strict but "
+                    "not EX: 1)\n"
+                    "  t1: strict 0: rows do not align\n"
+                    "  t3: gold column 0; strict 1: a numeric pairing\n") == 0);
+    free(printed);
+    /* Past SX_SUMMARY_LISTED differing tasks, the rest are counted. */
+    summary.listed = SX_SUMMARY_LISTED;
+    summary.ex_not_strict = SX_SUMMARY_LISTED + 3;
+    out = open_memstream(&printed, &printed_size);
+    sx_summary_print(out, &summary);
+    fclose(out);
+    SX_CHECK(strstr(printed, "  ... and 4 more (results.jsonl: \"strict\" differs from "
+                             "\"score\")\n"));
     free(printed);
     static const char *const files[] = {"m/results.jsonl", "m/submission.jsonl",
                                         "summary.json", "m", ""};
@@ -396,7 +485,7 @@ static void test_writers_make_every_file(void)
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         i < 3 ? unlink(path) : rmdir(path);
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         sx_result_clear(&results[i]);
     sx_method_summary_clear(&summary);
 }

@@ -18,7 +18,9 @@
 typedef struct {
     char *task_id;
     sx_status_t status;
-    int score;    /* 1 for match, else 0 */
+    int score;    /* 1 for match, else 0: the frozen EX verdict */
+    int strict;   /* the strict verdict beside it (common/strict.h): 0|1, 0 unless
+                     status is match or mismatch; sx_result_init sets 0 */
     char *detail; /* human-readable reason; may be empty, never NULL */
     int attempts;
     double seconds;
@@ -32,7 +34,8 @@ typedef struct {
     double prepare, replay, submit, run, materialize, score, cleanup;
 } sx_timings_t;
 
-/* Fills every field (copies the strings); score follows from status. */
+/* Fills every field (copies the strings); score follows from status,
+ * strict is 0 until the caller sets it. */
 void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status,
                     const char *detail, const char *csv);
 void sx_result_clear(sx_result_t *result);
@@ -49,12 +52,24 @@ char *sx_submission_entry_to_json(const char *task_id, const char *csv);
 int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
                                   sx_error_t *err);
 
-/* Per-method tallies for summary.json and the printed EX line. */
+/* How many tasks whose verdicts differ the printed summary names; the rest
+ * are in results.jsonl (lines where "strict" differs from "score"). */
+#define SX_SUMMARY_LISTED 20
+
+/* Per-method tallies for summary.json and the printed EX lines. */
 typedef struct {
     char *method;
     size_t total;
     size_t correct;
     size_t by_status[SX_STATUS_COUNT];
+    size_t strict_correct;
+    size_t ex_not_strict; /* score 1, strict 0 */
+    size_t strict_not_ex; /* score 0, strict 1 */
+    struct {
+        char task_id[128];
+        char detail[256]; /* says why the verdicts differ */
+    } differing[SX_SUMMARY_LISTED];
+    size_t listed;
 } sx_method_summary_t;
 
 /* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
@@ -65,7 +80,8 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
 /* Writes OUT/summary.json for all methods of the run. */
 int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, sx_error_t *err);
-/* "NAME: EX = correct/total = 0.xxxx" */
+/* "NAME: EX = correct/total = 0.xxxx", then the strict figure on a line of
+ * its own, then the tasks where the verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);
 

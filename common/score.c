@@ -1,7 +1,9 @@
 /* score.c: the EX verdict of one task (see score.h): the evaluation spec of
  * BENCH/evaluation/ID.json, the two comparison profiles, and sx_score_files,
  * which reads both CSVs as pandas would (frame.c) and runs the Spider 2.0
- * comparison (compare.c) or the tie adapter (tie.c) around it.
+ * comparison (compare.c) or the tie adapter (tie.c) around it, then the
+ * strict check (strict.c) the same way. The strict verdict never changes
+ * the frozen one: it only adds its own, and a note in detail when they differ.
  * Unreadable files follow the official evaluator, where any exception scores
  * 0: an unreadable prediction is a mismatch; an unreadable gold (or an
  * evaluation that does not fit gold) is an eval_error. */
@@ -10,6 +12,7 @@
 #include "common/compare.h"
 #include "common/frame.h"
 #include "common/selftest.h"
+#include "common/strict.h"
 #include "common/tie.h"
 
 #include <jansson.h>
@@ -170,9 +173,48 @@ static sx_status_t say(sx_status_t status, char *detail, size_t size, const char
     return status;
 }
 
+/* The frozen verdict (1, 0, -1 with err set), with its detail. */
+static int frozen_verdict(sx_tie_target_t *t, size_t pred_rows, char *detail,
+                          size_t detail_size, sx_error_t *err)
+{
+    const sx_evaluation_t *ev = t->evaluation;
+    if (ev->kind == SX_ANSWER_ORDINARY)
+        return sx_compare_gold(t->frozen, t->gold, NULL, 0, ev->condition_cols,
+                               ev->condition_count, detail, detail_size, err);
+    return sx_tie_match(sx_tie_frozen_check, t, t->gold, pred_rows, ev, detail,
+                        detail_size, err);
+}
+
+/* The strict verdict, 0 or 1; when it differs from the frozen one, detail
+ * gets "strict N: why" (after "; " if it holds the frozen reason). */
+static int strict_verdict(sx_tie_target_t *t, size_t pred_rows, int frozen, char *detail,
+                          size_t detail_size)
+{
+    char scratch[256];
+    sx_error_t err;
+    sx_error_clear(&err);
+    int strict = t->evaluation->kind == SX_ANSWER_ORDINARY
+                     ? sx_tie_strict_check(t, NULL, 0, &err)
+                     : sx_tie_match(sx_tie_strict_check, t, t->gold, pred_rows,
+                                    t->evaluation, scratch, sizeof scratch, &err);
+    if (strict < 0)
+        sx_error_prefix(&err, "strict check failed");
+    int value = strict == 1;
+    if (value == frozen)
+        return value;
+    const char *why = value        ? SX_STRICT_PAIRING_MISSED
+                      : strict < 0 ? err.msg
+                                   : sx_strict_reason_text(sx_strict_reason(t->strict));
+    size_t used = strlen(detail);
+    if (used + 1 < detail_size)
+        snprintf(detail + used, detail_size - used, "%sstrict %d: %s", used ? "; " : "",
+                 value, why);
+    return value;
+}
+
 sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
-                           char *detail, size_t detail_size)
+                           int *strict, char *detail, size_t detail_size)
 {
     char scratch[1];
     if (!detail) {
@@ -180,6 +222,7 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
         detail_size = sizeof scratch;
     }
     detail[0] = '\0';
+    *strict = 0;
     sx_error_t err;
     sx_error_clear(&err);
     sx_frame_t *gold = sx_frame_read(gold_csv, &err);
@@ -201,15 +244,19 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
         return say(SX_STATUS_MISMATCH, detail, detail_size,
                    "cannot read prediction: ", err.msg);
     }
-    sx_compare_t *cmp = sx_compare_new(pred, evaluation->ignore_order, profile, &err);
+    size_t pred_rows = sx_frame_row_count(pred);
+    sx_tie_target_t target = {
+        .frozen = sx_compare_new(pred, evaluation->ignore_order, profile, &err),
+        .strict = sx_strict_new(pred, evaluation->ignore_order, profile, &err),
+        .gold = gold,
+        .evaluation = evaluation};
     int verdict = -1;
-    if (cmp && evaluation->kind == SX_ANSWER_ORDINARY)
-        verdict = sx_compare_gold(cmp, gold, NULL, 0, evaluation->condition_cols,
-                                  evaluation->condition_count, detail, detail_size, &err);
-    else if (cmp)
-        verdict = sx_tie_match(cmp, gold, sx_frame_row_count(pred), evaluation, detail,
-                               detail_size, &err);
-    sx_compare_destroy(&cmp);
+    if (target.frozen && target.strict)
+        verdict = frozen_verdict(&target, pred_rows, detail, detail_size, &err);
+    if (verdict >= 0)
+        *strict = strict_verdict(&target, pred_rows, verdict, detail, detail_size);
+    sx_compare_destroy(&target.frozen);
+    sx_strict_destroy(&target.strict);
     sx_frame_destroy(&pred);
     sx_frame_destroy(&gold);
     if (verdict < 0)
@@ -273,6 +320,64 @@ static void test_evaluation_loading_validates(void)
     }
 }
 
+static sx_status_t score_texts(const char *gold_csv, const char *pred_csv,
+                               const sx_evaluation_t *ev, int *strict, char *detail,
+                               size_t detail_size)
+{
+    char *gold = write_temp(gold_csv), *pred = write_temp(pred_csv);
+    sx_status_t status = sx_score_files(gold, pred, ev, SX_PROFILE_SPIDER2_LITE_2025_11,
+                                        strict, detail, detail_size);
+    unlink(gold);
+    unlink(pred);
+    free(gold);
+    free(pred);
+    return status;
+}
+
+/* The strict verdict beside the frozen one, and the note in detail that
+ * says why they differ. */
+static void test_score_files_strict_beside_frozen(void)
+{
+    sx_evaluation_t unordered = {.ignore_order = true};
+    char detail[512];
+    int strict = -1;
+    SX_CHECK(score_texts("k,v\n1,x\n2,y\n", "v,k\ny,2\nx,1\n", &unordered, &strict,
+                         detail, sizeof detail) == SX_STATUS_MATCH);
+    SX_CHECK(strict == 1 && strcmp(detail, "") == 0);
+    SX_CHECK(score_texts("k,v\n1,x\n2,y\n", "k,v\n1,y\n2,x\n", &unordered, &strict,
+                         detail, sizeof detail) == SX_STATUS_MATCH);
+    SX_CHECK(strict == 0 && strcmp(detail, "strict 0: rows do not align") == 0);
+    SX_CHECK(score_texts("a,b\n1,1\n2,2\n", "x\n1\n2\n", &unordered, &strict, detail,
+                         sizeof detail) == SX_STATUS_MATCH);
+    SX_CHECK(
+        strict == 0 &&
+        strcmp(detail, "strict 0: one prediction column used for two gold columns") == 0);
+    SX_CHECK(score_texts("a\n0\n-1.5\n", "a\n-0.001\n-1.5\n", &unordered, &strict, detail,
+                         sizeof detail) == SX_STATUS_MISMATCH);
+    SX_CHECK(strict == 1 && strcmp(detail, "gold column 0 has no equal column in the "
+                                           "prediction; strict 1: a numeric pairing the "
+                                           "string sort missed") == 0);
+    SX_CHECK(score_texts("a\n1\n", "a\n2\n", &unordered, &strict, detail,
+                         sizeof detail) == SX_STATUS_MISMATCH);
+    SX_CHECK(strict == 0 && !strstr(detail, "strict"));
+    /* Tie policies apply to both: each column fits some allowed gold, the
+     * rows fit none. */
+    sx_evaluation_t tie = {
+        .kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 2, .ignore_order = true};
+    const char *tied = "t,p\nA,1\nB,2\nC,3\n";
+    SX_CHECK(score_texts(tied, "t,p\nC,3\nA,1\n", &tie, &strict, detail, sizeof detail) ==
+             SX_STATUS_MATCH);
+    SX_CHECK(strict == 1 && strcmp(detail, "") == 0);
+    SX_CHECK(score_texts(tied, "t,p\nC,1\nA,3\n", &tie, &strict, detail, sizeof detail) ==
+             SX_STATUS_MATCH);
+    SX_CHECK(strict == 0 && strcmp(detail, "strict 0: rows do not align") == 0);
+    /* A tiny buffer still gets the frozen part first. */
+    char tiny[8];
+    SX_CHECK(score_texts("a\n0\n-1.5\n", "a\n-0.001\n-1.5\n", &unordered, &strict, tiny,
+                         sizeof tiny) == SX_STATUS_MISMATCH);
+    SX_CHECK(strict == 1 && strcmp(tiny, "gold co") == 0);
+}
+
 static void test_score_files_statuses(void)
 {
     sx_evaluation_t ordinary = {0};
@@ -281,28 +386,31 @@ static void test_score_files_statuses(void)
     char *bad = write_temp("a\n1\n3\n");
     char *empty = write_temp("");
     char detail[512];
+    int strict = -1;
     sx_profile_t p = SX_PROFILE_SPIDER2_LITE_2025_11;
-    SX_CHECK(sx_score_files(gold, good, &ordinary, p, detail, sizeof detail) ==
+    SX_CHECK(sx_score_files(gold, good, &ordinary, p, &strict, detail, sizeof detail) ==
              SX_STATUS_MATCH);
-    SX_CHECK(sx_score_files(gold, bad, &ordinary, p, detail, sizeof detail) ==
+    SX_CHECK(strict == 1 && strcmp(detail, "") == 0);
+    SX_CHECK(sx_score_files(gold, bad, &ordinary, p, &strict, detail, sizeof detail) ==
              SX_STATUS_MISMATCH);
     SX_CHECK(strstr(detail, "gold column 0"));
-    SX_CHECK(sx_score_files(gold, empty, &ordinary, p, detail, sizeof detail) ==
+    SX_CHECK(sx_score_files(gold, empty, &ordinary, p, &strict, detail, sizeof detail) ==
              SX_STATUS_MISMATCH);
     SX_CHECK(strstr(detail, "cannot read prediction"));
-    SX_CHECK(sx_score_files(empty, good, &ordinary, p, NULL, 0) == SX_STATUS_EVAL_ERROR);
-    SX_CHECK(sx_score_files("/nonexistent.csv", good, &ordinary, p, detail,
+    SX_CHECK(sx_score_files(empty, good, &ordinary, p, &strict, NULL, 0) ==
+             SX_STATUS_EVAL_ERROR);
+    SX_CHECK(sx_score_files("/nonexistent.csv", good, &ordinary, p, &strict, detail,
                             sizeof detail) == SX_STATUS_EVAL_ERROR);
     long beyond = 7;
     sx_evaluation_t wide = {.condition_cols = &beyond, .condition_count = 1};
-    SX_CHECK(sx_score_files(gold, good, &wide, p, detail, sizeof detail) ==
+    SX_CHECK(sx_score_files(gold, good, &wide, p, &strict, detail, sizeof detail) ==
              SX_STATUS_EVAL_ERROR);
     /* A broken task stays eval_error even when the prediction is unreadable. */
-    SX_CHECK(sx_score_files(gold, empty, &wide, p, detail, sizeof detail) ==
+    SX_CHECK(sx_score_files(gold, empty, &wide, p, &strict, detail, sizeof detail) ==
              SX_STATUS_EVAL_ERROR);
     sx_evaluation_t three_of_two = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 3};
-    SX_CHECK(sx_score_files(gold, empty, &three_of_two, p, detail, sizeof detail) ==
-             SX_STATUS_EVAL_ERROR);
+    SX_CHECK(sx_score_files(gold, empty, &three_of_two, p, &strict, detail,
+                            sizeof detail) == SX_STATUS_EVAL_ERROR);
     char *paths[] = {gold, good, bad, empty};
     for (size_t i = 0; i < 4; i++) {
         unlink(paths[i]);
@@ -321,4 +429,5 @@ void sx_score_test(bool verbose)
     (void)verbose;
     test_evaluation_loading_validates();
     test_score_files_statuses();
+    test_score_files_strict_beside_frozen();
 }

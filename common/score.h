@@ -1,8 +1,8 @@
 /* score.h: the EX verdict of one task (SPEC section 6): the evaluation spec
  * of BENCH/evaluation/ID.json, the comparison profile, and the one function
  * both `streamex score` and the worker call to compare a final CSV with gold.
- * The comparison itself (pandas-style reading, Spider 2.0 compare, the tie
- * adapter) lives behind this header. */
+ * The comparison itself (pandas-style reading, Spider 2.0 compare, the strict
+ * row-aligned check beside it, the tie adapter) lives behind this header. */
 #ifndef SX_SCORE_H
 #define SX_SCORE_H
 
@@ -44,13 +44,16 @@ int sx_profile_parse(const char *name, sx_profile_t *profile);
 const char *sx_profile_name(sx_profile_t profile);
 
 /* Compares the final CSV pred_csv with gold_csv. Returns SX_STATUS_MATCH,
- * SX_STATUS_MISMATCH or SX_STATUS_EVAL_ERROR; detail (may be NULL) receives
- * a short reason such as which gold column found no equal column. Never
- * crashes or hangs on bad files: those are mismatch (pred unreadable, as the
- * official evaluator scores it) or eval_error (gold unreadable). */
+ * SX_STATUS_MISMATCH or SX_STATUS_EVAL_ERROR, the frozen verdict; *strict
+ * receives the strict one beside it (strict.h: 0 or 1, 0 unless the status
+ * is match or mismatch). detail (may be NULL) receives a short reason such
+ * as which gold column found no equal column, and when the two verdicts
+ * differ ends with "strict 0: WHY" or "strict 1: WHY". Never crashes or
+ * hangs on bad files: those are mismatch (pred unreadable, as the official
+ * evaluator scores it) or eval_error (gold unreadable). */
 sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
-                           char *detail, size_t detail_size);
+                           int *strict, char *detail, size_t detail_size);
 
 void sx_score_test(bool verbose);
 

@@ -45,9 +45,9 @@ static bool next_combination(size_t *pick, size_t r, size_t n)
     return true;
 }
 
-static int try_subsets(sx_compare_t *cmp, const sx_frame_t *gold, size_t mandatory,
-                       size_t choose, const sx_evaluation_t *ev, char *detail,
-                       size_t detail_size, sx_error_t *err)
+static int try_subsets(sx_tie_check_fn *check, void *arg, const sx_frame_t *gold,
+                       size_t mandatory, size_t choose, char *detail, size_t detail_size,
+                       sx_error_t *err)
 {
     size_t tie = sx_frame_row_count(gold) - mandatory;
     size_t *rows = malloc((mandatory + choose + 1) * sizeof *rows);
@@ -65,14 +65,31 @@ static int try_subsets(sx_compare_t *cmp, const sx_frame_t *gold, size_t mandato
     do {
         for (size_t i = 0; i < choose; i++)
             rows[mandatory + i] = mandatory + pick[i];
-        verdict = sx_compare_gold(cmp, gold, rows, mandatory + choose, ev->condition_cols,
-                                  ev->condition_count, NULL, 0, err);
+        verdict = check(arg, rows, mandatory + choose, err);
     } while (verdict == 0 && next_combination(pick, choose, tie));
     free(rows);
     free(pick);
     if (verdict == 0)
         snprintf(detail, detail_size, "no allowed choice of tied gold rows matches");
     return verdict;
+}
+
+int sx_tie_frozen_check(void *target, const size_t *rows, size_t row_count,
+                        sx_error_t *err)
+{
+    const sx_tie_target_t *t = target;
+    return sx_compare_gold(t->frozen, t->gold, rows, row_count,
+                           t->evaluation->condition_cols, t->evaluation->condition_count,
+                           NULL, 0, err);
+}
+
+int sx_tie_strict_check(void *target, const size_t *rows, size_t row_count,
+                        sx_error_t *err)
+{
+    const sx_tie_target_t *t = target;
+    return sx_strict_gold(t->strict, t->gold, rows, row_count,
+                          t->evaluation->condition_cols, t->evaluation->condition_count,
+                          err);
 }
 
 int sx_tie_check_fits(const sx_frame_t *gold, const sx_evaluation_t *ev, sx_error_t *err)
@@ -89,9 +106,9 @@ int sx_tie_check_fits(const sx_frame_t *gold, const sx_evaluation_t *ev, sx_erro
     return 0;
 }
 
-int sx_tie_match(sx_compare_t *cmp, const sx_frame_t *gold, size_t pred_rows,
-                 const sx_evaluation_t *ev, char *detail, size_t detail_size,
-                 sx_error_t *err)
+int sx_tie_match(sx_tie_check_fn *check, void *arg, const sx_frame_t *gold,
+                 size_t pred_rows, const sx_evaluation_t *ev, char *detail,
+                 size_t detail_size, sx_error_t *err)
 {
     size_t gold_rows = sx_frame_row_count(gold);
     bool argmax = ev->kind == SX_ANSWER_ANY_ONE_ARGMAX;
@@ -115,27 +132,67 @@ int sx_tie_match(sx_compare_t *cmp, const sx_frame_t *gold, size_t pred_rows,
                             "(choose %zu of %zu tied rows)",
                             SX_TIE_MAX_COMBINATIONS, k - mandatory,
                             gold_rows - mandatory);
-    return try_subsets(cmp, gold, mandatory, k - mandatory, ev, detail, detail_size, err);
+    return try_subsets(check, arg, gold, mandatory, k - mandatory, detail, detail_size,
+                       err);
 }
 
 /* ---- self-test ----------------------------------------------------------- */
 
-static int tie_verdict(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev)
+static int tie_verdict(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev,
+                       sx_tie_check_fn *check)
 {
     sx_error_t err;
     sx_error_clear(&err);
     sx_frame_t *pred = sx_frame_parse("p.csv", pred_csv, strlen(pred_csv), &err);
     sx_frame_t *gold = sx_frame_parse("g.csv", gold_csv, strlen(gold_csv), &err);
     SX_CHECK(pred && gold);
-    sx_compare_t *cmp =
-        sx_compare_new(pred, ev->ignore_order, SX_PROFILE_SPIDER2_LITE_2025_11, &err);
+    sx_profile_t profile = SX_PROFILE_SPIDER2_LITE_2025_11;
+    sx_tie_target_t target = {
+        .frozen = sx_compare_new(pred, ev->ignore_order, profile, &err),
+        .strict = sx_strict_new(pred, ev->ignore_order, profile, &err),
+        .gold = gold,
+        .evaluation = ev};
+    SX_CHECK(target.frozen && target.strict);
     char detail[200] = "";
-    int v = sx_tie_match(cmp, gold, sx_frame_row_count(pred), ev, detail, sizeof detail,
-                         &err);
-    sx_compare_destroy(&cmp);
+    int v = sx_tie_match(check, &target, gold, sx_frame_row_count(pred), ev, detail,
+                         sizeof detail, &err);
+    sx_compare_destroy(&target.frozen);
+    sx_strict_destroy(&target.strict);
     sx_frame_destroy(&pred);
     sx_frame_destroy(&gold);
     return v;
+}
+
+static int frozen(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev)
+{
+    return tie_verdict(pred_csv, gold_csv, ev, sx_tie_frozen_check);
+}
+
+static int strict(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev)
+{
+    return tie_verdict(pred_csv, gold_csv, ev, sx_tie_strict_check);
+}
+
+/* The strict check goes through the same policies: some allowed gold must
+ * equal the prediction row for row. */
+static void test_tie_policies_apply_to_strict(void)
+{
+    sx_evaluation_t argmax = {.kind = SX_ANSWER_ANY_ONE_ARGMAX};
+    const char *tied = "team,points\nA,10\nB,10\n";
+    SX_CHECK(frozen("t,p\nB,10\n", tied, &argmax) == 1);
+    SX_CHECK(strict("t,p\nB,10\n", tied, &argmax) == 1);
+    SX_CHECK(strict("t,p\nD,10\n", tied, &argmax) == 0);
+    sx_evaluation_t two = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET,
+                           .k = 3,
+                           .mandatory_rows = 1,
+                           .ignore_order = true};
+    const char *ranked = "team,points\nZ,50\nA,11\nB,12\nC,13\n";
+    SX_CHECK(frozen("t,p\nB,12\nZ,50\nA,11\n", ranked, &two) == 1);
+    SX_CHECK(strict("t,p\nB,12\nZ,50\nA,11\n", ranked, &two) == 1);
+    /* Each column is some allowed gold's, the rows are not. */
+    SX_CHECK(frozen("t,p\nZ,11\nA,50\nB,12\n", ranked, &two) == 1);
+    SX_CHECK(strict("t,p\nZ,11\nA,50\nB,12\n", ranked, &two) == 0);
+    SX_CHECK(strict("t,p\nC,13\nZ,50\n", ranked, &two) == 0); /* 2 rows, k is 3 */
 }
 
 void sx_tie_test(bool verbose)
@@ -146,25 +203,25 @@ void sx_tie_test(bool verbose)
     SX_CHECK(combinations(3, 4, 100) == 0);
     sx_evaluation_t argmax = {.kind = SX_ANSWER_ANY_ONE_ARGMAX};
     const char *gold = "team,points\nA,10\nB,10\nC,10\n";
-    SX_CHECK(tie_verdict("t,p\nB,10\n", gold, &argmax) == 1);
-    SX_CHECK(tie_verdict("t,p\nD,10\n", gold, &argmax) == 0);
-    SX_CHECK(tie_verdict("t,p\nA,10\nB,10\n", gold, &argmax) == 0);
+    SX_CHECK(frozen("t,p\nB,10\n", gold, &argmax) == 1);
+    SX_CHECK(frozen("t,p\nD,10\n", gold, &argmax) == 0);
+    SX_CHECK(frozen("t,p\nA,10\nB,10\n", gold, &argmax) == 0);
     long beyond = 4;
     sx_evaluation_t argmax_bad_cols = {.kind = SX_ANSWER_ANY_ONE_ARGMAX,
                                        .condition_cols = &beyond,
                                        .condition_count = 1};
-    SX_CHECK(tie_verdict("t,p\nA,10\nB,10\n", gold, &argmax_bad_cols) == -1);
+    SX_CHECK(frozen("t,p\nA,10\nB,10\n", gold, &argmax_bad_cols) == -1);
     sx_evaluation_t two = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET,
                            .k = 3,
                            .mandatory_rows = 1,
                            .ignore_order = true};
     const char *ranked = "team,points\nZ,50\nA,10\nB,10\nC,10\n";
-    SX_CHECK(tie_verdict("t,p\nC,10\nZ,50\nA,10\n", ranked, &two) == 1);
-    SX_CHECK(tie_verdict("t,p\nC,10\nB,10\nA,10\n", ranked, &two) == 0); /* Z needed */
+    SX_CHECK(frozen("t,p\nC,10\nZ,50\nA,10\n", ranked, &two) == 1);
+    SX_CHECK(frozen("t,p\nC,10\nB,10\nA,10\n", ranked, &two) == 0); /* Z needed */
     sx_evaluation_t too_wide = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 5};
-    SX_CHECK(tie_verdict("t\n1\n2\n3\n4\n5\n", ranked, &too_wide) == -1);
+    SX_CHECK(frozen("t\n1\n2\n3\n4\n5\n", ranked, &too_wide) == -1);
     sx_evaluation_t empty = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 0};
-    SX_CHECK(tie_verdict("t\n", ranked, &empty) == -1);
+    SX_CHECK(frozen("t\n", ranked, &empty) == -1);
     /* 20 of 40 tied rows is ~1.4e11 golds: refused at once, not enumerated. */
     char gold40[512] = "v\n", pred20[256] = "v\n";
     for (int i = 0; i < 40; i++)
@@ -172,5 +229,7 @@ void sx_tie_test(bool verbose)
     for (int i = 0; i < 20; i++)
         snprintf(pred20 + strlen(pred20), sizeof pred20 - strlen(pred20), "7\n");
     sx_evaluation_t huge = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 20};
-    SX_CHECK(tie_verdict(pred20, gold40, &huge) == -1);
+    SX_CHECK(frozen(pred20, gold40, &huge) == -1);
+    SX_CHECK(strict(pred20, gold40, &huge) == -1);
+    test_tie_policies_apply_to_strict();
 }

@@ -65,7 +65,8 @@ static int take(merged_t *m, const sx_bench_t *bench, const char *input,
                             m->method, r->task_id);
     if (m->origin[index]) {
         const sx_result_t *have = &m->results[index];
-        if (have->status != r->status || have->score != r->score)
+        if (have->status != r->status || have->score != r->score ||
+            have->strict != r->strict)
             return sx_error_set(err, "%s/%s disagrees: %s says %s, %s says %s", m->method,
                                 r->task_id, m->origin[index],
                                 sx_status_name(have->status), input,

@@ -179,7 +179,7 @@ static int field_count(sx_msg_type_t type)
     case SX_MSG_ASSIGN:
         return 3;
     case SX_MSG_RESULT:
-        return 10;
+        return 11;
     case SX_MSG_HEARTBEAT:
         return 0;
     case SX_MSG_ACK:
@@ -270,6 +270,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_str(pk, m->result.worker ? m->result.worker : "");
         pack_timings(pk, &m->timings);
         pack_bin(pk, m->data, m->size);
+        msgpack_pack_int(pk, m->result.strict);
         break;
     case SX_MSG_ACK:
         pack_str(pk, m->method);
@@ -479,7 +480,7 @@ static int decode_timings(const msgpack_object *o, sx_timings_t *t, sx_error_t *
 static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
 {
     char *status = NULL;
-    int64_t attempts = 0;
+    int64_t attempts = 0, strict = 0;
     int rc = get_u64(&f[0], "shard_id", &m->shard_id, err) == 0 &&
                      get_name(&f[1], "method", &m->method, err) == 0 &&
                      get_name(&f[2], "task_id", &m->result.task_id, err) == 0 &&
@@ -491,15 +492,20 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
                      get_str(&f[7], "worker", false, NAME_MAX_LEN, &m->result.worker,
                              err) == 0 &&
                      decode_timings(&f[8], &m->timings, err) == 0 &&
-                     get_bin(&f[9], "csv", true, m, err) == 0
+                     get_bin(&f[9], "csv", true, m, err) == 0 &&
+                     get_int(&f[10], "strict", 0, 1, &strict, err) == 0
                  ? 0
                  : -1;
     if (!m->result.detail)
         m->result.detail = strdup("");
     if (rc == 0 && sx_status_parse(status, &m->result.status) != 0)
         rc = sx_error_set(err, "field 'status' is not a known status: '%s'", status);
+    if (rc == 0 && strict && m->result.status != SX_STATUS_MATCH &&
+        m->result.status != SX_STATUS_MISMATCH)
+        rc = sx_error_set(err, "field 'strict' is 1 for an unscored status '%s'", status);
     m->result.attempts = (int)attempts;
     m->result.score = m->result.status == SX_STATUS_MATCH;
+    m->result.strict = (int)strict;
     free(status);
     return rc;
 }
@@ -833,11 +839,22 @@ static void test_roundtrips(void)
     sx_msg_set_data(result, "a,b\n1,2\n", 8);
     back = roundtrip(result);
     SX_CHECK(back->result.status == SX_STATUS_FLINK_ERROR && back->result.score == 0);
+    SX_CHECK(back->result.strict == 0);
     SX_CHECK(strcmp(back->result.detail, "root cause") == 0 &&
              back->result.attempts == 2);
     SX_CHECK(back->timings.run == 0.25 && back->size == 8 &&
              memcmp(back->data, "a,b", 3) == 0);
     SX_CHECK(strcmp(back->result.worker, "w-1") == 0);
+    sx_msg_destroy(&back);
+    /* strict travels beside the verdict, and only a scored task has strict 1 */
+    result->result.strict = 1;
+    size_t size = 0;
+    char *data = sx_msg_encode(result, &size, NULL);
+    SX_CHECK(data && !sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL));
+    free(data);
+    result->result.status = SX_STATUS_MISMATCH;
+    back = roundtrip(result);
+    SX_CHECK(back->result.strict == 1 && back->result.score == 0);
     sx_msg_destroy(&back);
     sx_msg_destroy(&result);
 

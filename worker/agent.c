@@ -422,6 +422,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
                    job->result.detail ? job->result.detail : "", NULL);
     msg->result.attempts = job->task.attempt;
     msg->result.seconds = job->seconds;
+    msg->result.strict = job->result.strict;
     free(msg->result.worker);
     msg->result.worker = strdup(self->name);
     msg->timings = job->timings;
@@ -432,6 +433,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
         if (!msg->data) {
             sx_err("task %s: final CSV: %s", job->task.task_id, err.msg);
             msg->result.status = SX_STATUS_INFRA_ERROR;
+            msg->result.strict = 0;
         }
         unlink(job->result.csv);
     }

@@ -61,6 +61,7 @@ typedef struct {
     bool job_live;           /* a job was submitted and not seen ending */
     char job_id[SX_JOB_ID_SIZE];
     sx_status_t status;
+    int strict; /* the strict verdict beside status, once scored */
     char detail[SX_ERROR_MAX];
     char csv[PATH_MAX]; /* absolute path of the final CSV, "" when none */
 } run_t;
@@ -415,7 +416,7 @@ static int step_score(run_t *run)
     } else {
         char detail[SX_ERROR_MAX] = "";
         run->status = sx_score_files(gold, run->csv, evaluation, run->self->profile,
-                                     detail, sizeof detail);
+                                     &run->strict, detail, sizeof detail);
         snprintf(run->detail, sizeof run->detail, "%s", detail);
     }
     sx_evaluation_destroy(&evaluation);
@@ -516,6 +517,9 @@ void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
                 sx_status_name(run.status), run.detail);
     sx_result_init(result, request->task_id, run.status, run.detail,
                    run.csv[0] ? run.csv : NULL);
+    /* A step after scoring (cleanup) may still have failed the task. */
+    bool scored = run.status == SX_STATUS_MATCH || run.status == SX_STATUS_MISMATCH;
+    result->strict = scored ? run.strict : 0;
     result->attempts = request->attempt;
     result->seconds = now_s() - start;
     run_release(&run);

@@ -91,6 +91,7 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     bool has_csv = status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH;
     sx_result_init(result, request->task_id, status, has_csv ? "" : "simulated failure",
                    has_csv ? request->csv_path : NULL);
+    result->strict = status == SX_STATUS_MATCH; /* simulated: strict agrees */
 }
 
 void sx_simexec_test(bool verbose)
