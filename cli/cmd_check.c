@@ -10,6 +10,7 @@
  * line, a summary to stdout. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/files.h"
 #include "common/frame.h"
 #include "common/predictions.h"
 #include "common/problems.h"
@@ -40,7 +41,7 @@ static const char s_usage[] =
     "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
     "  --method NAME=FILE  a predictions file, one JSON object a line; repeatable\n"
     "  -h, --help          this text\n"
-    "\n"
+    "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 no problem, 1 problems found, 2 bad usage.\n";
 
 /* What the summary counts. */
@@ -62,7 +63,7 @@ static bool gold_shape(const char *path, size_t *columns, size_t *rows,
                        sx_problems_t *problems)
 {
     sx_error_t err;
-    sx_frame_t *frame = sx_frame_read(path, &err);
+    sx_frame_t *frame = sx_gold_read(path, &err);
     if (!frame) {
         sx_problems_add(problems, "%s", err.msg);
         return false;
@@ -320,6 +321,11 @@ int sx_cmd_check(int argc, char **argv)
     sx_method_arg_t *methods = NULL;
     size_t method_count = 0;
     int code = parse_arguments(argc, argv, &bench_dir, &methods, &method_count);
+    sx_error_t err;
+    if (code < 0 && sx_file_limits_check(&err) != 0) {
+        fprintf(stderr, "streamex check: %s\n", err.msg);
+        code = 2;
+    }
     if (code < 0) {
         sx_problems_t *problems = sx_problems_new();
         if (!problems) {

@@ -7,6 +7,7 @@
 #define SX_SCORE_H
 
 #include "common/error.h"
+#include "common/frame.h"
 #include "common/status.h"
 
 #include <stdbool.h>
@@ -48,6 +49,10 @@ const char *sx_profile_name(sx_profile_t profile);
  * a short reason such as which gold column found no equal column. Never
  * crashes or hangs on bad files: those are mismatch (pred unreadable, as the
  * official evaluator scores it) or eval_error (gold unreadable). */
+/* Reads BENCH/gold/ID.csv as pandas would, under the input rule with its
+ * own folder as root (files.h): a link out of gold/ is refused. */
+sx_frame_t *sx_gold_read(const char *gold_csv, sx_error_t *err);
+
 sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
                            char *detail, size_t detail_size);
