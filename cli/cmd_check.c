@@ -123,14 +123,17 @@ static void check_evaluation_files(const sx_bench_t *bench, const char *id,
     free(spec);
 }
 
-/* Fills a DDL as a worker would, with stand-in topic and bootstrap. */
+/* Checks that a DDL is the one CREATE TABLE of its table, then fills it as
+ * a worker would, with stand-in topic and bootstrap. */
 static void check_ddl(const sx_task_t *task, const char *where, const char *ddl,
-                      bool source, sx_problems_t *problems)
+                      const char *name, bool source, sx_problems_t *problems)
 {
     static const char topic[] = "streamex-check", bootstrap[] = "127.0.0.1:9092";
     sx_error_t err;
-    char *filled = source ? sx_ddl_source(ddl, topic, bootstrap, &err)
-                          : sx_ddl_fill(ddl, topic, bootstrap, &err);
+    char *filled = NULL;
+    if (sx_ddl_check_table(ddl, name, &err) == 0)
+        filled = source ? sx_ddl_source(ddl, topic, bootstrap, &err)
+                        : sx_ddl_fill(ddl, topic, bootstrap, &err);
     if (!filled)
         sx_problems_add(problems, "task %s: %s: %s", task->task_id, where, err.msg);
     free(filled);
@@ -144,14 +147,14 @@ static void check_task_inputs(const sx_task_t *task, sx_problems_t *problems)
         const sx_source_t *source = &task->sources[i];
         char where[64];
         snprintf(where, sizeof where, "sources[%zu].ddl", i);
-        check_ddl(task, where, source->ddl, true, problems);
+        check_ddl(task, where, source->ddl, source->name, true, problems);
         sx_error_t err;
         sx_prepare_t *prepared = sx_prepare_new(task->task_id, source, &err);
         if (!prepared)
             sx_problems_add(problems, "%s", err.msg);
         sx_prepare_destroy(&prepared);
     }
-    check_ddl(task, "sink.ddl", task->sink_ddl, false, problems);
+    check_ddl(task, "sink.ddl", task->sink_ddl, task->sink_name, false, problems);
 }
 
 /* Checks one task and its evaluation files; returns a copy of its sink

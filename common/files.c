@@ -565,7 +565,7 @@ static void test_output_paths(const char *dir, bool verbose)
     char path[PATH_MAX + 8];
     memset(path, 'a', sizeof path - 1);
     path[sizeof path - 1] = '\0';
-    char want[512];
+    char want[PATH_MAX + 600];
     snprintf(want, sizeof want,
              "output path of %zu bytes is too long (at most %d, leaving room below "
              "PATH_MAX for the files written in it)",

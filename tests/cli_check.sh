@@ -159,6 +159,18 @@ SX_MAX_JSON_BYTES=1M SX_MAX_CSV_BYTES=4K run raised_limits 0 --bench "$fixture"
 SX_MAX_CSV_BYTES=4GB run bad_limit 2 --bench "$fixture"
 expect_line bad_limit err "streamex check: SX_MAX_CSV_BYTES='4GB': not a size in bytes (e.g. 4G, 512M, 1000)"
 
+# --- DDL that is not the one CREATE TABLE of its table is refused by check,
+# before a worker would send it: another name, a statement after it.
+bench="$work/ddl"
+cp -R "$fixture" "$bench"
+sed -i 's/"CREATE TABLE bids (/"CREATE TABLE bid (/' "$bench/tasks/join_max/task.json"
+sed -i "s/'format'='json')\"}/'format'='json'); DROP TABLE x\"}/" \
+    "$bench/tasks/clicks_top/task.json"
+run ddl 1 --bench "$bench"
+expect_line ddl err "task join_max: sources[0].ddl: creates table 'bid' at line 1, column 14, but the table is declared as 'bids' (they must be the same)"
+expect_line ddl err "task clicks_top: sink.ddl: holds 2 statements (only its CREATE TABLE may be sent to Flink)"
+expect_line ddl err "streamex check: 2 problems found"
+
 if [ "$failures" -ne 0 ]; then
     echo "cli_check: $failures failure(s)" >&2
     exit 1
