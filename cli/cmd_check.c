@@ -10,6 +10,7 @@
  * line, a summary to stdout. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/files.h"
 #include "common/frame.h"
 #include "common/predictions.h"
 #include "common/problems.h"
@@ -41,7 +42,7 @@ static const char s_usage[] =
     "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
     "  --method NAME=FILE  a predictions file, one JSON object a line; repeatable\n"
     "  -h, --help          this text\n"
-    "\n"
+    "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 no problem, 1 problems found, 2 bad usage.\n";
 
 /* What the summary counts. */
@@ -64,7 +65,7 @@ static bool gold_shape(const char *path, size_t *columns, size_t *rows,
                        sx_problems_t *problems)
 {
     sx_error_t err;
-    sx_frame_t *frame = sx_frame_read(path, &err);
+    sx_frame_t *frame = sx_gold_read(path, &err);
     if (!frame) {
         sx_problems_add(problems, "%s", err.msg);
         return false;
@@ -124,14 +125,17 @@ static void check_evaluation_files(const sx_bench_t *bench, const char *id,
     free(spec);
 }
 
-/* Fills a DDL as a worker would, with stand-in topic and bootstrap. */
+/* Checks that a DDL is the one CREATE TABLE of its table, then fills it as
+ * a worker would, with stand-in topic and bootstrap. */
 static void check_ddl(const sx_task_t *task, const char *where, const char *ddl,
-                      bool source, sx_problems_t *problems)
+                      const char *name, bool source, sx_problems_t *problems)
 {
     static const char topic[] = "streamex-check", bootstrap[] = "127.0.0.1:9092";
     sx_error_t err;
-    char *filled = source ? sx_ddl_source(ddl, topic, bootstrap, &err)
-                          : sx_ddl_fill(ddl, topic, bootstrap, &err);
+    char *filled = NULL;
+    if (sx_ddl_check_table(ddl, name, &err) == 0)
+        filled = source ? sx_ddl_source(ddl, topic, bootstrap, &err)
+                        : sx_ddl_fill(ddl, topic, bootstrap, &err);
     if (!filled)
         sx_problems_add(problems, "task %s: %s: %s", task->task_id, where, err.msg);
     free(filled);
@@ -147,7 +151,7 @@ static void check_task_inputs(const sx_task_t *task, sx_problems_t *warnings,
         const sx_source_t *source = &task->sources[i];
         char where[64];
         snprintf(where, sizeof where, "sources[%zu].ddl", i);
-        check_ddl(task, where, source->ddl, true, problems);
+        check_ddl(task, where, source->ddl, source->name, true, problems);
         sx_error_t err;
         sx_prepare_t *prepared = sx_prepare_new(task->task_id, source, &err);
         if (!prepared)
@@ -156,7 +160,7 @@ static void check_task_inputs(const sx_task_t *task, sx_problems_t *warnings,
             sx_hazards_source(task->task_id, source, prepared, warnings);
         sx_prepare_destroy(&prepared);
     }
-    check_ddl(task, "sink.ddl", task->sink_ddl, false, problems);
+    check_ddl(task, "sink.ddl", task->sink_ddl, task->sink_name, false, problems);
 }
 
 /* Checks one task and its evaluation files; returns a copy of its sink
@@ -329,6 +333,11 @@ int sx_cmd_check(int argc, char **argv)
     sx_method_arg_t *methods = NULL;
     size_t method_count = 0;
     int code = parse_arguments(argc, argv, &bench_dir, &methods, &method_count);
+    sx_error_t err;
+    if (code < 0 && sx_file_limits_check(&err) != 0) {
+        fprintf(stderr, "streamex check: %s\n", err.msg);
+        code = 2;
+    }
     if (code < 0) {
         sx_problems_t *problems = sx_problems_new();
         if (!problems) {

@@ -1,6 +1,7 @@
 /* cmd_merge.c: `streamex merge --bench BENCH OUT1 OUT2 ... --output OUT`,
  * the outputs of `--shard I/N` runs combined into one (coordinator/merge.h). */
 #include "cli/commands.h"
+#include "common/files.h"
 #include "common/log.h"
 #include "coordinator/merge.h"
 
@@ -52,6 +53,10 @@ int sx_cmd_merge(int argc, char **argv)
     sx_merge_report_t report;
     sx_error_t err;
     sx_error_clear(&err);
+    if (sx_output_path_check(output, &err) != 0) {
+        fprintf(stderr, "streamex merge: %s\n", err.msg);
+        return 2;
+    }
     if (sx_merge(bench, (const char *const *)argv + optind, (size_t)(argc - optind),
                  output, &report, &err) != 0) {
         fprintf(stderr, "streamex merge: %s\n", err.msg);

@@ -45,7 +45,7 @@ static const char s_usage[] =
     "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"
     "                      spider2-lite-2025-03 (NaN equals only NaN)\n"
     "  -h, --help          this text\n"
-    "\n"
+    "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 every task scored (whatever the verdicts), 2 bad usage, an\n"
     "unreadable bench or submission, or outputs that cannot be written.\n";
 
@@ -147,19 +147,22 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
 {
     size_t size = 0;
     char *base = absolute_folder(path, err);
-    char *data = base ? sx_file_read(path, (size_t)1 << 30, &size, err) : NULL;
+    char *data = base ? sx_file_load(NULL, path, SX_FILE_JSONL, &size, err) : NULL;
     if (!data) {
         free(base);
         return -1;
     }
-    int rc = 0;
-    size_t line_no = 0;
-    for (char *line = data, *next; line && rc == 0; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        line_no++;
-        if (strspn(line, " \t\r") == strlen(line))
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line;
+    size_t length;
+    int rc = 0, more;
+    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+        if (more < 0) {
+            rc = -1;
+            break;
+        }
+        if (strspn(line, " \t\r") == length)
             continue; /* a blank line holds nothing to score */
         char *task_id = NULL, *csv = NULL;
         rc = sx_submission_entry_from_json(line, &task_id, &csv, err);
@@ -172,7 +175,7 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
             has_line[index] = true;
             csv_of[index] = csv ? resolve_csv(base, csv) : NULL;
         } else {
-            sx_error_prefix(err, "%s:%zu", path, line_no);
+            sx_error_prefix(err, "%s:%zu", path, lines.number);
         }
         free(task_id);
         free(csv);
@@ -255,6 +258,11 @@ static int run(const score_args_t *args)
 {
     sx_error_t err;
     sx_error_clear(&err);
+    if (sx_file_limits_check(&err) != 0 ||
+        sx_output_path_check(args->out_dir, &err) != 0) {
+        fprintf(stderr, "streamex score: %s\n", err.msg);
+        return 2;
+    }
     sx_bench_t *bench = sx_bench_open(args->bench_dir, &err);
     if (!bench) {
         fprintf(stderr, "streamex score: %s\n", err.msg);

@@ -2,6 +2,7 @@
  * `streamex coordinator`, `streamex worker` and `streamex run` (see runopts.h). */
 #include "cli/runopts.h"
 
+#include "common/files.h"
 #include "common/log.h"
 #include "common/signals.h"
 #include "worker/executor.h"
@@ -73,9 +74,13 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
     case SX_OPT_SHARD:
         rc = parse_subset(arg, opts, err);
         break;
-    case SX_OPT_SIMULATE:
+    case SX_OPT_SIMULATE: { /* a bad spec is bad usage, refused before anything exists */
+        sx_simexec_t *probe = sx_simexec_new(arg, err);
+        rc = probe ? 0 : -1;
+        sx_simexec_destroy(&probe);
         opts->simulate = arg;
         break;
+    }
     case SX_OPT_PROFILE:
         if (sx_profile_parse(arg, &opts->profile) != 0)
             rc = sx_error_set(err, "--profile '%s': unknown profile", arg);
@@ -91,6 +96,8 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
 {
     if (!opts->bench || !opts->method_count || !opts->output)
         return sx_error_set(err, "--bench, --method and --output are required");
+    if (sx_output_path_check(opts->output, err) != 0)
+        return -1;
     free(opts->names);
     free(opts->files);
     opts->names = calloc(opts->method_count, sizeof *opts->names);

@@ -5,6 +5,7 @@
  * paths of gold/ and evaluation/ files are built here but never opened. */
 #include "common/task.h"
 
+#include "common/files.h"
 #include "common/selftest.h"
 
 #include <czmq.h>
@@ -159,7 +160,7 @@ static void check_id_line(sx_bench_t *self, const char *path, size_t line, const
         sx_problems_add(problems, "%s:%zu: out of memory", path, line);
 }
 
-/* Reads every line of an open task_ids.txt into self. */
+/* Reads every line of task_ids.txt (loaded, opened as a stream) into self. */
 static void read_ids(sx_bench_t *self, FILE *in, const char *path,
                      sx_problems_t *problems)
 {
@@ -179,8 +180,6 @@ static void read_ids(sx_bench_t *self, FILE *in, const char *path,
     }
     if (ferror(in))
         sx_problems_add(problems, "%s: read error: %s", path, strerror(errno));
-    else if (line == 0)
-        sx_problems_add(problems, "%s: no task IDs (the file is empty)", path);
     free(text);
 }
 
@@ -191,16 +190,22 @@ sx_bench_t *sx_bench_check(const char *dir, sx_problems_t *problems)
         sx_problems_add(problems, "%s/task_ids.txt: out of memory", dir);
         return NULL;
     }
-    FILE *in = fopen(path, "r");
+    sx_error_t err;
+    size_t size = 0;
+    char *data = sx_file_load(dir, path, SX_FILE_LIST, &size, &err);
+    FILE *in = data ? fmemopen(data, size, "r") : NULL;
     sx_bench_t *self = NULL;
-    if (!in)
-        sx_problems_add(problems, "%s: cannot open: %s", path, strerror(errno));
-    else if (!(self = bench_new(dir)))
+    if (!data)
+        sx_problems_add(problems, "%s", err.msg);
+    else if (size == 0)
+        sx_problems_add(problems, "%s: no task IDs (the file is empty)", path);
+    else if (!in || !(self = bench_new(dir)))
         sx_problems_add(problems, "%s: out of memory", path);
     else
         read_ids(self, in, path, problems);
     if (in)
         fclose(in);
+    free(data);
     free(path);
     if (self && self->count == 0)
         sx_bench_destroy(&self);
@@ -261,6 +266,24 @@ char *sx_bench_gold_path(const sx_bench_t *self, const char *task_id)
 char *sx_bench_evaluation_path(const sx_bench_t *self, const char *task_id)
 {
     return bench_path(self, "evaluation", task_id, ".json");
+}
+
+int sx_bench_file_check(const sx_bench_t *self, const char *rel, sx_error_t *err)
+{
+    /* The folder rel belongs to: tasks/ID, gold, evaluation, or the bench. */
+    const char *end = strchr(rel, '/');
+    if (end && strncmp(rel, "tasks/", 6) == 0)
+        end = strchr(end + 1, '/');
+    char *root = NULL, *path = NULL;
+    int rc = -1;
+    if (asprintf(&root, "%s/%.*s", self->dir, end ? (int)(end - rel) : 0, rel) < 0 ||
+        asprintf(&path, "%s/%s", self->dir, rel) < 0)
+        sx_error_set(err, "%s/%s: out of memory", self->dir, rel);
+    else
+        rc = sx_file_check(root, path, sx_file_kind_of(rel), NULL, err);
+    free(root);
+    free(path);
+    return rc;
 }
 
 /* --- self-test --------------------------------------------------------- */
@@ -379,6 +402,45 @@ static void test_bad_lists(const char *dir, bool verbose)
     }
 }
 
+/* What may be shipped to a worker: each file checked against its folder. */
+static void test_file_check(const char *dir)
+{
+    char path[512], want[1200];
+    snprintf(path, sizeof path, "%s/tasks/t1/sources", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
+    snprintf(path, sizeof path, "%s/gold", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
+    snprintf(path, sizeof path, "%s/tasks/t1/sources/a.csv", dir);
+    SX_CHECK(sx_file_write_atomic(path, "a\n", 2, NULL) == 0);
+    snprintf(path, sizeof path, "%s/tasks/t1/notes.txt", dir);
+    SX_CHECK(symlink("/etc/passwd", path) == 0);
+    snprintf(path, sizeof path, "%s/gold/t1.csv", dir);
+    SX_CHECK(symlink("../tasks/t1/sources/a.csv", path) == 0);
+    write_ids(dir, "t1\n", 3);
+    sx_bench_t *bench = sx_bench_open(dir, NULL);
+    SX_CHECK(bench);
+    sx_error_t err;
+    SX_CHECK(sx_bench_file_check(bench, "task_ids.txt", NULL) == 0);
+    SX_CHECK(sx_bench_file_check(bench, "tasks/t1/sources/a.csv", NULL) == 0);
+    SX_CHECK(sx_bench_file_check(bench, "tasks/t1/notes.txt", &err) == -1);
+    snprintf(want, sizeof want,
+             "%s/tasks/t1/notes.txt: a link to /etc/passwd, outside %s/tasks/t1 (links "
+             "must stay inside the folder)",
+             dir, dir);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(sx_bench_file_check(bench, "gold/t1.csv", &err) == -1);
+    snprintf(
+        want, sizeof want,
+        "%s/gold/t1.csv: a link to %s/tasks/t1/sources/a.csv, outside %s/gold (links "
+        "must stay inside the folder)",
+        dir, dir, dir);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    sx_bench_destroy(&bench);
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s/tasks' '%s/gold'", dir, dir);
+    SX_CHECK(system(command) == 0);
+}
+
 void sx_bench_test(bool verbose)
 {
     SX_CHECK(sx_name_is_safe("t0001"));
@@ -399,6 +461,7 @@ void sx_bench_test(bool verbose)
     char dir[] = "/tmp/sx-bench-test-XXXXXX";
     SX_CHECK(mkdtemp(dir));
     test_good_list(dir);
+    test_file_check(dir);
     test_check_collects_every_problem(dir);
     test_bad_lists(dir, verbose);
     char path[512];

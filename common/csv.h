@@ -17,8 +17,7 @@
 #include <stdio.h>
 
 typedef struct {
-    char **fields; /* NUL-terminated copies; a field may also hold NUL bytes,
-                      its true size is lengths[i] */
+    char **fields; /* NUL-terminated copies (a CSV with a NUL byte is refused) */
     size_t *lengths;
     bool *quoted; /* the field was written in double quotes */
     size_t count; /* 0 for a blank line */
@@ -36,7 +35,10 @@ typedef struct {
           first record's is an error naming its line */
 
 /* Reads a whole file. Errors name the path (and line where one applies):
- * unreadable file, malformed quoting, ragged record under SX_CSV_STRICT_WIDTH. */
+ * unreadable file, a NUL byte, malformed quoting, ragged record under
+ * SX_CSV_STRICT_WIDTH.
+ * The file is read under the input rule of files.h, as a CSV with no folder:
+ * a source CSV is checked against its task folder when the task is loaded. */
 sx_csv_table_t *sx_csv_read(const char *path, unsigned flags, sx_error_t *err);
 /* The same over a buffer already in memory; `name` is used in messages. */
 sx_csv_table_t *sx_csv_parse(const char *name, const char *data, size_t size,

@@ -1,38 +1,353 @@
-/* files.c: whole-file reads, atomic durable writes and mkdir -p (see files.h). */
+/* files.c: the input rule (regular files, inside their folder, within a size
+ * limit), line splitting for JSONL readers, output folder checks, atomic
+ * durable writes and mkdir -p (see files.h). */
 #include "common/files.h"
 
 #include "common/selftest.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err)
+/* --- size limits --------------------------------------------------------- */
+
+static const struct {
+    const char *variable;
+    const char *what; /* in messages: "over the limit ... for WHAT" */
+    size_t fallback;
+} s_kinds[SX_FILE_KIND_COUNT] = {
+    [SX_FILE_LIST] = {"SX_MAX_LIST_BYTES", "task lists", (size_t)64 << 20},
+    [SX_FILE_JSON] = {"SX_MAX_JSON_BYTES", "JSON files", (size_t)64 << 20},
+    [SX_FILE_CSV] = {"SX_MAX_CSV_BYTES", "CSV files", (size_t)4 << 30},
+    [SX_FILE_JSONL] = {"SX_MAX_JSONL_BYTES", "JSONL files", (size_t)1 << 30},
+    [SX_FILE_EXTRA] = {"SX_MAX_EXTRA_BYTES", "task files", (size_t)64 << 20},
+};
+
+/* "123", "4K", "64M", "4G", "1T" (powers of 1024) into *bytes. */
+static bool parse_size(const char *text, size_t *bytes)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in)
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text || text[0] == '-' || text[0] == '+')
+        return false;
+    static const char units[] = "KMGT";
+    const char *unit = *end ? strchr(units, *end) : NULL;
+    if (*end && (!unit || end[1] != '\0'))
+        return false;
+    for (const char *u = units; unit && u <= unit; u++) {
+        if (value > ULLONG_MAX / 1024)
+            return false;
+        value *= 1024;
+    }
+    if (value > SIZE_MAX)
+        return false;
+    *bytes = (size_t)value;
+    return true;
+}
+
+static bool ends_with(const char *name, const char *end)
+{
+    size_t length = strlen(name), tail = strlen(end);
+    return length >= tail && strcmp(name + length - tail, end) == 0;
+}
+
+sx_file_kind_t sx_file_kind_of(const char *name)
+{
+    return ends_with(name, ".csv")             ? SX_FILE_CSV
+           : ends_with(name, ".json")          ? SX_FILE_JSON
+           : ends_with(name, ".jsonl")         ? SX_FILE_JSONL
+           : strcmp(name, "task_ids.txt") == 0 ? SX_FILE_LIST
+                                               : SX_FILE_EXTRA;
+}
+
+int sx_file_limit(sx_file_kind_t kind, size_t *limit_p, sx_error_t *err)
+{
+    const char *text = getenv(s_kinds[kind].variable);
+    *limit_p = s_kinds[kind].fallback;
+    if (text && !parse_size(text, limit_p))
+        return sx_error_set(err, "%s='%s': not a size in bytes (e.g. 4G, 512M, 1000)",
+                            s_kinds[kind].variable, text);
+    return 0;
+}
+
+int sx_file_limits_check(sx_error_t *err)
+{
+    size_t limit;
+    for (int kind = 0; kind < SX_FILE_KIND_COUNT; kind++)
+        if (sx_file_limit((sx_file_kind_t)kind, &limit, err) != 0)
+            return -1;
+    return 0;
+}
+
+static int over_limit(const char *path, sx_file_kind_t kind, size_t limit,
+                      sx_error_t *err)
+{
+    return sx_error_set(
+        err, "%s: larger than the limit of %zu bytes for %s (set %s to raise it)", path,
+        limit, s_kinds[kind].what, s_kinds[kind].variable);
+}
+
+/* --- the input rule ------------------------------------------------------ */
+
+static const char *type_name(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a folder"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+int sx_path_check_inside(const char *root, const char *path, sx_error_t *err)
+{
+    char *real_root = realpath(root, NULL);
+    char *real = realpath(path, NULL);
+    bool inside = false;
+    if (!real_root)
+        sx_error_set(err, "%s: cannot resolve: %s", root, strerror(errno));
+    else if (!real)
+        sx_error_set(err, "%s: cannot resolve: %s", path, strerror(errno));
+    else {
+        size_t length = strlen(real_root);
+        inside =
+            strncmp(real, real_root, length) == 0 &&
+            (real[length] == '/' || real[length] == '\0' || strcmp(real_root, "/") == 0);
+        if (!inside)
+            sx_error_set(
+                err, "%s: a link to %s, outside %s (links must stay inside the folder)",
+                path, real, root);
+    }
+    free(real_root);
+    free(real);
+    return inside ? 0 : -1;
+}
+
+/* The checks of the rule that need no reading; *st receives what path
+ * leads to, *limit_p the kind's limit. */
+static int inspect(const char *root, const char *path, sx_file_kind_t kind,
+                   struct stat *st, size_t *limit_p, sx_error_t *err)
+{
+    if (sx_file_limit(kind, limit_p, err) != 0)
+        return -1;
+    if (stat(path, st) != 0)
+        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (root && sx_path_check_inside(root, path, err) != 0)
+        return -1;
+    if (!S_ISREG(st->st_mode))
+        return sx_error_set(err, "%s: %s, not a regular file", path,
+                            type_name(st->st_mode));
+    if ((uintmax_t)st->st_size > (uintmax_t)*limit_p)
+        return over_limit(path, kind, *limit_p, err);
+    return 0;
+}
+
+int sx_file_check(const char *root, const char *path, sx_file_kind_t kind, size_t *size_p,
+                  sx_error_t *err)
+{
+    struct stat st;
+    size_t limit;
+    if (inspect(root, path, kind, &st, &limit, err) != 0)
+        return -1;
+    if (size_p)
+        *size_p = (size_t)st.st_size;
+    return 0;
+}
+
+/* Reads at most `limit` bytes of a regular file; the same file as `seen`
+ * (the one checked), never anything that blocks on open. Returns the data
+ * or NULL with err set; *too_big when there was more than `limit`. */
+static char *read_regular(const char *path, const struct stat *seen, size_t limit,
+                          size_t *size_p, bool *too_big, sx_error_t *err)
+{
+    *too_big = false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
         return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
     struct stat st;
-    if (fstat(fileno(in), &st) != 0 || (size_t)st.st_size > max_bytes) {
-        fclose(in);
-        return sx_error_set(err, "%s: larger than %zu bytes", path, max_bytes), NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seen->st_dev ||
+        st.st_ino != seen->st_ino) {
+        close(fd);
+        return sx_error_set(err, "%s: changed while being opened", path), NULL;
     }
-    size_t size = (size_t)st.st_size;
-    char *data = malloc(size + 1);
-    size_t got = data ? fread(data, 1, size, in) : 0;
-    fclose(in);
-    if (!data || got != size) {
+    /* The stated size is a hint: a file may grow, and is cut at limit + 1. */
+    size_t capacity = (size_t)st.st_size < limit ? (size_t)st.st_size + 1 : limit + 1;
+    char *data = malloc(capacity + 1);
+    size_t used = 0;
+    while (data) {
+        if (used == capacity) {
+            if (capacity > limit)
+                break;
+            size_t grown = capacity > limit / 2 ? limit + 1 : 2 * capacity;
+            char *bigger = realloc(data, grown + 1);
+            if (!bigger) {
+                free(data);
+                data = NULL;
+                break;
+            }
+            data = bigger;
+            capacity = grown;
+        }
+        ssize_t got = read(fd, data + used, capacity - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            sx_error_set(err, "%s: read error: %s", path, strerror(errno));
+            free(data);
+            close(fd);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    close(fd);
+    if (!data)
+        return sx_error_set(err, "%s: out of memory", path), NULL;
+    if (used > limit) {
+        *too_big = true;
         free(data);
-        return sx_error_set(err, "%s: cannot read", path), NULL;
+        return NULL;
     }
-    data[size] = '\0';
-    *size_p = size;
+    data[used] = '\0';
+    *size_p = used;
     return data;
 }
+
+char *sx_file_load(const char *root, const char *path, sx_file_kind_t kind,
+                   size_t *size_p, sx_error_t *err)
+{
+    struct stat st;
+    size_t limit;
+    bool too_big;
+    if (inspect(root, path, kind, &st, &limit, err) != 0)
+        return NULL;
+    char *data = read_regular(path, &st, limit, size_p, &too_big, err);
+    if (too_big)
+        over_limit(path, kind, limit, err);
+    return data;
+}
+
+char *sx_file_folder(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err)
+{
+    struct stat st;
+    bool too_big;
+    if (stat(path, &st) != 0)
+        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    if (!S_ISREG(st.st_mode))
+        return sx_error_set(err, "%s: %s, not a regular file", path,
+                            type_name(st.st_mode)),
+               NULL;
+    char *data = read_regular(path, &st, max_bytes, size_p, &too_big, err);
+    if (too_big)
+        sx_error_set(err, "%s: larger than %zu bytes", path, max_bytes);
+    return data;
+}
+
+/* --- lines of JSONL files ------------------------------------------------ */
+
+void sx_lines_init(sx_lines_t *self, const char *path, char *data, size_t size)
+{
+    self->path = path;
+    self->next = data;
+    self->end = data + size;
+    self->number = 0;
+}
+
+int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t *err)
+{
+    if (self->next >= self->end)
+        return 0;
+    char *line = self->next;
+    char *newline = memchr(line, '\n', (size_t)(self->end - line));
+    size_t length = newline ? (size_t)(newline - line) : (size_t)(self->end - line);
+    self->next = newline ? newline + 1 : self->end;
+    line[length] = '\0'; /* the '\n', or the terminator sx_file_load added */
+    self->number++;
+    *line_p = line;
+    *length_p = length;
+    /* strchr/strlen would end the line at a NUL and silently drop the rest. */
+    const char *nul = memchr(line, '\0', length);
+    if (nul)
+        return sx_error_set(err,
+                            "%s:%zu: a NUL byte at column %zu (a JSONL line is text)",
+                            self->path, self->number, (size_t)(nul - line) + 1);
+    return 1;
+}
+
+/* --- output folders ------------------------------------------------------ */
+
+/* Can this process create a file in an existing folder? Tried, not guessed
+ * from mode bits (root, read-only file systems, ACLs). */
+static int probe_writable(const char *folder, const char *path, sx_error_t *err)
+{
+    char probe[PATH_MAX];
+    if (snprintf(probe, sizeof probe, "%s/.sx-probe-XXXXXX", folder) >= (int)sizeof probe)
+        return sx_error_set(err, "output %s: path too long", path);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return sx_error_set(err, "output %s: cannot write in %s: %s", path, folder,
+                            strerror(errno));
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
+int sx_output_path_check(const char *path, sx_error_t *err)
+{
+    if (!path || !path[0])
+        return sx_error_set(err, "the output path is empty");
+    size_t length = strlen(path);
+    if (length > PATH_MAX - SX_OUTPUT_PATH_ROOM)
+        return sx_error_set(err,
+                            "output path of %zu bytes is too long (at most %d, leaving "
+                            "room below PATH_MAX for the files written in it)",
+                            length, PATH_MAX - SX_OUTPUT_PATH_ROOM);
+    for (const char *part = path; *part;) {
+        size_t n = strcspn(part, "/");
+        if (n > NAME_MAX)
+            return sx_error_set(err, "output %.40s...: a name of %zu bytes (at most %d)",
+                                path, n, NAME_MAX);
+        part += n + (part[n] == '/');
+    }
+    /* The folder itself when it exists, else its nearest existing parent. */
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", path);
+    struct stat st;
+    while (stat(folder, &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            return sx_error_set(err, "output %s: %s: %s", path, folder, strerror(errno));
+        char *slash = strrchr(folder, '/');
+        while (slash && slash > folder && slash[1] == '\0') { /* "a/b/" */
+            *slash = '\0';
+            slash = strrchr(folder, '/');
+        }
+        if (!slash)
+            snprintf(folder, sizeof folder, ".");
+        else
+            slash[slash == folder] = '\0'; /* keeps "/" of "/x" */
+    }
+    if (!S_ISDIR(st.st_mode))
+        return sx_error_set(err, "output %s: %s is not a folder", path, folder);
+    return probe_writable(folder, path, err);
+}
+
+/* --- writing ------------------------------------------------------------- */
 
 static int fsync_dir_of(const char *path)
 {
@@ -120,9 +435,163 @@ bool sx_file_exists(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* --- self-test --------------------------------------------------------- */
+
+static void expect_error(int rc, const sx_error_t *err, const char *want, bool verbose)
+{
+    if (verbose || rc == 0 || strcmp(err->msg, want) != 0)
+        fprintf(stderr, "files: got  '%s'\n       want '%s'\n", rc ? err->msg : "(ok)",
+                want);
+    SX_CHECK(rc != 0 && strcmp(err->msg, want) == 0);
+}
+
+static void test_sizes(void)
+{
+    static const struct {
+        const char *text;
+        size_t bytes;
+    } good[] = {{"0", 0},
+                {"1000", 1000},
+                {"4K", 4096},
+                {"64M", (size_t)64 << 20},
+                {"4G", (size_t)4 << 30}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        size_t bytes = 1;
+        SX_CHECK(parse_size(good[i].text, &bytes) && bytes == good[i].bytes);
+    }
+    static const char *const bad[] = {"",    "x",  "-1", "+1",
+                                      "4KB", "4k", "1 ", "99999999999T"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t bytes;
+        SX_CHECK(!parse_size(bad[i], &bytes));
+    }
+    size_t limit = 0;
+    SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
+    SX_CHECK(sx_file_limit(SX_FILE_CSV, &limit, NULL) == 0 && limit == (size_t)4 << 30);
+    SX_CHECK(sx_file_limits_check(NULL) == 0);
+    SX_CHECK(setenv("SX_MAX_CSV_BYTES", "lots", 1) == 0);
+    sx_error_t err;
+    expect_error(sx_file_limits_check(&err), &err,
+                 "SX_MAX_CSV_BYTES='lots': not a size in bytes (e.g. 4G, 512M, 1000)",
+                 false);
+    expect_error(sx_file_limit(SX_FILE_CSV, &limit, &err), &err,
+                 "SX_MAX_CSV_BYTES='lots': not a size in bytes (e.g. 4G, 512M, 1000)",
+                 false);
+    SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
+}
+
+/* The input rule on a FIFO, a device behind a link, links that leave the
+ * folder or stay in it, and a file over its limit. */
+static void test_input_rule(const char *dir, bool verbose)
+{
+    char root[300], path[400], want[1200];
+    snprintf(root, sizeof root, "%s/task", dir);
+    SX_CHECK(sx_mkdirs(root, NULL) == 0);
+    sx_error_t err;
+    size_t size = 0;
+
+    snprintf(path, sizeof path, "%s/fifo.csv", root);
+    SX_CHECK(mkfifo(path, 0600) == 0);
+    snprintf(want, sizeof want, "%s: a FIFO, not a regular file", path);
+    expect_error(sx_file_load(root, path, SX_FILE_CSV, &size, &err) != NULL ? 0 : -1,
+                 &err, want, verbose);
+
+    snprintf(path, sizeof path, "%s/zero.csv", dir);
+    SX_CHECK(symlink("/dev/zero", path) == 0);
+    snprintf(want, sizeof want, "%s: a character device, not a regular file", path);
+    expect_error(sx_file_load(NULL, path, SX_FILE_CSV, &size, &err) ? 0 : -1, &err, want,
+                 verbose);
+
+    snprintf(path, sizeof path, "%s/notes.txt", root);
+    SX_CHECK(symlink("/etc/passwd", path) == 0);
+    snprintf(want, sizeof want,
+             "%s: a link to /etc/passwd, outside %s (links must stay inside the folder)",
+             path, root);
+    expect_error(sx_file_check(root, path, SX_FILE_EXTRA, NULL, &err), &err, want,
+                 verbose);
+    SX_CHECK(sx_file_check(NULL, path, SX_FILE_EXTRA, NULL, NULL) == 0);
+
+    /* A link that stays inside is followed. */
+    snprintf(path, sizeof path, "%s/real.csv", root);
+    SX_CHECK(sx_file_write_atomic(path, "a\n1\n", 4, NULL) == 0);
+    snprintf(path, sizeof path, "%s/alias.csv", root);
+    SX_CHECK(symlink("real.csv", path) == 0);
+    char *data = sx_file_load(root, path, SX_FILE_CSV, &size, &err);
+    SX_CHECK(data && size == 4 && strcmp(data, "a\n1\n") == 0);
+    free(data);
+    SX_CHECK(sx_file_check(root, path, SX_FILE_CSV, &size, NULL) == 0 && size == 4);
+
+    SX_CHECK(setenv("SX_MAX_CSV_BYTES", "3", 1) == 0);
+    snprintf(
+        want, sizeof want,
+        "%s: larger than the limit of 3 bytes for CSV files (set SX_MAX_CSV_BYTES to "
+        "raise it)",
+        path);
+    expect_error(sx_file_load(root, path, SX_FILE_CSV, &size, &err) ? 0 : -1, &err, want,
+                 verbose);
+    SX_CHECK(setenv("SX_MAX_CSV_BYTES", "4", 1) == 0);
+    data = sx_file_load(root, path, SX_FILE_CSV, &size, &err);
+    SX_CHECK(data && size == 4);
+    free(data);
+    SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
+
+    snprintf(want, sizeof want, "%s: a folder, not a regular file", root);
+    expect_error(sx_file_check(NULL, root, SX_FILE_JSON, NULL, &err), &err, want,
+                 verbose);
+}
+
+static void test_lines(bool verbose)
+{
+    char text[] = "a\n\nb\0c\nd";
+    sx_lines_t lines;
+    sx_lines_init(&lines, "f.jsonl", text, sizeof text - 1);
+    char *line;
+    size_t length;
+    sx_error_t err;
+    SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 1 && strcmp(line, "a") == 0);
+    SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 1 && length == 0);
+    expect_error(sx_lines_next(&lines, &line, &length, &err), &err,
+                 "f.jsonl:3: a NUL byte at column 2 (a JSONL line is text)", verbose);
+    SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 1 && strcmp(line, "d") == 0 &&
+             lines.number == 4);
+    SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 0);
+}
+
+static void test_output_paths(const char *dir, bool verbose)
+{
+    sx_error_t err;
+    expect_error(sx_output_path_check("", &err), &err, "the output path is empty",
+                 verbose);
+    char path[PATH_MAX + 8];
+    memset(path, 'a', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    char want[PATH_MAX + 600];
+    snprintf(want, sizeof want,
+             "output path of %zu bytes is too long (at most %d, leaving room below "
+             "PATH_MAX for the files written in it)",
+             strlen(path), PATH_MAX - SX_OUTPUT_PATH_ROOM);
+    expect_error(sx_output_path_check(path, &err), &err, want, verbose);
+    path[NAME_MAX + 1] = '\0';
+    snprintf(want, sizeof want, "output %.40s...: a name of %d bytes (at most %d)", path,
+             NAME_MAX + 1, NAME_MAX);
+    expect_error(sx_output_path_check(path, &err), &err, want, verbose);
+
+    snprintf(path, sizeof path, "%s/task/real.csv/out", dir);
+    snprintf(want, sizeof want, "output %s: %s/task/real.csv is not a folder", path, dir);
+    expect_error(sx_output_path_check(path, &err), &err, want, verbose);
+    /* procfs takes no new file, even from root (its errno varies by kernel). */
+    SX_CHECK(open("/proc/self/sx-probe", O_WRONLY | O_CREAT, 0600) < 0);
+    snprintf(want, sizeof want, "output /proc/self/out: cannot write in /proc/self: %s",
+             strerror(errno));
+    expect_error(sx_output_path_check("/proc/self/out", &err), &err, want, verbose);
+    snprintf(path, sizeof path, "%s/new/deeper/", dir);
+    SX_CHECK(sx_output_path_check(path, NULL) == 0);
+    SX_CHECK(sx_output_path_check(dir, NULL) == 0);
+    SX_CHECK(access(path, F_OK) != 0); /* checked, not created */
+}
+
 void sx_files_test(bool verbose)
 {
-    (void)verbose;
     char dir[] = "/tmp/sx-files-test-XXXXXX";
     SX_CHECK(mkdtemp(dir));
     char path[256];
@@ -140,6 +609,23 @@ void sx_files_test(bool verbose)
     data = sx_file_read(path, 100, &size, NULL);
     SX_CHECK(data && size == 0);
     free(data);
+    test_sizes();
+    SX_CHECK(sx_file_kind_of("a/b.csv") == SX_FILE_CSV);
+    SX_CHECK(sx_file_kind_of("task.json") == SX_FILE_JSON);
+    SX_CHECK(sx_file_kind_of("task_ids.txt") == SX_FILE_LIST);
+    SX_CHECK(sx_file_kind_of("notes.txt") == SX_FILE_EXTRA);
+    char *folder = sx_file_folder("a/b/c.csv");
+    SX_CHECK(strcmp(folder, "a/b") == 0);
+    free(folder);
+    folder = sx_file_folder("/c.csv");
+    SX_CHECK(strcmp(folder, "/") == 0);
+    free(folder);
+    folder = sx_file_folder("c.csv");
+    SX_CHECK(strcmp(folder, ".") == 0);
+    free(folder);
+    test_input_rule(dir, verbose);
+    test_lines(verbose);
+    test_output_paths(dir, verbose);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     SX_CHECK(system(cmd) == 0);

@@ -1,7 +1,23 @@
-/* files.h: the small file operations that result files, the journal, the
- * spool and file transfer rely on to never leave a half-written file behind: whole-file
- * reads with a size cap, atomic writes (temporary name, fsync, rename, fsync of the
- * folder) and creating a folder with its parents. */
+/* files.h: the one place streamex reads and checks files, and the small file
+ * operations that result files, the journal, the spool and file transfer rely
+ * on to never leave a half-written file behind: atomic writes (temporary
+ * name, fsync, rename, fsync of the folder) and creating a folder with its
+ * parents.
+ *
+ * The input rule, for every file read from a bench, a predictions or
+ * submission file, or a worker's cache (sx_file_load / sx_file_check):
+ * - a regular file only: a FIFO, a device (/dev/zero), a socket or a folder
+ *   is refused before it is opened for reading, so nothing blocks or grows
+ *   without end;
+ * - inside the folder it belongs to after resolving every link (a task's
+ *   files in BENCH/tasks/ID, task_ids.txt, gold/ and evaluation/ in BENCH):
+ *   a link that leads outside is an error naming the link and its target;
+ *   files named by the user (a predictions file, a candidate CSV) have no
+ *   such folder;
+ * - at most the size limit of its kind (SX_FILE_*), generous by default and
+ *   overridable by the environment variable SX_MAX_<KIND>_BYTES (a number
+ *   with an optional K, M, G or T suffix, powers of 1024), checked before
+ *   and while reading. */
 #ifndef SX_FILES_H
 #define SX_FILES_H
 
@@ -10,9 +26,84 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Reads a whole file (NUL-terminated for convenience; *size_p excludes it).
- * A file over max_bytes is an error. */
+/* The kinds of input files, each with its own size limit. */
+typedef enum {
+    SX_FILE_LIST = 0, /* task_ids.txt: SX_MAX_LIST_BYTES, default 64M */
+    SX_FILE_JSON,     /* task.json, evaluation/ID.json: SX_MAX_JSON_BYTES, 64M */
+    SX_FILE_CSV,      /* source, gold, candidate CSVs: SX_MAX_CSV_BYTES, 4G */
+    SX_FILE_JSONL,    /* predictions, submissions: SX_MAX_JSONL_BYTES, 1G */
+    SX_FILE_EXTRA,    /* any other file of a task folder: SX_MAX_EXTRA_BYTES, 64M */
+    SX_FILE_KIND_COUNT
+} sx_file_kind_t;
+
+/* The text `--help` shows about the limits. */
+#define SX_FILE_LIMITS_HELP                                                              \
+    "Input files must be regular files, inside their folder once links are\n"            \
+    "resolved, and within a size limit; raise a limit with its variable:\n"              \
+    "  SX_MAX_CSV_BYTES=4G (CSVs)  SX_MAX_JSONL_BYTES=1G (predictions, submissions)\n"   \
+    "  SX_MAX_JSON_BYTES=64M (task.json, evaluation)  SX_MAX_LIST_BYTES=64M\n"           \
+    "  (task_ids.txt)  SX_MAX_EXTRA_BYTES=64M (other files of a task folder)\n"
+
+/* The kind of a bench file by its name: .csv, .json, task_ids.txt, or any
+ * other (SX_FILE_EXTRA). */
+sx_file_kind_t sx_file_kind_of(const char *name);
+
+/* The limit of a kind (the environment's when set); err says when the
+ * variable's value is not a size. */
+int sx_file_limit(sx_file_kind_t kind, size_t *limit_p, sx_error_t *err);
+
+/* Every SX_MAX_*_BYTES set in the environment is a size; err names the
+ * first one that is not. Commands call it first: a bad value is bad usage. */
+int sx_file_limits_check(sx_error_t *err);
+
+/* Checks path under the input rule without reading it. root is the folder
+ * it belongs to, or NULL when it has none. *size_p (may be NULL) receives
+ * its size. */
+int sx_file_check(const char *root, const char *path, sx_file_kind_t kind, size_t *size_p,
+                  sx_error_t *err);
+
+/* Checks that path, once every link is resolved, lies inside root; err
+ * names where it leads otherwise. */
+int sx_path_check_inside(const char *root, const char *path, sx_error_t *err);
+
+/* Reads a whole file under the input rule (NUL-terminated for convenience;
+ * *size_p excludes it). */
+char *sx_file_load(const char *root, const char *path, sx_file_kind_t kind,
+                   size_t *size_p, sx_error_t *err);
+
+/* The folder holding path ("." for a bare name), on the heap: the root of a
+ * file that belongs to its own folder, such as BENCH/gold/ID.csv. */
+char *sx_file_folder(const char *path);
+
+/* Reads a whole file that streamex wrote itself (results, journal, spool):
+ * regular files only, at most max_bytes. */
 char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err);
+
+/* The lines of a loaded text file, for JSONL readers. Each line is cut at
+ * '\n' and NUL-terminated in place. */
+typedef struct {
+    const char *path; /* for messages */
+    char *next;
+    char *end;
+    size_t number; /* of the line last returned, from 1 */
+} sx_lines_t;
+
+void sx_lines_init(sx_lines_t *self, const char *path, char *data, size_t size);
+/* 1 and the next line in *line_p / *length_p; 0 at the end; -1 when the line
+ * holds a NUL byte (err: "PATH:LINE: a NUL byte at column C"), after which
+ * the next call goes on with the following line. */
+int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t *err);
+
+/* The extra room every output folder needs below PATH_MAX for the names
+ * written in it (method folders, result files, temporary names). */
+#define SX_OUTPUT_PATH_ROOM 400
+
+/* Refuses an output folder before any work: empty, longer than
+ * PATH_MAX - SX_OUTPUT_PATH_ROOM, a component longer than NAME_MAX, an
+ * existing non-folder, or a folder (or its nearest existing parent) this
+ * process cannot write. err says which. */
+int sx_output_path_check(const char *path, sx_error_t *err);
+
 /* Writes bytes to path atomically and durably. */
 int sx_file_write_atomic(const char *path, const void *data, size_t size,
                          sx_error_t *err);

@@ -14,6 +14,8 @@
  * changes after ~2^19/width rows. */
 #include "common/frame.h"
 
+#include "common/files.h"
+
 #include "common/selftest.h"
 
 #include <errno.h>
@@ -816,38 +818,13 @@ done:
     return frame;
 }
 
-sx_frame_t *sx_frame_read(const char *path, sx_error_t *err)
+sx_frame_t *sx_frame_read(const char *root, const char *path, sx_error_t *err)
 {
-    FILE *in = fopen(path, "rb");
-    if (!in) {
-        sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    size_t size = 0;
+    char *data = sx_file_load(root, path, SX_FILE_CSV, &size, err);
+    if (!data)
         return NULL;
-    }
-    /* One allocation of the file's size (plus one, to see EOF without
-     * growing): most CSVs are small and many are scored per second. */
-    struct stat st;
-    size_t hint =
-        fstat(fileno(in), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-    char *data = NULL;
-    size_t used = 0, cap = 0;
-    bool failed = !grow((void **)&data, &cap, hint, 1);
-    while (!failed) {
-        if (used == cap && !grow((void **)&data, &cap, used + 65536, 1)) {
-            failed = true;
-            break;
-        }
-        size_t n = fread(data + used, 1, cap - used, in);
-        used += n;
-        if (n == 0)
-            break;
-    }
-    failed = failed || ferror(in);
-    fclose(in);
-    sx_frame_t *frame = NULL;
-    if (failed)
-        sx_error_set(err, "%s: cannot read", path);
-    else
-        frame = sx_frame_parse(path, data, used, err);
+    sx_frame_t *frame = sx_frame_parse(path, data, size, err);
     free(data);
     return frame;
 }
@@ -964,7 +941,7 @@ static void test_unreadable_files_fail_like_pandas(void)
     SX_CHECK(!parse("a\n\"open", &err) && strstr(err.msg, "EOF inside string"));
     SX_CHECK(!parse("a\n\xff\n", &err) && strstr(err.msg, "position 2"));
     SX_CHECK(!parse("a\n\xed\xa0\x80\n", &err)); /* a surrogate */
-    SX_CHECK(!sx_frame_read("/nonexistent/p.csv", &err));
+    SX_CHECK(!sx_frame_read(NULL, "/nonexistent/p.csv", &err));
     SX_CHECK(strstr(err.msg, "/nonexistent/p.csv"));
 }
 

@@ -57,8 +57,9 @@ typedef struct _sx_frame_t sx_frame_t;
 
 /* Reads a CSV as pandas would. Fails, with pandas' reason, where pandas
  * raises: unreadable file, empty file (no columns), invalid UTF-8, EOF inside
- * a quoted field, a row wider than the rows before it. */
-sx_frame_t *sx_frame_read(const char *path, sx_error_t *err);
+ * a quoted field, a row wider than the rows before it. The file is read
+ * under the input rule of files.h (root: its folder, or NULL). */
+sx_frame_t *sx_frame_read(const char *root, const char *path, sx_error_t *err);
 /* The same over a buffer; `name` is used in messages. */
 sx_frame_t *sx_frame_parse(const char *name, const char *data, size_t size,
                            sx_error_t *err);

@@ -4,6 +4,7 @@
  * the good lines is kept by task ID. */
 #include "common/predictions.h"
 
+#include "common/files.h"
 #include "common/selftest.h"
 
 #include <czmq.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct _sx_predictions_t {
@@ -142,9 +144,11 @@ static void read_line(reader_t *rd, size_t line, const char *text, size_t length
 sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench,
                                        sx_problems_t *problems)
 {
-    FILE *in = fopen(path, "r");
-    if (!in) {
-        sx_problems_add(problems, "%s: cannot open: %s", path, strerror(errno));
+    sx_error_t err;
+    size_t size = 0;
+    char *data = sx_file_load(NULL, path, SX_FILE_JSONL, &size, &err);
+    if (!data) {
+        sx_problems_add(problems, "%s", err.msg);
         return NULL;
     }
     reader_t rd = {.path = path, .bench = bench, .problems = problems};
@@ -154,17 +158,20 @@ sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench
         sx_problems_add(problems, "%s: out of memory", path);
         sx_predictions_destroy(&rd.predictions);
     } else {
-        char *text = NULL;
-        size_t capacity = 0, line = 0;
-        ssize_t length;
-        while ((length = getline(&text, &capacity, in)) >= 0)
-            read_line(&rd, ++line, text, (size_t)length);
-        if (ferror(in))
-            sx_problems_add(problems, "%s: read error: %s", path, strerror(errno));
-        free(text);
+        sx_lines_t lines;
+        sx_lines_init(&lines, path, data, size);
+        char *line;
+        size_t length;
+        int more;
+        while ((more = sx_lines_next(&lines, &line, &length, &err)) != 0) {
+            if (more < 0)
+                sx_problems_add(problems, "%s", err.msg);
+            else
+                read_line(&rd, lines.number, line, length);
+        }
     }
     free(rd.first_line);
-    fclose(in);
+    free(data);
     return rd.predictions;
 }
 
@@ -288,6 +295,35 @@ static void test_check_collects_every_problem(const char *path, const sx_bench_t
     sx_problems_destroy(&problems);
 }
 
+/* A NUL byte is reported with its line, and the lines after it are still
+ * read (a line cut at the NUL would hide them); a FIFO is refused at once. */
+static void test_hostile_files(const char *path, const sx_bench_t *bench)
+{
+    static const char text[] = "{\"task_id\": \"t1\", \"sql\": \"a\"}\n"
+                               "{\"task_id\": \"t2\", \"sql\": \"b\0\"}\n"
+                               "{\"task_id\": \"t3\", \"sql\": \"c\"}\n";
+    FILE *out = fopen(path, "wb");
+    SX_CHECK(out && fwrite(text, 1, sizeof text - 1, out) == sizeof text - 1);
+    SX_CHECK(fclose(out) == 0);
+    sx_problems_t *problems = sx_problems_new();
+    sx_predictions_t *predictions = sx_predictions_check(path, bench, problems);
+    char want[600];
+    snprintf(want, sizeof want, "%s:2: a NUL byte at column 28 (a JSONL line is text)",
+             path);
+    SX_CHECK(predictions && sx_problems_count(problems) == 1);
+    SX_CHECK(strcmp(sx_problems_get(problems, 0), want) == 0);
+    SX_CHECK(sx_predictions_count(predictions) == 2);
+    SX_CHECK(strcmp(sx_predictions_sql(predictions, "t3"), "c") == 0);
+    sx_predictions_destroy(&predictions);
+    sx_problems_destroy(&problems);
+
+    SX_CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
+    sx_error_t err;
+    SX_CHECK(sx_predictions_load(path, bench, &err) == NULL);
+    snprintf(want, sizeof want, "%s: a FIFO, not a regular file", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+}
+
 void sx_predictions_test(bool verbose)
 {
     char dir[] = "/tmp/sx-predictions-test-XXXXXX";
@@ -303,6 +339,7 @@ void sx_predictions_test(bool verbose)
     test_good_file(path, bench);
     test_bad_lines(path, bench, verbose);
     test_check_collects_every_problem(path, bench);
+    test_hostile_files(path, bench);
 
     SX_CHECK(unlink(path) == 0);
     SX_CHECK(sx_predictions_load(path, bench, &err) == NULL);

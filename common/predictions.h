@@ -8,7 +8,9 @@
  * error, so a misspelt "SQL" is caught rather than read as missing); an
  * empty or blank `sql` is kept as it is, a candidate that validation
  * rejects later (rejected_sql), not a load error; blank lines anywhere are
- * skipped, as JSONL readers do; CRLF endings are fine. */
+ * skipped, as JSONL readers do; CRLF endings are fine. A NUL byte is an
+ * error naming its line (the lines after it are still read). The file is
+ * read under the input rule of files.h (a regular file, SX_MAX_JSONL_BYTES). */
 #ifndef SX_PREDICTIONS_H
 #define SX_PREDICTIONS_H
 

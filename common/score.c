@@ -10,6 +10,7 @@
 #include "common/score.h"
 
 #include "common/compare.h"
+#include "common/files.h"
 #include "common/frame.h"
 #include "common/selftest.h"
 #include "common/strict.h"
@@ -148,8 +149,17 @@ static int load_evaluation(json_t *root, sx_evaluation_t *ev, sx_error_t *err)
 
 sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err)
 {
+    /* BENCH/evaluation/ID.json belongs to its folder (files.h). */
+    char *folder = sx_file_folder(path);
+    size_t size = 0;
+    char *text = folder ? sx_file_load(folder, path, SX_FILE_JSON, &size, err)
+                        : (sx_error_set(err, "out of memory"), NULL);
+    free(folder);
+    if (!text)
+        return NULL;
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
     if (!root) {
         sx_error_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
         return NULL;
@@ -212,6 +222,15 @@ static int strict_verdict(sx_tie_target_t *t, size_t pred_rows, int frozen, char
     return value;
 }
 
+sx_frame_t *sx_gold_read(const char *gold_csv, sx_error_t *err)
+{
+    char *folder = sx_file_folder(gold_csv);
+    sx_frame_t *gold = folder ? sx_frame_read(folder, gold_csv, err)
+                              : (sx_error_set(err, "out of memory"), NULL);
+    free(folder);
+    return gold;
+}
+
 sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
                            int *strict, char *detail, size_t detail_size)
@@ -225,7 +244,7 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
     *strict = 0;
     sx_error_t err;
     sx_error_clear(&err);
-    sx_frame_t *gold = sx_frame_read(gold_csv, &err);
+    sx_frame_t *gold = sx_gold_read(gold_csv, &err);
     if (!gold)
         return say(SX_STATUS_EVAL_ERROR, detail, detail_size,
                    "cannot read gold: ", err.msg);
@@ -238,7 +257,8 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
         sx_frame_destroy(&gold);
         return say(SX_STATUS_EVAL_ERROR, detail, detail_size, "", err.msg);
     }
-    sx_frame_t *pred = sx_frame_read(pred_csv, &err);
+    /* The prediction is wherever the submission says: no folder. */
+    sx_frame_t *pred = sx_frame_read(NULL, pred_csv, &err);
     if (!pred) {
         sx_frame_destroy(&gold);
         return say(SX_STATUS_MISMATCH, detail, detail_size,

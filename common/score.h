@@ -7,6 +7,7 @@
 #define SX_SCORE_H
 
 #include "common/error.h"
+#include "common/frame.h"
 #include "common/status.h"
 
 #include <stdbool.h>
@@ -42,6 +43,10 @@ typedef enum {
 /* "spider2-lite-2025-11" / "spider2-lite-2025-03" */
 int sx_profile_parse(const char *name, sx_profile_t *profile);
 const char *sx_profile_name(sx_profile_t profile);
+
+/* Reads BENCH/gold/ID.csv as pandas would, under the input rule with its
+ * own folder as root (files.h): a link out of gold/ is refused. */
+sx_frame_t *sx_gold_read(const char *gold_csv, sx_error_t *err);
 
 /* Compares the final CSV pred_csv with gold_csv. Returns SX_STATUS_MATCH,
  * SX_STATUS_MISMATCH or SX_STATUS_EVAL_ERROR, the frozen verdict; *strict

@@ -10,8 +10,10 @@
 #include "common/task.h"
 
 #include "common/csv.h"
+#include "common/files.h"
 #include "common/selftest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -414,13 +416,10 @@ static char *resolve_file(loader_t *ld, const char *where, const char *dir,
         problem(ld, where, "out of memory");
         return NULL;
     }
-    struct stat st;
-    if (stat(path, &st) != 0)
-        problem(ld, where, "%s: %s", path, strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        problem(ld, where, "%s: not a regular file", path);
-    else
+    sx_error_t err;
+    if (sx_file_check(dir, path, SX_FILE_CSV, NULL, &err) == 0)
         return path;
+    problem(ld, where, "%s", err.msg);
     free(path);
     return NULL;
 }
@@ -646,15 +645,74 @@ static json_t *read_task_json(loader_t *ld, const sx_task_t *task)
         problem(ld, task->dir, "out of memory");
         return NULL;
     }
+    sx_error_t err;
+    size_t size = 0;
+    char *text = sx_file_load(task->dir, path, SX_FILE_JSON, &size, &err);
     json_error_t error;
     json_t *json = NULL;
-    if (stat(path, &st) != 0)
-        problem(ld, path, "%s", strerror(errno));
-    else if (!(json = json_load_file(path, JSON_REJECT_DUPLICATES, &error)))
+    if (!text)
+        sx_problems_add(ld->problems, "task %s: %s", ld->task_id, err.msg);
+    else if (!(json = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error)))
         sx_problems_add(ld->problems, "%s:%d: invalid JSON at column %d: %s", path,
                         error.line, error.column, error.text);
+    free(text);
     free(path);
     return json;
+}
+
+/* --- every file of the task folder --------------------------------------- */
+
+/* True when path is task.json or a source's file, which are checked (and
+ * reported) where they are read. */
+static bool checked_elsewhere(const sx_task_t *task, const char *path)
+{
+    size_t length = strlen(task->dir);
+    const char *rel = path + length + 1;
+    if (strcmp(rel, "task.json") == 0)
+        return true;
+    for (size_t i = 0; i < task->source_count; i++)
+        if (task->sources[i].file && strcmp(task->sources[i].file, rel) == 0)
+            return true;
+    return false;
+}
+
+/* Every file under `folder` (the task folder or one below it) is shipped
+ * to the workers as it is, so each one follows the input rule of files.h,
+ * the task folder being its root. Names starting with '.' are neither
+ * shipped nor checked; a linked folder is checked, never walked (a link to
+ * "." would never end). */
+static void check_task_files(loader_t *ld, const sx_task_t *task, const char *folder)
+{
+    DIR *dir = opendir(folder);
+    if (!dir) {
+        problem(ld, folder, "cannot list: %s", strerror(errno));
+        return;
+    }
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s", folder, entry->d_name) < 0) {
+            problem(ld, folder, "out of memory");
+            break;
+        }
+        struct stat st;
+        sx_error_t err;
+        bool is_link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (sx_path_check_inside(task->dir, path, &err) != 0)
+                sx_problems_add(ld->problems, "task %s: %s", ld->task_id, err.msg);
+            else if (!is_link)
+                check_task_files(ld, task, path);
+        } else if (!checked_elsewhere(task, path) &&
+                   sx_file_check(task->dir, path, sx_file_kind_of(entry->d_name), NULL,
+                                 &err) != 0) {
+            sx_problems_add(ld->problems, "task %s: %s", ld->task_id, err.msg);
+        }
+        free(path);
+    }
+    closedir(dir);
 }
 
 sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
@@ -672,8 +730,10 @@ sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
         problem(&ld, "task.json", "out of memory");
     } else {
         json_t *json = read_task_json(&ld, task);
-        if (json)
+        if (json) {
             load_task(&ld, json, task);
+            check_task_files(&ld, task, task->dir);
+        }
         json_decref(json);
     }
     if (sx_problems_count(problems) > before)

@@ -18,12 +18,15 @@
  *   string holding ${topic}, since topics are unique per run, task and
  *   attempt (SPEC 4.2). `timeout_s` is an integer in 1..SX_TASK_TIMEOUT_MAX,
  *   SX_TASK_TIMEOUT_DEFAULT when absent.
- * - A source `file` is relative to the task folder, with no ".." component
- *   (symbolic links are the bench author's business and are followed); it
- *   must be a regular file whose header (first record) holds every `from`
- *   column exactly once. Data rows are not checked here: converting them is
- *   the preparer's job (a row that does not convert is input_error), which
- *   `streamex check` runs on every source.
+ * - Every file of the task folder (names starting with '.' aside) is
+ *   shipped to workers, so each follows the input rule of files.h: a
+ *   regular file, inside the task folder once links are resolved, within
+ *   its kind's size limit (by name: .csv, .json, or any other). task_ids.txt
+ *   stays in BENCH; gold/ID.csv and evaluation/ID.json in their folders.
+ * - A source `file` is relative to the task folder, with no ".." component;
+ *   its header (first record) holds every `from` column exactly once. Data rows are not
+ * checked here: converting them is the preparer's job (a row that does not convert is
+ * input_error), which `streamex check` runs on every source.
  * - A live source needs `event_time`, naming one of its output columns that
  *   has a `time` conversion; a static source must not have one.
  * - `time` needs both `from` and `to`. `from` is "epoch_s", "epoch_ms" or a
@@ -148,6 +151,10 @@ long sx_bench_index_of(const sx_bench_t *self, const char *task_id);
 /* Heap-allocated paths of BENCH/gold/ID.csv and BENCH/evaluation/ID.json. */
 char *sx_bench_gold_path(const sx_bench_t *self, const char *task_id);
 char *sx_bench_evaluation_path(const sx_bench_t *self, const char *task_id);
+/* Checks BENCH/rel under the input rule of files.h before it is shipped to a
+ * worker, with the folder it belongs to as root: BENCH/tasks/ID for a
+ * task's files, BENCH/gold, BENCH/evaluation, else BENCH. */
+int sx_bench_file_check(const sx_bench_t *self, const char *rel, sx_error_t *err);
 
 void sx_bench_test(bool verbose);
 void sx_task_test(bool verbose);

@@ -471,10 +471,16 @@ static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char
     snprintf(abs, sizeof abs, "%s/%s", sx_bench_dir(self->bench), rel);
     manifest_file_t *f = calloc(1, sizeof *f);
     sx_error_t err;
-    if (sx_hash_file(abs, f->hash, &f->size, &err) != 0) {
+    struct stat st;
+    if (sx_bench_file_check(self->bench, rel, &err) != 0 ||
+        sx_hash_file(abs, f->hash, &f->size, &err) != 0) {
         /* A missing gold or evaluation file is the worker's eval_error to
-         * report; the shard goes without it. */
-        sx_debug("%s", err.msg);
+         * report; the shard goes without it. Any other refused file (a link
+         * out of its folder, a FIFO, too large) is never shipped, loudly. */
+        if (lstat(abs, &st) == 0)
+            sx_err("%s: not shipped", err.msg);
+        else
+            sx_debug("%s", err.msg);
         free(f);
         return;
     }

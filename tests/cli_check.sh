@@ -137,6 +137,40 @@ expect_prefix inputs err "task clicks_top: sources/clicks.csv:4: "
 expect_prefix inputs err "task trades_tie: sink.ddl: "
 expect_line inputs err "streamex check: 3 problems found"
 
+# --- hostile files: links out of their folder, a NUL byte, a device, a FIFO,
+# files over their limit. Nothing blocks; every one is named.
+bench="$work/hostile"
+cp -R "$fixture" "$bench"
+ln -s /etc/passwd "$bench/tasks/join_max/notes.txt"
+printf 'x\0y' >>"$bench/tasks/clicks_top/sources/clicks.csv"
+rm "$bench/gold/trades_tie.csv"
+ln -s /dev/zero "$bench/gold/trades_tie.csv"
+mkfifo "$work/fifo.jsonl"
+timeout 20 "$STREAMEX" check --bench "$bench" --method "p=$work/fifo.jsonl" \
+    >"$work/hostile.out" 2>"$work/hostile.err" && fail "hostile: accepted"
+expect_line hostile err "task join_max: $bench/tasks/join_max/notes.txt: a link to /etc/passwd, outside $bench/tasks/join_max (links must stay inside the folder)"
+expect_line hostile err "task clicks_top: sources[0].file: $bench/tasks/clicks_top/sources/clicks.csv:6: a NUL byte (a CSV field is text)"
+expect_line hostile err "$bench/gold/trades_tie.csv: a link to /dev/zero, outside $bench/gold (links must stay inside the folder)"
+expect_line hostile err "$work/fifo.jsonl: a FIFO, not a regular file"
+expect_line hostile err "streamex check: 4 problems found"
+SX_MAX_JSON_BYTES=100 run json_limit 1 --bench "$fixture"
+expect_line json_limit err "task join_max: $fixture/tasks/join_max/task.json: larger than the limit of 100 bytes for JSON files (set SX_MAX_JSON_BYTES to raise it)"
+SX_MAX_JSON_BYTES=1M SX_MAX_CSV_BYTES=4K run raised_limits 0 --bench "$fixture"
+SX_MAX_CSV_BYTES=4GB run bad_limit 2 --bench "$fixture"
+expect_line bad_limit err "streamex check: SX_MAX_CSV_BYTES='4GB': not a size in bytes (e.g. 4G, 512M, 1000)"
+
+# --- DDL that is not the one CREATE TABLE of its table is refused by check,
+# before a worker would send it: another name, a statement after it.
+bench="$work/ddl"
+cp -R "$fixture" "$bench"
+sed -i 's/"CREATE TABLE bids (/"CREATE TABLE bid (/' "$bench/tasks/join_max/task.json"
+sed -i "s/'format'='json')\"}/'format'='json'); DROP TABLE x\"}/" \
+    "$bench/tasks/clicks_top/task.json"
+run ddl 1 --bench "$bench"
+expect_line ddl err "task join_max: sources[0].ddl: creates table 'bid' at line 1, column 14, but the table is declared as 'bids' (they must be the same)"
+expect_line ddl err "task clicks_top: sink.ddl: holds 2 statements (only its CREATE TABLE may be sent to Flink)"
+expect_line ddl err "streamex check: 2 problems found"
+
 if [ "$failures" -ne 0 ]; then
     echo "cli_check: $failures failure(s)" >&2
     exit 1

@@ -96,4 +96,76 @@ expect_refusal '{"task_id": "t1"}' '1: field "csv" is missing'
 if "$STREAMEX" score --bench "$bench" --method "m=$sub" --output "$work/o" --profile x 2>/dev/null; then
   fail "unknown profile accepted"
 fi
+
+# Hostile inputs: a NUL byte in the submission is refused with its line (the
+# lines after it are not silently dropped); a FIFO or a device as a CSV is a
+# mismatch saying why, at once (nothing blocks or grows); a FIFO as the
+# submission is refused; a CSV over SX_MAX_CSV_BYTES is a mismatch naming the
+# variable; a gold link out of gold/ is eval_error.
+printf '{"task_id": "t1", "csv": null}\n{"task_id": "t2", "csv": "x\0y"}\n{"task_id": "t3", "csv": null}\n' \
+  >"$work/nul.jsonl"
+if "$STREAMEX" score --bench "$bench" --method "n=$work/nul.jsonl" --output "$work/outn" \
+  2>"$work/stderr"; then
+  fail "accepted a NUL byte"
+fi
+grep -qxF "streamex score: $work/nul.jsonl:2: a NUL byte at column 28 (a JSONL line is text)" \
+  "$work/stderr" || fail "NUL message: $(cat "$work/stderr")"
+[ ! -e "$work/outn" ] || fail "wrote an output despite the NUL byte"
+
+mkfifo "$work/sub/csv/fifo.csv"
+ln -s /dev/zero "$work/sub/csv/zero.csv"
+printf 'x\n12\n' >"$work/sub/csv/big.csv"
+mv "$bench/gold/t5.csv" "$work/t5.keep"
+ln -s "$work/t5.keep" "$bench/gold/t5.csv"
+{
+  echo '{"task_id": "t3", "csv": "csv/fifo.csv"}'
+  echo '{"task_id": "t4", "csv": "csv/zero.csv"}'
+  echo '{"task_id": "t5", "csv": "csv/big.csv"}'
+  echo '{"task_id": "t6", "csv": "csv/big.csv"}'
+} >"$work/sub/hostile.jsonl"
+SX_MAX_CSV_BYTES=4 timeout 20 "$STREAMEX" score --bench "$bench" \
+  --method "h=$work/sub/hostile.jsonl" --output "$work/outh" >/dev/null ||
+  fail "hostile CSVs: score exited $?"
+detail_of() {
+  python3 - "$work/outh/h/results.jsonl" "$1" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["task_id"] == sys.argv[2]:
+        print(r["status"] + ": " + r["detail"])
+EOF
+}
+[ "$(detail_of t3)" = "mismatch: cannot read prediction: $work/sub/csv/fifo.csv: a FIFO, not a regular file" ] ||
+  fail "FIFO: $(detail_of t3)"
+[ "$(detail_of t4)" = "mismatch: cannot read prediction: $work/sub/csv/zero.csv: a character device, not a regular file" ] ||
+  fail "/dev/zero: $(detail_of t4)"
+[ "$(detail_of t5)" = "eval_error: cannot read gold: $bench/gold/t5.csv: a link to $work/t5.keep, outside $bench/gold (links must stay inside the folder)" ] ||
+  fail "gold link: $(detail_of t5)"
+[ "$(detail_of t6)" = "mismatch: cannot read prediction: $work/sub/csv/big.csv: larger than the limit of 4 bytes for CSV files (set SX_MAX_CSV_BYTES to raise it)" ] ||
+  fail "over the limit: $(detail_of t6)"
+rm "$bench/gold/t5.csv"
+mv "$work/t5.keep" "$bench/gold/t5.csv"
+mkfifo "$work/fifo.jsonl"
+timeout 20 "$STREAMEX" score --bench "$bench" --method "f=$work/fifo.jsonl" --output "$work/outf" \
+  2>"$work/stderr" && fail "accepted a FIFO submission"
+grep -qxF "streamex score: $work/fifo.jsonl: a FIFO, not a regular file" "$work/stderr" ||
+  fail "FIFO submission: $(cat "$work/stderr")"
+
+# Output folders that cannot be right are refused before any work.
+expect_output_refused() {
+  local out="$1" want="$2"
+  if "$STREAMEX" score --bench "$bench" --method "m=$sub" --output "$out" 2>"$work/stderr" >&2; then
+    fail "output '$out' accepted"
+  fi
+  grep -qxF "streamex score: $want" "$work/stderr" || fail "output '$out': $(cat "$work/stderr")"
+}
+expect_output_refused "" "the output path is empty"
+# Near PATH_MAX (4096): fine for the folder itself, not for what goes in it.
+long="$work"
+while [ ${#long} -lt 3900 ]; do long="$long/$(printf 'd%.0s' $(seq 200))"; done
+expect_output_refused "$long" \
+  "output path of ${#long} bytes is too long (at most 3696, leaving room below PATH_MAX for the files written in it)"
+expect_output_refused "$sub/out" "output $sub/out: $sub is not a folder"
+[ ! -e "$work/$(printf 'd%.0s' $(seq 200))" ] || fail "created part of a too long output"
+
 echo "cli_score: OK"

@@ -132,7 +132,7 @@ static const mutation_t s_mutations[] = {
     /* task.json itself */
     {J, JSON, NULL, "[1, 2]\n", "task join_max: task.json: must be an object"},
     {J, JSON, NULL, NULL,
-     "task join_max: {B}/tasks/join_max/task.json: No such file or "
+     "task join_max: {B}/tasks/join_max/task.json: cannot open: No such file or "
      "directory"},
     {J, JSON, "\"timeout_s\": 90", "\"timeout_s\": 90,",
      "{B}/tasks/join_max/task.json:22: invalid JSON at column 1: string or '}' expected "
@@ -184,9 +184,8 @@ static const mutation_t s_mutations[] = {
      "event_time, ddl)"},
     /* source files */
     {J, JSON, "\"sources/bids.csv\"", "\"sources/bid.csv\"",
-     "task join_max: sources[0].file: {B}/tasks/join_max/sources/bid.csv: No such file "
-     "or "
-     "directory"},
+     "task join_max: sources[0].file: {B}/tasks/join_max/sources/bid.csv: cannot open: "
+     "No such file or directory"},
     {J, JSON, "\"sources/bids.csv\"", "\"../../gold/join_max.csv\"",
      "task join_max: sources[0].file: '../../gold/join_max.csv' leaves the task folder "
      "(..)"},
@@ -194,7 +193,8 @@ static const mutation_t s_mutations[] = {
      "task join_max: sources[0].file: '/etc/passwd' must be a path relative to the task "
      "folder"},
     {J, JSON, "\"sources/bids.csv\"", "\"sources\"",
-     "task join_max: sources[0].file: {B}/tasks/join_max/sources: not a regular file"},
+     "task join_max: sources[0].file: {B}/tasks/join_max/sources: a folder, not a "
+     "regular file"},
     {J, BIDS, NULL, "",
      "task join_max: sources[0].file: sources/bids.csv has no header line"},
     {J, BIDS, "auction_id,bidder", "auction_id,auction_id",
@@ -401,6 +401,73 @@ static void test_random_edits_are_reported_not_crashed(void)
     }
 }
 
+/* Hostile files in a task folder: each `setup` runs in tasks/join_max (and
+ * `undo` after), `limit` is SX_MAX_CSV_BYTES meanwhile (or unset); the task
+ * must fail with `error` ({B} = the bench), or load when error is NULL. */
+typedef struct {
+    const char *setup;
+    const char *undo;
+    const char *limit;
+    const char *error;
+} hostile_t;
+
+#define T "{B}/tasks/join_max"
+#define KEEP_BIDS "cp sources/bids.csv ../bids.keep && "
+#define BACK_BIDS "mv ../bids.keep sources/bids.csv"
+#define OUTSIDE " (links must stay inside the folder)"
+
+static const hostile_t s_hostile[] = {
+    {"ln -s /etc/passwd notes.txt", "rm notes.txt", NULL,
+     "task join_max: " T "/notes.txt: a link to /etc/passwd, outside " T OUTSIDE},
+    {"ln -s ../../task_ids.txt ids.txt", "rm ids.txt", NULL,
+     "task join_max: " T "/ids.txt: a link to {B}/task_ids.txt, outside " T OUTSIDE},
+    {"ln -s /etc more", "rm more", NULL,
+     "task join_max: " T "/more: a link to /etc, outside " T OUTSIDE},
+    {"mkfifo pipe.csv", "rm pipe.csv", NULL,
+     "task join_max: " T "/pipe.csv: a FIFO, not a regular file"},
+    {"mv task.json ../task.keep && mkfifo task.json",
+     "rm task.json && mv ../task.keep task.json", NULL,
+     "task join_max: " T "/task.json: a FIFO, not a regular file"},
+    {KEEP_BIDS "ln -sf /dev/zero sources/bids.csv", BACK_BIDS, NULL,
+     "task join_max: sources[0].file: " T
+     "/sources/bids.csv: a link to /dev/zero, outside " T OUTSIDE},
+    {KEEP_BIDS "printf 'auction_id,bidder,price,ts\\n1,a\\0b,2,x\\n' >sources/bids.csv",
+     BACK_BIDS, NULL,
+     "task join_max: sources[0].file: " T "/sources/bids.csv:2: a NUL byte (a CSV field "
+     "is text)"},
+    {"true", "true", "100",
+     "task join_max: sources[0].file: " T
+     "/sources/bids.csv: larger than the limit of 100 "
+     "bytes for CSV files (set SX_MAX_CSV_BYTES to raise it)"},
+    /* Links that stay inside, a hidden file and a raised limit are fine. */
+    {"ln -s sources/bids.csv alias.csv && ln -s sources more && ln -s /etc .hidden",
+     "rm alias.csv more .hidden", "1M", NULL},
+};
+
+static void test_hostile_files(bool verbose)
+{
+    for (size_t i = 0; i < sizeof s_hostile / sizeof s_hostile[0]; i++) {
+        const hostile_t *h = &s_hostile[i];
+        run("cd '%s/tasks/join_max' && %s", s_bench, h->setup);
+        if (h->limit)
+            SX_CHECK(setenv("SX_MAX_CSV_BYTES", h->limit, 1) == 0);
+        sx_error_t err;
+        sx_error_clear(&err);
+        sx_task_t *task = sx_task_load(s_bench, "join_max", &err);
+        SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
+        run("cd '%s/tasks/join_max' && %s", s_bench, h->undo);
+        char want[1024] = "";
+        if (h->error)
+            expand(want, sizeof want, h->error);
+        if (verbose || (task != NULL) != (h->error == NULL) || strcmp(err.msg, want) != 0)
+            fprintf(stderr, "hostile %zu: got  '%s'\n           want '%s'\n", i, err.msg,
+                    want);
+        SX_CHECK((task != NULL) == (h->error == NULL));
+        SX_CHECK(strcmp(err.msg, want) == 0);
+        sx_task_destroy(&task);
+    }
+}
+
 /* Workers load tasks without gold/ and evaluation/: they are not needed. */
 static void test_loader_needs_no_evaluation_files(void)
 {
@@ -435,6 +502,8 @@ int main(void)
         apply_and_expect(&s_mutations[i], verbose);
     test_fixture_model(); /* every mutation was undone */
     test_check_collects_every_problem(verbose);
+    test_hostile_files(verbose);
+    test_fixture_model(); /* every hostile file was removed */
     test_random_edits_are_reported_not_crashed();
     test_loader_needs_no_evaluation_files();
 

@@ -26,6 +26,14 @@ char *sx_ddl_fill(const char *ddl, const char *topic, const char *bootstrap,
 char *sx_ddl_source(const char *ddl, const char *topic, const char *bootstrap,
                     sx_error_t *err);
 
+/* Checks that a registered DDL is what the worker may send for the table
+ * `name`: exactly one statement (a trailing ';' and comments allowed),
+ * CREATE [TEMPORARY] TABLE [IF NOT EXISTS] with the table named as
+ * declared (optionally qualified by the default catalog and database, see
+ * sx_sqllex_names_table), and not CREATE TABLE ... AS SELECT, which would
+ * run a query of its own. err says what was found and where. */
+int sx_ddl_check_table(const char *ddl, const char *name, sx_error_t *err);
+
 void sx_ddl_test(bool verbose);
 
 #endif

@@ -13,11 +13,15 @@
  * (CREATE/DROP/ALTER ...), SET/RESET, ADD JAR, LOAD/UNLOAD MODULE, USE,
  * EXPLAIN, DESCRIBE, SHOW, EXECUTE, statement sets (BEGIN/END), CALL,
  * INSERT OVERWRITE, INSERT into another table, several statements, an empty
- * candidate, unterminated strings or comments, and any OPTIONS(...) hint
- * (dynamic table options). Other hints (BROADCAST, STATE_TTL, ...) change
+ * candidate, unterminated strings or comments, and any OPTIONS hint
+ * (dynamic table options), its name in any case and quoted or not, as
+ * Calcite reads hint names. Other hints (BROADCAST, STATE_TTL, ...) change
  * how a query runs, not the tables it reads, and are accepted. Strings,
  * quoted identifiers and comments never count as keywords or separators; a
- * double quote is no quote to Flink (backticks are), so it is none here. */
+ * double quote is no quote to Flink (backticks are), so it is none here.
+ * Where a statement begins and ends follows Calcite's lexer (sqllex.h):
+ * a line comment ends at \r as at \n, and a backslash escapes nothing.
+ * tests/e2e_sqlparse.sh holds this against Flink's own parser. */
 #ifndef SX_SQLCHECK_H
 #define SX_SQLCHECK_H
 

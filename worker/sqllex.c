@@ -54,10 +54,11 @@ static bool is_word_byte(char ch)
            u == '_' || u == '$' || u >= 0x80;
 }
 
+/* Calcite's whitespace (Parser.jj: SKIP " " | "\t" | "\n" | "\r" | "\f");
+ * a vertical tab is none, Flink refuses it as it refuses any stray byte. */
 static bool is_space(char ch)
 {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' ||
-           ch == '\v';
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f';
 }
 
 /* Skips whitespace and comments (not hints). Fails on an unterminated block
@@ -69,7 +70,12 @@ static int skip_blank(cursor_t *c, sx_error_t *err)
         if (is_space(ch)) {
             advance(c, 1);
         } else if ((ch == '-' && peek(c, 1) == '-') || (ch == '/' && peek(c, 1) == '/')) {
-            while (peek(c, 0) != '\0' && peek(c, 0) != '\n')
+            /* Calcite (core/src/main/codegen/templates/Parser.jj, which
+             * Flink 1.20's parser is generated from):
+             *   <SINGLE_LINE_COMMENT: ("//"|"--")(~["\n","\r"])* ("\n"|"\r"|"\r\n")?>
+             * A line comment ends at '\n' or at '\r': what follows a lone
+             * '\r' is SQL to Flink, so it is here. */
+            while (peek(c, 0) != '\0' && peek(c, 0) != '\n' && peek(c, 0) != '\r')
                 advance(c, 1);
         } else if (ch == '/' && peek(c, 1) == '*' && peek(c, 2) != '+') {
             size_t line = c->line, column = c->column;
@@ -88,9 +94,8 @@ static int skip_blank(cursor_t *c, sx_error_t *err)
 }
 
 /* Scans a quoted token starting at the opening quote. The quote doubled is
- * an escape; with `backslash`, so is a backslash and the byte after it. */
-static int scan_quoted(cursor_t *c, char quote, bool backslash, const char *what,
-                       sx_error_t *err)
+ * the only escape (Calcite's QUOTED_STRING and BACK_QUOTED_IDENTIFIER). */
+static int scan_quoted(cursor_t *c, char quote, const char *what, sx_error_t *err)
 {
     size_t line = c->line, column = c->column;
     advance(c, 1);
@@ -99,9 +104,7 @@ static int scan_quoted(cursor_t *c, char quote, bool backslash, const char *what
         if (ch == '\0')
             return sx_error_set(err, "unterminated %s starting at line %zu, column %zu",
                                 what, line, column);
-        if (backslash && ch == '\\' && peek(c, 1) != '\0') {
-            advance(c, 2);
-        } else if (ch == quote && peek(c, 1) == quote) {
+        if (ch == quote && peek(c, 1) == quote) {
             advance(c, 2);
         } else if (ch == quote) {
             advance(c, 1);
@@ -118,18 +121,11 @@ static int scan_token(cursor_t *c, sx_sqltoken_kind_t *kind, sx_error_t *err)
     char ch = peek(c, 0);
     if (ch == '\'') {
         *kind = SX_SQLTOKEN_STRING;
-        return scan_quoted(c, '\'', false, "string", err);
-    }
-    if ((ch == 'E' || ch == 'e') && peek(c, 1) == '\'') {
-        /* E'...' is one token in Calcite (C-style escapes), not a word and a
-         * string: a \' inside it does not end it. */
-        *kind = SX_SQLTOKEN_STRING;
-        advance(c, 1);
-        return scan_quoted(c, '\'', true, "string", err);
+        return scan_quoted(c, '\'', "string", err);
     }
     if (ch == '`') {
         *kind = SX_SQLTOKEN_QUOTED_ID;
-        return scan_quoted(c, '`', false, "quoted identifier", err);
+        return scan_quoted(c, '`', "quoted identifier", err);
     }
     if (is_word_byte(ch)) {
         *kind = SX_SQLTOKEN_WORD;
@@ -247,38 +243,15 @@ bool sx_sqllex_is_symbol(const sx_sqllex_t *self, size_t index, char symbol)
            self->text[token->start] == symbol;
 }
 
-/* The byte a C-style escape stands for: the common control escapes, and
- * the escaped byte itself for anything else (\' \\ ...). */
-static char unescape_byte(char ch)
-{
-    switch (ch) {
-    case 'n':
-        return '\n';
-    case 't':
-        return '\t';
-    case 'r':
-        return '\r';
-    case 'b':
-        return '\b';
-    case 'f':
-        return '\f';
-    default:
-        return ch;
-    }
-}
-
-/* Copies body (between the quotes) undoing doubled quotes and, for E'...',
- * backslash escapes. */
-static char *unquote(const char *body, size_t length, char quote, bool backslash)
+/* Copies body (between the quotes) undoing doubled quotes. */
+static char *unquote(const char *body, size_t length, char quote)
 {
     char *out = malloc(length + 1);
     if (!out)
         return NULL;
     size_t n = 0;
     for (size_t i = 0; i < length; i++) {
-        if (backslash && body[i] == '\\' && i + 1 < length)
-            out[n++] = unescape_byte(body[++i]);
-        else if (body[i] == quote && i + 1 < length && body[i + 1] == quote)
+        if (body[i] == quote && i + 1 < length && body[i + 1] == quote)
             out[n++] = body[i++];
         else
             out[n++] = body[i];
@@ -297,14 +270,41 @@ char *sx_sqllex_value(const sx_sqllex_t *self, size_t index)
     case SX_SQLTOKEN_WORD:
         return strndup(start, token->length);
     case SX_SQLTOKEN_QUOTED_ID:
-        return unquote(start + 1, token->length - 2, '`', false);
+        return unquote(start + 1, token->length - 2, '`');
     case SX_SQLTOKEN_STRING:
-        if (start[0] == '\'')
-            return unquote(start + 1, token->length - 2, '\'', false);
-        return unquote(start + 2, token->length - 3, '\'', true);
+        return unquote(start + 1, token->length - 2, '\'');
     default:
         return NULL;
     }
+}
+
+size_t sx_sqllex_name(const sx_sqllex_t *self, size_t at, size_t end, char *parts[4],
+                      size_t *count)
+{
+    size_t i = at;
+    *count = 0;
+    while (i < end && *count < 4) {
+        sx_sqltoken_kind_t kind = self->tokens[i].kind;
+        if (kind != SX_SQLTOKEN_WORD && kind != SX_SQLTOKEN_QUOTED_ID)
+            break;
+        parts[(*count)++] = sx_sqllex_value(self, i++);
+        if (!sx_sqllex_is_symbol(self, i, '.'))
+            break;
+        i++;
+    }
+    return i;
+}
+
+bool sx_sqllex_names_table(char *const *parts, size_t count, const char *table)
+{
+    static const char *const qualifiers[] = {"default_catalog", "default_database"};
+    if (count == 0 || count > 3 || !parts[count - 1] ||
+        strcmp(parts[count - 1], table) != 0)
+        return false;
+    for (size_t i = 0; i + 1 < count; i++)
+        if (!parts[i] || strcmp(parts[i], qualifiers[i + 3 - count]) != 0)
+            return false;
+    return true;
 }
 
 /* Test helpers: the kinds and values of a text's tokens, joined by '|'. */
@@ -362,9 +362,17 @@ void sx_sqllex_test(bool verbose)
      * does not close the hint. */
     check_values("SELECT /*+ OPTIONS('k'='*/') */ x",
                  "SELECT|</*+>|OPTIONS|<(>|k|<=>|*/|<)>|<*/>|x");
-    /* E'...' has backslash escapes; N'...' is a word then a string. */
-    check_values("E'a\\'b;c' N'x'", "a'b;c|N|x");
-    check_values("e'tab\\there'", "tab\there");
+    /* Flink 1.20's parser has no C-style E'...' strings (its token list has
+     * no C_STYLE_ESCAPED_STRING_LITERAL): E is a word, a backslash is an
+     * ordinary byte, and '' is the only escape. N'', X'', U&'' and
+     * _charset'' are a prefix word (and '&') before a plain string. */
+    check_values("E'a\\';b''''", "E|a\\|<;>|b|'");
+    check_values("X'0A' U&'d' _latin1'y'", "X|0A|U|<&>|d|_latin1|y");
+    /* Line comments end at \n or at a lone \r (Calcite's SINGLE_LINE_COMMENT). */
+    check_values("a -- x\rb // y\r\nc --z", "a|b|c");
+    check_values("a --x\r/*+ OPTIONS */", "a|</*+>|OPTIONS|<*/>");
+    /* A vertical tab is no blank to Calcite. */
+    check_values("a\vb", "a|<\v>|b");
     /* A double quote is a symbol to Flink, not a quote. */
     check_values("\"a b\"", "<\">|a|b|<\">");
     /* Unicode stays inside words; $ and _ are word bytes. */
@@ -378,7 +386,7 @@ void sx_sqllex_test(bool verbose)
     check_error("x /* never closed", "unterminated comment starting at line 1, column 3");
     check_error("SELECT /*+ BROADCAST(t) x",
                 "unterminated hint starting at line 1, column 8");
-    check_error("E'a\\'", "unterminated string starting at line 1, column 2");
+    check_error("E'a\\''", "unterminated string starting at line 1, column 2");
 
     /* Positions, word and symbol tests. */
     sx_error_t err;

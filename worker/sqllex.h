@@ -2,12 +2,14 @@
  * (sqlcheck) and the DDL templating (ddl). It splits Flink SQL text into
  * tokens the way Flink's parser (Calcite, backtick quoting) does, so that
  * strings and comments can never be mistaken for keywords or separators:
- *   - '...' strings with '' escapes; E'...' strings with backslash escapes
- *     (a prefix such as N, X, U& or _charset is its own token before the
- *     string and changes nothing here);
+ *   - '...' strings with '' escapes, the only escape (a prefix such as N,
+ *     X, U& or _charset is its own token before the string and changes
+ *     nothing here; Flink 1.20 has no C-style E'...' strings, so E is one
+ *     of those prefixes and a backslash escapes nothing);
  *   - `...` quoted identifiers with `` escapes. A double quote is an ordinary
  *     symbol to Flink, and so it is here;
- *   - -- and // line comments and non-nesting block comments are dropped;
+ *   - -- and // line comments (ending at \n or at \r, as Calcite's do) and
+ *     non-nesting block comments are dropped;
  *   - a hint is lexed like Calcite does: slash-star-plus opens it
  *     (HINT_START), its contents are ordinary tokens, and the next
  *     star-slash closes it (HINT_END);
@@ -25,7 +27,7 @@
 typedef enum {
     SX_SQLTOKEN_WORD,       /* keyword, unquoted identifier or number */
     SX_SQLTOKEN_QUOTED_ID,  /* `name` */
-    SX_SQLTOKEN_STRING,     /* 'text' or E'text' */
+    SX_SQLTOKEN_STRING,     /* 'text' */
     SX_SQLTOKEN_HINT_START, /* slash-star-plus, opening a hint */
     SX_SQLTOKEN_HINT_END,   /* star-slash, closing it */
     SX_SQLTOKEN_SYMBOL,     /* one byte of punctuation: ( ) , ; = . and others */
@@ -61,6 +63,17 @@ bool sx_sqllex_is_symbol(const sx_sqllex_t *self, size_t index, char symbol);
  * string: quotes removed and escapes undone; a WORD as written. NULL for
  * other kinds or a bad index. */
 char *sx_sqllex_value(const sx_sqllex_t *self, size_t index);
+
+/* Reads a possibly qualified name from token `at` (before token `end`): up
+ * to four WORD or QUOTED_ID parts joined by '.', their values (heap) in
+ * parts, their number in *count. Returns the index of the token after it. */
+size_t sx_sqllex_name(const sx_sqllex_t *self, size_t at, size_t end, char *parts[4],
+                      size_t *count);
+/* True when a name read by sx_sqllex_name says `table` of the session's
+ * default catalog and database: table, default_database.table or
+ * default_catalog.default_database.table, matched exactly (Flink's
+ * identifiers are case-sensitive). */
+bool sx_sqllex_names_table(char *const *parts, size_t count, const char *table);
 
 void sx_sqllex_test(bool verbose);
 
