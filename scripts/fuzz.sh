@@ -54,7 +54,7 @@ run_target() {
     local runs rate coverage
     runs=$(awk '/stat::number_of_executed_units/ {n += $2} END {print n + 0}' "$log")
     rate=$(awk '/stat::average_exec_per_sec/ {r = $2} END {print r + 0}' "$log")
-    coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1 | awk '{print $2, $4, $6}')
+    coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1 | awk '{print $2, $4, $6}' || true)
     read -r cov features corpus <<<"${coverage:-0 0 0}"
     local verdict="ok"
     [ "$status" -eq 0 ] || verdict="FAILED (exit $status, log $log)"
@@ -82,7 +82,9 @@ for name in "${targets[@]}"; do
     echo "$line"
     case "$line" in *FAILED*)
         failed=1
-        grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$build/logs/$name.log" || true
+        # The target's own message (the line before the report), the report, the input.
+        grep -m1 -B1 -E '^==[0-9]+== ?ERROR' "$build/logs/$name.log" || true
+        grep -E '^(SUMMARY|artifact_prefix)' "$build/logs/$name.log" || true
         ;;
     esac
 done
