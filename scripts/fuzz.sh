@@ -5,7 +5,8 @@
 # kept inputs). Kept inputs are tests/fuzz/regressions/TARGET/ (every crash
 # found so far, now fixed) and the seed corpus tests/fuzz/corpus/TARGET/;
 # what a run discovers goes to build-fuzz/corpus/TARGET/, so a later run
-# starts from there, and the tree stays as it is. Prints executions and
+# starts from there, and the tree stays as it is; tests/fuzz/TARGET.dict,
+# when there is one, gives the fuzzer the target's words. Prints executions and
 # coverage per target; exits 1 if any target crashed, leaked or hung (its
 # input is in build-fuzz/artifacts/TARGET/, its log in build-fuzz/logs/).
 # Environment: SX_FUZZ_BUILD (build folder), SX_FUZZ_JOBS (targets run at
@@ -45,6 +46,7 @@ run_target() {
     done
     local status=0
     local options=(-artifact_prefix="$artifacts" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
+    [ -f "tests/fuzz/$name.dict" ] && options+=(-dict="tests/fuzz/$name.dict")
     # Kept inputs first, one run each: a regression fails here, by name.
     "$program" "${options[@]}" -runs=0 "${kept[@]}" >"$log" 2>&1 || status=$?
     if [ "$status" -eq 0 ] && [ "$seconds" -gt 0 ]; then
