@@ -224,8 +224,8 @@ static bool is_blank(char c)
 static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t size,
                     size_t *pos, size_t line_limit)
 {
-    size_t start = *pos; /* how far back a whitespace line may backtrack */
-    bool rewound = false;
+    size_t start = *pos;          /* how far back a whitespace line may backtrack */
+    size_t rewound_to = SIZE_MAX; /* where the last backtrack went */
     for (size_t i = start; i < size; i++) {
         char c = data[i];
         bool line_ended = false;
@@ -247,16 +247,17 @@ static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t si
                 while (p > start && data[p] != '\n');
                 if (data[p] == '\n')
                     p++;
-                /* With CR line ends that rewind can reach the call's start
-                 * again and again: pandas then repeats rows until a chunk
-                 * limit; refused here rather than looping for ever. */
-                if (p == start && rewound && line_limit == 0)
+                /* With CR line ends that rewind can reach the same place
+                 * (the call's start or the last LF) again and again: pandas
+                 * then repeats rows until its buffer overflows; refused
+                 * here rather than looping for ever. */
+                if (p == rewound_to && line_limit == 0)
                     return sx_error_set(t->err,
                                         "%s: a CR-ended line before a whitespace-led "
                                         "line makes pandas' tokenizer re-read rows; "
                                         "not reproduced",
                                         t->name);
-                rewound = rewound || p == start;
+                rewound_to = p;
                 i = p - 1;
                 *state = START_FIELD;
             }
@@ -929,6 +930,8 @@ static void test_values_and_rows(void)
     sx_frame_destroy(&f);
     /* Where pandas' rewinding would repeat rows without end: an error. */
     SX_CHECK(!parse("a\r1\r2\r 3\r4", &err) && strstr(err.msg, "re-read rows"));
+    /* The same after an LF (found by fuzz_frame: it looped for ever). */
+    SX_CHECK(!parse("a\na\r\r\n\n2\r\r sx", &err) && strstr(err.msg, "re-read rows"));
     sx_frame_destroy(&f);
 }
 

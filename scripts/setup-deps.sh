@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # setup-deps.sh: installs the Debian packages streamex builds and runs with
-# (compiler, CMake, the C libraries found by pkg-config, Java 17 and Maven for
-# the runtime, Python for the pandas reference). Safe to run again: apt skips
-# what is installed. Needs root (or sudo).
+# (compiler, clang for the fuzz targets, CMake, the C libraries found by
+# pkg-config, Java 17 and Maven for the runtime, Python for the pandas
+# reference). Safe to run again: apt skips what is installed. Needs root (or
+# sudo).
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format valgrind
+  build-essential cmake ninja-build pkg-config clang clang-format valgrind
   libzmq3-dev libczmq-dev libmsgpack-dev librdkafka-dev libcurl4-openssl-dev
   libcsv-dev libjansson-dev
   openjdk-17-jre-headless maven curl ca-certificates python3 python3-venv python3-pip

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# cli_fuzz.sh: every libFuzzer target (tests/fuzz/) runs over its seed corpus
+# and its kept crash inputs, then fuzzes for a short bounded time
+# (SX_FUZZ_SECONDS per target, default 20, two targets at once): a crash, a
+# leak or a hang fails. Needs clang: without it the test is skipped, except
+# under CI (CI=true), where scripts/setup-deps.sh must have installed it.
+set -euo pipefail
+: "${SX_SOURCE_DIR:?}"
+if ! command -v clang >/dev/null; then
+    if [ "${CI:-}" = "true" ]; then
+        echo "FAIL: clang is not installed (scripts/setup-deps.sh installs it)"
+        exit 1
+    fi
+    echo "SKIP: clang is not installed (scripts/setup-deps.sh installs it)"
+    exit 77
+fi
+export SX_FUZZ_JOBS="${SX_FUZZ_JOBS:-2}"
+export SX_FUZZ_BUILD="${SX_FUZZ_BUILD:-$SX_SOURCE_DIR/build-fuzz}"
+exec bash "$SX_SOURCE_DIR/scripts/fuzz.sh" "${SX_FUZZ_SECONDS:-20}"
