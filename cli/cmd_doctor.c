@@ -185,9 +185,10 @@ static void doctor_task(sx_gateway_t *gateway, const sx_bench_t *bench, const ch
     char *spec = sx_bench_evaluation_path(bench, id);
     sx_evaluation_t *evaluation = spec ? sx_evaluation_load(spec, &err) : NULL;
     char detail[512] = "";
+    int strict = 0; /* the frozen verdict decides "same relation" here */
     sx_status_t status = evaluation ? sx_score_files(gold, csv, evaluation,
                                                      SX_PROFILE_SPIDER2_LITE_2025_11,
-                                                     detail, sizeof detail)
+                                                     &strict, detail, sizeof detail)
                                     : SX_STATUS_EVAL_ERROR;
     if (status == SX_STATUS_MATCH) {
         tally->same++;
