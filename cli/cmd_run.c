@@ -210,7 +210,7 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     free(jobs);
     zsock_destroy(&failures);
     sx_coordinator_destroy(&cjob.coordinator);
-    if (cjob.rc < 0)
+    if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
     return cjob.rc == 0 ? 0 : cjob.rc == 1 ? 1 : 2;
 }

@@ -65,7 +65,7 @@ static sx_msg_t *make_assign(const char *bench, const char *task_id, int attempt
 {
     sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
     assign->shard_id = 1;
-    sx_msg_add_task(assign, "m1", task_id, "SELECT 1", attempt);
+    sx_msg_add_task(assign, "m1", task_id, "SELECT 1", attempt, 100u * (unsigned)attempt);
     char rel[256], abs[PATH_MAX + 256], hash[41];
     const char *patterns[] = {"tasks/%s/task.json", "gold/%s.csv"};
     for (int i = 0; i < 2; i++) {
@@ -200,6 +200,7 @@ void sx_agent_test(bool verbose)
     ack->method = strdup("m1");
     ack->result.task_id = strdup("t001");
     ack->result.attempts = 1;
+    ack->token = 100;
     sx_msg_send(ack, router, who, NULL);
     sx_msg_destroy(&ack);
     sx_msg_destroy(&result);
@@ -210,7 +211,8 @@ void sx_agent_test(bool verbose)
     sx_msg_send(assign, router, who, NULL);
     requests = 0;
     result = serve_until_result(router, bench, assign, &who, &requests);
-    SX_CHECK(result && result->result.attempts == 2 && requests == 0);
+    SX_CHECK(result && result->result.attempts == 2 && result->token == 200 &&
+             requests == 0);
     sx_msg_destroy(&result);
     SX_CHECK(spool_entries(work) == 1); /* the first ACK emptied the old entry */
 
