@@ -2,7 +2,8 @@
  * coordinator (a raw ROUTER) drives one agent with the simulated executor:
  * files are fetched by hash once and verified, a result is spooled until
  * acknowledged and re-sent after the coordinator vanishes and comes back,
- * garbage is ignored, and a final goodbye ends the agent. */
+ * garbage is ignored, a cache that cannot take a file turns the task into
+ * infra_error, and a final goodbye ends the agent. */
 #include "worker/agent.h"
 
 #include "common/log.h"
@@ -216,6 +217,23 @@ void sx_agent_test(bool verbose)
     sx_msg_destroy(&result);
     SX_CHECK(spool_entries(work) == 1); /* the first ACK emptied the old entry */
 
+    /* The cache cannot take a file (as on a full disk): the task is answered
+     * with infra_error at once instead of waiting for files forever. */
+    char cache[PATH_MAX + 16];
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    char cmd[2 * PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && touch '%s'", cache, cache);
+    SX_CHECK(system(cmd) == 0);
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t002", 1);
+    sx_msg_send(assign, router, who, NULL);
+    requests = 0;
+    result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR && requests > 0);
+    SX_CHECK(strstr(result->result.detail, "cannot store the task's files"));
+    SX_CHECK(result->token == 100);
+    sx_msg_destroy(&result);
+
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
     bye->reason = strdup("run complete");
     bye->final = true;
@@ -226,7 +244,7 @@ void sx_agent_test(bool verbose)
     zpoller_destroy(&poller);
     char *done = zstr_recv(actor);
     zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 2);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 3);
     zactor_destroy(&actor);
     sx_agent_destroy(&run.agent);
     sx_simexec_destroy(&sim);

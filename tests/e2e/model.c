@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -80,6 +81,7 @@ static pid_t spawn(model_t *m, const char *log_name, rlim_t fsize, char *const a
     snprintf(log, sizeof log, "%s/%s.log", m->log_dir, log_name);
     pid_t pid = fork();
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* no stray worker outlives this test */
         FILE *out = fopen(log, "a");
         if (out) {
             dup2(fileno(out), 1);
@@ -493,7 +495,6 @@ static int run_seed(unsigned seed, bool keep)
     snprintf(m->endpoint, sizeof m->endpoint, "ipc://%s/coordinator.ipc", m->bench);
     sx_mkdirs(m->log_dir, NULL);
     m->stale = zlist_new();
-    zlist_autofree(m->stale);
 
     start_coordinator(m, false, 0);
     add_worker(m, 0);
@@ -537,6 +538,11 @@ static int run_seed(unsigned seed, bool keep)
                 "coordinator kills, %d full disks, %d forged results: %s\n",
                 seed, m->tasks, events, m->worker_count, m->pauses, m->kills,
                 m->coordinator_kills, m->disk_full, m->forgeries, rc ? "FAILED" : "ok");
+    sx_msg_task_t *task;
+    while ((task = zlist_pop(m->stale)) != NULL) {
+        free(task->task_id);
+        free(task);
+    }
     zlist_destroy(&m->stale);
     free(m->markers);
     if (rc == 0 && !keep)
@@ -571,6 +577,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    zsys_handler_set(NULL); /* Ctrl-C and SIGTERM end this program (and its children) */
     zsys_init();
     zsys_set_linger(0);
     unsigned failed = 0;
