@@ -40,7 +40,8 @@ typedef struct {
     sx_msg_t *assign;
     size_t next_task;
     bool materialized;
-    char *failed; /* why its files could not be placed; NULL = fine */
+    char *failed;     /* why its files could not be placed; NULL = fine */
+    int64_t received; /* when it arrived */
 } local_shard_t;
 
 struct _sx_agent_t {
@@ -54,6 +55,7 @@ struct _sx_agent_t {
     zlist_t *shards;     /* local_shard_t* in arrival order */
     zhashx_t *requested; /* hashes asked for and not yet received */
     job_t *running;
+    int64_t last_file_at; /* when a bench file was last stored */
     int64_t coordinator_expires;
     int64_t last_sent;
     int backoff_ms;
@@ -153,6 +155,8 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
         c->reconnect_min_ms = 250;
     if (c->reconnect_max_ms < c->reconnect_min_ms)
         c->reconnect_max_ms = 32 * c->reconnect_min_ms;
+    if (c->files_wait_ms <= 0)
+        c->files_wait_ms = 60000;
     snprintf(self->cache_dir, sizeof self->cache_dir, "%s/cache", self->work_dir);
     snprintf(self->bench_dir, sizeof self->bench_dir, "%s/bench", self->work_dir);
     snprintf(self->csv_dir, sizeof self->csv_dir, "%s/csv", self->work_dir);
@@ -355,7 +359,8 @@ static void on_file(sx_agent_t *self, const sx_msg_t *msg)
     if (sx_file_write_atomic(path, msg->data, msg->size, &err) != 0) {
         sx_err("%s", err.msg);
         fail_shards_needing(self, msg->hash, err.msg);
-    }
+    } else
+        self->last_file_at = zclock_mono();
     zhashx_delete(self->requested, msg->hash);
 }
 
@@ -420,7 +425,7 @@ static void finish_job(sx_agent_t *self, job_t *job);
 static void answer_failed_shard(sx_agent_t *self, local_shard_t *shard)
 {
     char detail[1024];
-    snprintf(detail, sizeof detail, "worker %s cannot store the task's files: %s",
+    snprintf(detail, sizeof detail, "worker %s cannot get the task's files: %s",
              self->name, shard->failed);
     for (size_t i = shard->next_task; i < shard->assign->task_count; i++) {
         job_t *job = job_new(self, &shard->assign->tasks[i]);
@@ -433,10 +438,28 @@ static void answer_failed_shard(sx_agent_t *self, local_shard_t *shard)
     shard_destroy(&shard);
 }
 
+/* Whether the first shard waits for files that stopped coming: the
+ * coordinator refuses files for units it took back (their deadline passed),
+ * and a shard waiting for them would block every shard behind it. */
+static bool files_stalled(sx_agent_t *self, local_shard_t *shard)
+{
+    int64_t progress =
+        shard->received > self->last_file_at ? shard->received : self->last_file_at;
+    if (zclock_mono() - progress < self->config.files_wait_ms)
+        return false;
+    char why[128];
+    snprintf(why, sizeof why, "no bench file arrived for %d ms",
+             self->config.files_wait_ms);
+    shard->failed = strdup(why);
+    return true;
+}
+
 static void start_next_task(sx_agent_t *self)
 {
     local_shard_t *shard = zlist_first(self->shards);
-    if (self->running || !shard || !shard_ready(self, shard))
+    if (self->running || !shard)
+        return;
+    if (!shard_ready(self, shard) && !files_stalled(self, shard))
         return;
     if (shard->failed) {
         answer_failed_shard(self, shard);
@@ -531,6 +554,7 @@ static int on_coordinator(sx_agent_t *self)
         request_missing(self, msg);
         local_shard_t *shard = calloc(1, sizeof *shard);
         shard->assign = msg;
+        shard->received = zclock_mono();
         msg = NULL;
         if (shard->assign->task_count == 0)
             shard_destroy(&shard);

@@ -31,11 +31,13 @@ typedef struct {
     const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
     sx_agent_exec_fn *exec;
     void *exec_ctx;
-    int heartbeat_ms;             /* default 1000 */
-    int dead_after_ms;            /* coordinator silent this long = gone (default 5000) */
-    int reconnect_min_ms;         /* default 250 */
-    int reconnect_max_ms;         /* default 8000 */
-    const char *cert_path;        /* CURVE: this worker's certificate */
+    int heartbeat_ms;      /* default 1000 */
+    int dead_after_ms;     /* coordinator silent this long = gone (default 5000) */
+    int reconnect_min_ms;  /* default 250 */
+    int reconnect_max_ms;  /* default 8000 */
+    int files_wait_ms;     /* a shard whose files stop coming (no file stored for this
+                              long) is answered with infra_error (default 60000) */
+    const char *cert_path; /* CURVE: this worker's certificate */
     const char *server_cert_path; /* CURVE: the coordinator's public certificate */
     bool insecure;                /* allow plain TCP to a non-loopback address */
 } sx_agent_config_t;

@@ -166,7 +166,8 @@ void sx_agent_test(bool verbose)
                                 .heartbeat_ms = BEAT_MS,
                                 .dead_after_ms = DEAD_MS,
                                 .reconnect_min_ms = 50,
-                                .reconnect_max_ms = 200};
+                                .reconnect_max_ms = 200,
+                                .files_wait_ms = 1000};
     run_t run = {sx_agent_new(&config, NULL), -1};
     SX_CHECK(run.agent);
     zactor_t *actor = zactor_new(agent_actor, &run);
@@ -230,8 +231,20 @@ void sx_agent_test(bool verbose)
     requests = 0;
     result = serve_until_result(router, bench, assign, &who, &requests);
     SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR && requests > 0);
-    SX_CHECK(strstr(result->result.detail, "cannot store the task's files"));
+    SX_CHECK(strstr(result->result.detail, "cannot get the task's files"));
     SX_CHECK(result->token == 100);
+    sx_msg_destroy(&result);
+
+    /* Files that never come (the coordinator took the units back and refuses
+     * them) do not block the agent: after files_wait_ms, infra_error. */
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t002", 2);
+    sx_msg_add_file(assign, "tasks/t002/never.csv",
+                    "0123456789abcdef0123456789abcdef01234567", 5);
+    sx_msg_send(assign, router, who, NULL);
+    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(strstr(result->result.detail, "no bench file arrived for 1000 ms"));
     sx_msg_destroy(&result);
 
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
@@ -244,7 +257,7 @@ void sx_agent_test(bool verbose)
     zpoller_destroy(&poller);
     char *done = zstr_recv(actor);
     zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 3);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 4);
     zactor_destroy(&actor);
     sx_agent_destroy(&run.agent);
     sx_simexec_destroy(&sim);
