@@ -42,6 +42,7 @@ typedef struct {
     const char *sql;     /* owned by the predictions; NULL = missing */
     int attempts;        /* spent: infra_error, its worker lost, its deadline missed */
     int timeout_s;       /* the task's, read at its first dispatch */
+    bool stale;          /* the journal holds a verdict for other inputs */
     unit_state_t state;
     uint64_t token;     /* the current dispatch, while held */
     int64_t deadline;   /* when the current dispatch is given up, while held */
@@ -100,7 +101,6 @@ struct _sx_coordinator_t {
     uint64_t next_shard_id;
     uint64_t next_token; /* starts at a random value: tokens of another run never match */
     sx_error_t fatal;    /* set when a result cannot be made durable: the run stops */
-    size_t changed;      /* journaled verdicts not reused: their candidate changed */
     size_t settled, correct, failures, settled_at_start;
     int64_t started_ms;
 };
@@ -263,10 +263,11 @@ static int resume_visit(const char *method, const char *inputs, const sx_result_
         mark_settled(self, unit, result);
         return 0;
     }
-    /* Computed for another candidate (or task, profile, version): run again. */
+    /* Computed for another candidate (or task, profile, version): run again,
+     * unless a later record holds a verdict for these inputs. */
     sx_debug("journal: %s/%s: its inputs changed since it was settled", method,
              result->task_id);
-    self->changed++;
+    unit->stale = true;
     return 0;
 }
 
@@ -411,10 +412,13 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
         sx_coordinator_destroy(&self);
         return NULL;
     }
-    if (self->changed)
+    size_t changed = 0;
+    for (size_t i = 0; i < self->unit_count; i++)
+        changed += self->units[i].stale && self->units[i].state != UNIT_SETTLED;
+    if (changed)
         sx_warn("journal: %zu verdicts were computed for other inputs (a changed "
                 "candidate, task, profile or streamex version): those tasks run again",
-                self->changed);
+                changed);
     self->settled_at_start = self->settled;
     settle_missing_predictions(self);
     if (sx_error_is_set(&self->fatal)) {
@@ -597,7 +601,6 @@ static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *failed
     }
     if (spent)
         snprintf(unit->avoid, sizeof unit->avoid, "%s", failed_on ? failed_on : "");
-    unit->state = UNIT_NEW;
     enqueue(self, unit, true);
 }
 
@@ -716,20 +719,19 @@ static void send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const cha
  * answered yet. The others never started. */
 static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost)
 {
-    zlist_t *held = zlist_new();
+    size_t count = 0;
+    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
+        count += zlist_size(shard->units);
+    unit_t **units = calloc(count + 1, sizeof *units);
+    size_t n = 0;
     for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
         for (unit_t *unit = zlist_first(shard->units); unit;
              unit = zlist_next(shard->units))
-            zlist_append(held, unit);
-    /* Back to the front of the queue in reverse, so they keep their order. */
-    size_t count = zlist_size(held);
-    unit_t **units = calloc(count + 1, sizeof *units);
-    for (size_t i = 0; i < count; i++)
-        units[i] = zlist_pop(held);
+            units[n++] = unit;
+    /* Back to the front of the queue last to first, so they keep their order. */
     for (size_t i = count; i-- > 0;)
         end_attempt(self, units[i], w->name, why, lost && i == 0);
     free(units);
-    zlist_destroy(&held);
     zhashx_delete(self->workers, w->key);
 }
 

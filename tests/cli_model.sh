@@ -34,4 +34,20 @@ set -e
 [ "$rc" = 2 ] && grep -q "collides with OUT/journal.jsonl" "$tmp/coordinator.txt" ||
     fail "method journal.jsonl accepted (rc $rc)"
 [ ! -e "$tmp/out/journal.jsonl" ] || fail "a journal was started"
+echo "== --resume re-executes exactly the tasks whose candidate changed"
+"$STREAMEX" run --simulate delay_ms=0 --bench "$bench" --method "m=$bench/predictions.jsonl" \
+    --output "$tmp/resume" > /dev/null 2>&1
+first=$(head -1 "$bench/task_ids.txt")
+sed "s/^\({\"task_id\": \"$first\", \"sql\": \"\)/\1SELECT 'changed' --/" \
+    "$bench/predictions.jsonl" > "$tmp/changed.jsonl"
+cmp -s "$bench/predictions.jsonl" "$tmp/changed.jsonl" && fail "the edit changed nothing"
+"$STREAMEX" run --simulate delay_ms=0 --bench "$bench" --method "m=$tmp/changed.jsonl" \
+    --output "$tmp/resume" --resume > /dev/null 2> "$tmp/resume.txt"
+grep -q "journal: 1 verdicts were computed for other inputs" "$tmp/resume.txt" ||
+    fail "resume did not say that one task runs again"
+[ "$(grep -c "\"task_id\":\"$first\"" "$tmp/resume/journal.jsonl")" = 2 ] ||
+    fail "the changed task was not executed again"
+"$STREAMEX" run --simulate delay_ms=0 --bench "$bench" --method "m=$tmp/changed.jsonl" \
+    --output "$tmp/resume" --resume > /dev/null 2> "$tmp/again.txt"
+! grep -q "computed for other inputs" "$tmp/again.txt" || fail "a settled task counted as changed"
 echo "OK"
