@@ -47,7 +47,7 @@ typedef struct {
     uint64_t token;     /* the current dispatch, while held */
     int64_t deadline;   /* when the current dispatch is given up, while held */
     sx_result_t result; /* when settled */
-    char avoid[257];    /* worker name that last failed it with infra_error */
+    zlist_t *failed_on; /* names of the workers that spent one of its attempts */
     shard_t *shard;     /* the shard holding it, while held */
 } unit_t;
 
@@ -450,9 +450,11 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     zsock_destroy(&self->router);
     zactor_destroy(&self->auth);
     sx_journal_destroy(&self->journal);
-    for (size_t i = 0; i < self->unit_count; i++)
+    for (size_t i = 0; i < self->unit_count; i++) {
         if (self->units[i].state == UNIT_SETTLED)
             sx_result_clear(&self->units[i].result);
+        zlist_destroy(&self->units[i].failed_on);
+    }
     free(self->units);
     for (size_t m = 0; m < self->method_count; m++) {
         free(self->methods[m].name);
@@ -562,6 +564,25 @@ static void settle_missing_predictions(sx_coordinator_t *self)
     }
 }
 
+static bool failed_on(unit_t *unit, const char *name)
+{
+    for (const char *n = unit->failed_on ? zlist_first(unit->failed_on) : NULL; n;
+         n = zlist_next(unit->failed_on))
+        if (strcmp(n, name) == 0)
+            return true;
+    return false;
+}
+
+static void note_failure(unit_t *unit, const char *name)
+{
+    if (!unit->failed_on) {
+        unit->failed_on = zlist_new();
+        zlist_autofree(unit->failed_on); /* copies and frees the names */
+    }
+    if (!failed_on(unit, name))
+        zlist_append(unit->failed_on, (void *)name);
+}
+
 /* The one way into the queue: a unit is in it at most once. */
 static void enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
 {
@@ -582,7 +603,7 @@ static void enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
  * goes back to the queue (front) or, when `spent` uses up its budget, is
  * settled as infra_error. `spent` is false for protocol noise (a repeated
  * HELLO, a reconnect, a worker leaving politely before it ran the unit). */
-static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *failed_on,
+static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_name,
                         const char *why, bool spent)
 {
     if (unit->state != UNIT_HELD)
@@ -600,7 +621,7 @@ static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *failed
             return;
     }
     if (spent)
-        snprintf(unit->avoid, sizeof unit->avoid, "%s", failed_on ? failed_on : "");
+        note_failure(unit, worker_name);
     enqueue(self, unit, true);
 }
 
@@ -735,17 +756,25 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
     zhashx_delete(self->workers, w->key);
 }
 
+/* Whether a worker other than w, on which the unit never failed, is here. */
+static bool another_could_take(sx_coordinator_t *self, unit_t *unit, worker_t *w)
+{
+    for (worker_t *v = zhashx_first(self->workers); v; v = zhashx_next(self->workers))
+        if (v != w && !failed_on(unit, v->name))
+            return true;
+    return false;
+}
+
 /* Units for one shard, skipping those that failed on this worker when
- * another worker could take them. */
+ * another worker could take them (so a broken worker that fails everything
+ * at once cannot spend every attempt of a unit by itself). */
 static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
 {
     zlist_t *taken = zlist_new();
-    /* By count, not by walking the table: the caller is iterating it. */
-    bool others = zhashx_size(self->workers) > 1;
     for (unit_t *unit = zlist_first(self->queue);
          unit && zlist_size(taken) < self->config.shard_size;
          unit = zlist_next(self->queue)) {
-        if (others && strcmp(unit->avoid, w->name) == 0)
+        if (failed_on(unit, w->name) && another_could_take(self, unit, w))
             continue;
         zlist_append(taken, unit);
     }
@@ -793,7 +822,14 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
 /* Credit-based dispatch: a worker gets shards only up to its capacity. */
 static void dispatch(sx_coordinator_t *self)
 {
-    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+    if (zlist_size(self->queue) == 0)
+        return;
+    /* A list, not the table: take_units walks the table. */
+    zlist_t *workers = zlist_new();
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        if ((int)zlist_size(w->shards) < w->capacity)
+            zlist_append(workers, w);
+    for (worker_t *w = zlist_first(workers); w; w = zlist_next(workers)) {
         while (zlist_size(self->queue) > 0 && (int)zlist_size(w->shards) < w->capacity) {
             zlist_t *units = take_units(self, w);
             if (zlist_size(units) == 0) {
@@ -803,6 +839,7 @@ static void dispatch(sx_coordinator_t *self)
             assign_shard(self, w, units);
         }
     }
+    zlist_destroy(&workers);
 }
 
 /* ---- messages ---------------------------------------------------------- */

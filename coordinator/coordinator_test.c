@@ -733,6 +733,45 @@ static void test_method_names_colliding_with_out(void)
     harness_destroy(&h);
 }
 
+/* Workers that fail everything at once (a full disk) cannot spend a unit's
+ * budget between them: once it failed on both, it waits for the third. */
+static void test_broken_workers_do_not_take_a_unit_back(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.retry_budget = 10;
+    harness_start(h, &c);
+    fake_t *healthy = fake_new(h->endpoint, "healthy", 1);
+    sx_msg_t *busy = fake_expect(healthy, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(busy);
+    fake_t *broken[2] = {fake_new(h->endpoint, "broken0", 1), NULL};
+    sx_msg_t *unit = fake_expect(broken[0], SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(unit);
+    broken[1] = fake_new(h->endpoint, "broken1", 1);
+    fake_result(broken[0], &unit->tasks[0], SX_STATUS_INFRA_ERROR);
+    sx_msg_t *retry = fake_expect(broken[1], SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(retry && retry->tasks[0].attempt == 2);
+    fake_result(broken[1], &retry->tasks[0], SX_STATUS_INFRA_ERROR);
+    for (int i = 0; i < 2; i++)
+        SX_CHECK(fake_expect(broken[i], SX_MSG_ASSIGN, 300) == NULL);
+    fake_result(healthy, &busy->tasks[0], SX_STATUS_MATCH);
+    sx_msg_t *last = fake_expect(healthy, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(last && last->tasks[0].attempt == 3 &&
+             strcmp(last->tasks[0].task_id, unit->tasks[0].task_id) == 0);
+    fake_result(healthy, &last->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&busy);
+    sx_msg_destroy(&unit);
+    sx_msg_destroy(&retry);
+    sx_msg_destroy(&last);
+    fake_destroy(&healthy);
+    for (int i = 0; i < 2; i++)
+        fake_destroy(&broken[i]);
+    harness_destroy(&h);
+}
+
 /* ---- real agents with the simulated executor --------------------------- */
 
 typedef struct {
@@ -909,6 +948,7 @@ void sx_coordinator_test(bool verbose)
     test_journal_failure_stops_and_resumes();
     test_resume_reruns_changed_candidates();
     test_method_names_colliding_with_out();
+    test_broken_workers_do_not_take_a_unit_back();
     test_agents_complete_run();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();
