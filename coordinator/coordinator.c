@@ -48,6 +48,7 @@ typedef struct {
     int64_t deadline;   /* when the current dispatch is given up, while held */
     sx_result_t result; /* when settled */
     zlist_t *failed_on; /* names of the workers that spent one of its attempts */
+    int64_t retry_at;   /* not back to one of those before this */
     shard_t *shard;     /* the shard holding it, while held */
 } unit_t;
 
@@ -620,8 +621,10 @@ static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker
         else
             return;
     }
-    if (spent)
+    if (spent) {
         note_failure(unit, worker_name);
+        unit->retry_at = zclock_mono() + self->config.dead_after_ms;
+    }
     enqueue(self, unit, true);
 }
 
@@ -766,15 +769,17 @@ static bool another_could_take(sx_coordinator_t *self, unit_t *unit, worker_t *w
 }
 
 /* Units for one shard, skipping those that failed on this worker when
- * another worker could take them (so a broken worker that fails everything
- * at once cannot spend every attempt of a unit by itself). */
+ * another worker could take them, or when they failed a moment ago: a broken
+ * worker that fails everything at once (a full disk) must not spend every
+ * attempt of a unit while the healthy ones are paused or reconnecting. */
 static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
 {
     zlist_t *taken = zlist_new();
     for (unit_t *unit = zlist_first(self->queue);
          unit && zlist_size(taken) < self->config.shard_size;
          unit = zlist_next(self->queue)) {
-        if (failed_on(unit, w->name) && another_could_take(self, unit, w))
+        if (failed_on(unit, w->name) &&
+            (zclock_mono() < unit->retry_at || another_could_take(self, unit, w)))
             continue;
         zlist_append(taken, unit);
     }

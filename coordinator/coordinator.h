@@ -11,8 +11,9 @@
  * ways; a worker silent for dead_after_ms is dead and its unsettled tasks go
  * back to the queue; every dispatch carries an attempt token and has a
  * deadline (the task's timeout_s for it and every unit queued before it on
- * that worker, plus attempt_grace_ms); infra_error is retried (on another
- * worker when one exists) until retry_budget attempts, any other verdict is
+ * that worker, plus attempt_grace_ms); infra_error is retried until
+ * retry_budget attempts, on a worker it has not failed on when one is
+ * connected, else on the same one after dead_after_ms; any other verdict is
  * final. Attempts are spent by what a task did (infra_error, its worker lost
  * while running it, its deadline missed), never by a repeated HELLO or a
  * reconnect. A RESULT is applied only when it answers the current token of a

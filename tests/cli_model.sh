@@ -11,8 +11,9 @@ set -euo pipefail
 model="$SX_BUILD_DIR/tests/e2e_model"
 [ -x "$model" ] || { echo "cli_model: no $model (build first)" >&2; exit 77; }
 # Seeds that once failed, as regression cases: 2071 (two workers with a full
-# disk spent every attempt of a task between them).
-for seed in 2071; do
+# disk spent every attempt of a task between them), 2159 and 2165 (one such
+# worker, alone while the healthy one was paused, spent them in a second).
+for seed in 2071 2159 2165; do
     "$model" "$STREAMEX" --seeds 1 --first "$seed"
 done
 "$model" "$STREAMEX" --seeds "${SX_MODEL_SEEDS:-5}" --first "${SX_MODEL_FIRST:-1}"
