@@ -543,10 +543,10 @@ static int settle_locally(sx_coordinator_t *self, unit_t *unit, sx_status_t stat
     return rc;
 }
 
-/* Records the first storage failure: the loop stops at its next turn. */
+/* Records the first storage failure: the loop stops at its next turn and
+ * hands it to the caller, who reports it. */
 static void fail_run(sx_coordinator_t *self, const sx_error_t *err)
 {
-    sx_err("%s", err->msg);
     if (!sx_error_is_set(&self->fatal))
         self->fatal = *err;
 }

@@ -889,6 +889,17 @@ static void test_roundtrips(void)
     sx_msg_destroy(&back);
     sx_msg_destroy(&result);
 
+    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
+    ack->method = strdup("m1");
+    ack->result.task_id = strdup("t0001");
+    ack->result.attempts = 3;
+    ack->token = 42;
+    back = roundtrip(ack);
+    SX_CHECK(strcmp(back->result.task_id, "t0001") == 0 && back->result.attempts == 3 &&
+             back->token == 42);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&ack);
+
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
     bye->reason = strdup("done");
     bye->final = true;
@@ -935,6 +946,10 @@ static void test_malformed(void)
     size_t size = 0;
     char *data = forge(&size, "SXP", SX_PROTO_VERSION + 1, SX_MSG_HEARTBEAT, 0);
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "protocol version");
+    free(data);
+    /* Version 1 had no attempt tokens: its results must not be taken for ours. */
+    data = forge(&size, "SXP", 1, SX_MSG_HEARTBEAT, 0);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "protocol version 1");
     free(data);
     data = forge(&size, "XXX", SX_PROTO_VERSION, SX_MSG_HEARTBEAT, 0);
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "bad magic");

@@ -7,6 +7,10 @@
  * is spooled to disk before it is sent and dropped only on ACK; after a
  * reconnect (the coordinator went silent: back-off doubling from
  * reconnect_min_ms to reconnect_max_ms) or a restart the spool is sent again.
+ * Every RESULT carries the attempt token of its ASSIGN task. A shard whose
+ * files cannot be stored here (disk full) or stop coming (files_wait_ms) is
+ * answered with infra_error at once, so the coordinator retries it
+ * elsewhere instead of waiting.
  *
  * The executor is a function pointer so tests can plug in a simulated one;
  * the real one wraps sx_executor_run. */
