@@ -49,6 +49,7 @@ typedef struct {
     sx_result_t result; /* when settled */
     zlist_t *failed_on; /* names of the workers that spent one of its attempts */
     int64_t retry_at;   /* not back to one of those before this */
+    char *dropped_by;   /* routing id of the session that let it go unspent */
     shard_t *shard;     /* the shard holding it, while held */
 } unit_t;
 
@@ -455,6 +456,7 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
         if (self->units[i].state == UNIT_SETTLED)
             sx_result_clear(&self->units[i].result);
         zlist_destroy(&self->units[i].failed_on);
+        free(self->units[i].dropped_by);
     }
     free(self->units);
     for (size_t m = 0; m < self->method_count; m++) {
@@ -603,9 +605,12 @@ static void enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
 /* Ends the current attempt of a held unit: its shard slot is freed, and it
  * goes back to the queue (front) or, when `spent` uses up its budget, is
  * settled as infra_error. `spent` is false for protocol noise (a repeated
- * HELLO, a reconnect, a worker leaving politely before it ran the unit). */
+ * HELLO, a reconnect, a worker leaving before it ran the unit); then
+ * `dropped_by` names the session (routing id) that let it go, which does not
+ * get it back while another worker is connected: a peer saying HELLO again
+ * and again cannot hold a unit forever. */
 static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_name,
-                        const char *why, bool spent)
+                        const char *why, bool spent, const char *dropped_by)
 {
     if (unit->state != UNIT_HELD)
         return;
@@ -625,6 +630,8 @@ static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker
         note_failure(unit, worker_name);
         unit->retry_at = zclock_mono() + self->config.dead_after_ms;
     }
+    free(unit->dropped_by);
+    unit->dropped_by = dropped_by ? strdup(dropped_by) : NULL;
     enqueue(self, unit, true);
 }
 
@@ -753,8 +760,10 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
              unit = zlist_next(shard->units))
             units[n++] = unit;
     /* Back to the front of the queue last to first, so they keep their order. */
-    for (size_t i = count; i-- > 0;)
-        end_attempt(self, units[i], w->name, why, lost && i == 0);
+    for (size_t i = count; i-- > 0;) {
+        bool spent = lost && i == 0;
+        end_attempt(self, units[i], w->name, why, spent, spent ? NULL : w->key);
+    }
     free(units);
     zhashx_delete(self->workers, w->key);
 }
@@ -780,6 +789,9 @@ static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
          unit = zlist_next(self->queue)) {
         if (failed_on(unit, w->name) &&
             (zclock_mono() < unit->retry_at || another_could_take(self, unit, w)))
+            continue;
+        if (unit->dropped_by && strcmp(unit->dropped_by, w->key) == 0 &&
+            zhashx_size(self->workers) > 1)
             continue;
         zlist_append(taken, unit);
     }
@@ -916,7 +928,7 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
     if (sx_status_is_retryable(r->status)) {
         sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
                 r->task_id, unit->attempts + 1, r->detail);
-        end_attempt(self, unit, w->name, r->detail, true);
+        end_attempt(self, unit, w->name, r->detail, true, NULL);
         if (sx_error_is_set(&self->fatal))
             return *err = self->fatal, -1;
         return 0;
@@ -1035,7 +1047,7 @@ static void expire_attempts(sx_coordinator_t *self, int64_t now)
         snprintf(why, sizeof why, "worker %s returned no result within %d s + %d ms",
                  name, unit->timeout_s, self->config.attempt_grace_ms);
         sx_warn("%s/%s: %s", self->methods[unit->method].name, unit->task_id, why);
-        end_attempt(self, unit, name, why, true);
+        end_attempt(self, unit, name, why, true, NULL);
     }
     zlist_destroy(&late);
 }

@@ -16,8 +16,9 @@
  * connected, else on the same one after dead_after_ms; any other verdict is
  * final. Attempts are spent by what a task did (infra_error, its worker lost
  * while running it, its deadline missed), never by a repeated HELLO or a
- * reconnect. A RESULT is applied only when it answers the current token of a
- * unit its sender holds; any other is logged, acknowledged and dropped. Bench
+ * reconnect (the units such a session lets go do not go back to it while
+ * another worker is connected). A RESULT is applied only when it answers the current
+ * token of a unit its sender holds; any other is logged, acknowledged and dropped. Bench
  * files are served only to a worker holding a shard that needs them.
  *
  * Storage failures stop the run: when a CSV or journal record cannot be

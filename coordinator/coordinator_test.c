@@ -733,6 +733,32 @@ static void test_method_names_colliding_with_out(void)
     harness_destroy(&h);
 }
 
+/* A peer that says HELLO again does not get back the unit it let go while
+ * another worker is connected: it cannot hold a unit forever that way. */
+static void test_rehello_does_not_keep_the_unit(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *greedy = fake_new(h->endpoint, "greedy", 1);
+    sx_msg_t *held = fake_expect(greedy, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(held);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    SX_CHECK(fake_expect(b, SX_MSG_ASSIGN, 300) == NULL);
+    fake_hello(greedy, "greedy2", 1);
+    sx_msg_t *taken = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(taken && taken->tasks[0].attempt == 1);
+    SX_CHECK(fake_expect(greedy, SX_MSG_ASSIGN, 300) == NULL);
+    fake_result(b, &taken->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&held);
+    sx_msg_destroy(&taken);
+    fake_destroy(&greedy);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
 /* Workers that fail everything at once (a full disk) cannot spend a unit's
  * budget between them: once it failed on both, it waits for the third. */
 static void test_broken_workers_do_not_take_a_unit_back(void)
@@ -949,6 +975,7 @@ void sx_coordinator_test(bool verbose)
     test_resume_reruns_changed_candidates();
     test_method_names_colliding_with_out();
     test_broken_workers_do_not_take_a_unit_back();
+    test_rehello_does_not_keep_the_unit();
     test_agents_complete_run();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();

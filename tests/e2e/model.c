@@ -13,9 +13,12 @@
  * summary computed from the markers.
  *
  * usage: e2e_model STREAMEX [--seeds N] [--first S] [--keep] [--verbose]
- * Exits 0 when every seed passed; prints each failing seed. */
+ * Exits 0 when every seed passed; prints each failing seed.
+ *        e2e_model --hostile ENDPOINT BENCH SECONDS
+ * runs only the hostile peer against a run someone else started. */
 #include "common/files.h"
 #include "common/result.h"
+#include "common/task.h"
 #include "coordinator/testbench.h"
 #include "proto/proto.h"
 
@@ -49,6 +52,7 @@ typedef struct {
     char *bench;
     char out[PATH_MAX], endpoint[PATH_MAX + 16], log_dir[PATH_MAX];
     size_t tasks;
+    sx_bench_t *ids; /* the bench's task IDs, for the hostile peer */
     const char **markers;
     proc_t coordinator;
     bool coordinator_done; /* it exited 0 by itself */
@@ -228,6 +232,11 @@ static void forger_drain(model_t *m)
                 copy->token = msg->tasks[i].token;
                 copy->attempt = msg->tasks[i].attempt;
                 zlist_append(m->stale, copy);
+                if (zlist_size(m->stale) > 20) { /* replays of the last few */
+                    sx_msg_task_t *old = zlist_pop(m->stale);
+                    free(old->task_id);
+                    free(old);
+                }
             }
         sx_msg_destroy(&msg);
     }
@@ -248,8 +257,7 @@ static void forger_act(model_t *m)
     for (sx_msg_task_t *t = zlist_first(m->stale); t; t = zlist_next(m->stale))
         if (pick(m, 2) == 0)
             forger_result(m, t->task_id, t->token, t->attempt);
-    char id[32];
-    snprintf(id, sizeof id, "t%03d", 1 + pick(m, (int)m->tasks));
+    const char *id = sx_bench_task_id(m->ids, (size_t)pick(m, (int)m->tasks));
     forger_result(m, id, ((uint64_t)next_rand(m) << 32) | next_rand(m), 1 + pick(m, 3));
     sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
     char path[PATH_MAX + 64], hash[41];
@@ -490,6 +498,7 @@ static int run_seed(unsigned seed, bool keep)
     for (size_t i = 0; i < m->tasks; i++)
         m->markers[i] = kinds[pick(m, (int)(sizeof kinds / sizeof kinds[0]))];
     m->bench = sx_testbench_make(m->tasks, m->markers);
+    m->ids = sx_bench_open(m->bench, NULL);
     snprintf(m->out, sizeof m->out, "%s/out", m->bench);
     snprintf(m->log_dir, sizeof m->log_dir, "%s/run", m->bench);
     snprintf(m->endpoint, sizeof m->endpoint, "ipc://%s/coordinator.ipc", m->bench);
@@ -544,6 +553,7 @@ static int run_seed(unsigned seed, bool keep)
         free(task);
     }
     zlist_destroy(&m->stale);
+    sx_bench_destroy(&m->ids);
     free(m->markers);
     if (rc == 0 && !keep)
         sx_testbench_remove(&m->bench);
@@ -552,14 +562,54 @@ static int run_seed(unsigned seed, bool keep)
     return rc;
 }
 
+/* Only the hostile peer, for SECONDS, against a run started by someone else
+ * on ENDPOINT over BENCH: the issue's reproduction (its HELLOs under
+ * alternating names used to spend the attempts of every task it held). */
+static int run_hostile(const char *endpoint, const char *bench, int seconds)
+{
+    model_t model = {.seed = 1, .rng = 1};
+    model_t *m = &model;
+    snprintf(m->endpoint, sizeof m->endpoint, "%s", endpoint);
+    sx_error_t err;
+    m->ids = sx_bench_open(bench, &err);
+    if (!m->ids) {
+        fprintf(stderr, "e2e_model: %s\n", err.msg);
+        return 2;
+    }
+    m->bench = (char *)bench;
+    m->tasks = sx_bench_task_count(m->ids);
+    m->stale = zlist_new();
+    int64_t end = zclock_mono() + (int64_t)seconds * 1000;
+    int hellos = 0;
+    while (zclock_mono() < end) {
+        forger_act(m);
+        hellos++;
+        zclock_sleep(200);
+    }
+    forger_leave(m);
+    printf("e2e_model: hostile peer: %d HELLOs, %d forged results\n", hellos,
+           m->forgeries);
+    sx_msg_task_t *task;
+    while ((task = zlist_pop(m->stale)) != NULL) {
+        free(task->task_id);
+        free(task);
+    }
+    zlist_destroy(&m->stale);
+    sx_bench_destroy(&m->ids);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(
-            stderr,
-            "usage: e2e_model STREAMEX [--seeds N] [--first S] [--keep] [--verbose]\n");
+        fprintf(stderr,
+                "usage: e2e_model STREAMEX [--seeds N] [--first S] [--keep] [--verbose]\n"
+                "       e2e_model --hostile ENDPOINT BENCH SECONDS\n");
         return 2;
     }
+    zsys_handler_set(NULL); /* Ctrl-C and SIGTERM end this program (and its children) */
+    if (argc == 5 && strcmp(argv[1], "--hostile") == 0)
+        return run_hostile(argv[2], argv[3], atoi(argv[4]));
     s_streamex = argv[1];
     unsigned seeds = 5, first = 1;
     bool keep = false;
@@ -577,7 +627,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    zsys_handler_set(NULL); /* Ctrl-C and SIGTERM end this program (and its children) */
     zsys_init();
     zsys_set_linger(0);
     unsigned failed = 0;
