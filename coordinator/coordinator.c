@@ -768,17 +768,25 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
     zhashx_delete(self->workers, w->key);
 }
 
-/* Whether a worker other than w, on which the unit never failed, is here. */
+/* Whether the unit would rather go elsewhere than to w: it failed there, or
+ * that session let it go unspent (HELLO again). */
+static bool shuns(unit_t *unit, const worker_t *w)
+{
+    return failed_on(unit, w->name) ||
+           (unit->dropped_by && strcmp(unit->dropped_by, w->key) == 0);
+}
+
+/* Whether a worker other than w that the unit does not shun is here. */
 static bool another_could_take(sx_coordinator_t *self, unit_t *unit, worker_t *w)
 {
     for (worker_t *v = zhashx_first(self->workers); v; v = zhashx_next(self->workers))
-        if (v != w && !failed_on(unit, v->name))
+        if (v != w && !shuns(unit, v))
             return true;
     return false;
 }
 
-/* Units for one shard, skipping those that failed on this worker when
- * another worker could take them, or when they failed a moment ago: a broken
+/* Units for one shard, skipping those that shun this worker while another
+ * worker could take them, and those that failed here a moment ago: a broken
  * worker that fails everything at once (a full disk) must not spend every
  * attempt of a unit while the healthy ones are paused or reconnecting. */
 static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
@@ -787,11 +795,8 @@ static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
     for (unit_t *unit = zlist_first(self->queue);
          unit && zlist_size(taken) < self->config.shard_size;
          unit = zlist_next(self->queue)) {
-        if (failed_on(unit, w->name) &&
-            (zclock_mono() < unit->retry_at || another_could_take(self, unit, w)))
-            continue;
-        if (unit->dropped_by && strcmp(unit->dropped_by, w->key) == 0 &&
-            zhashx_size(self->workers) > 1)
+        if ((failed_on(unit, w->name) && zclock_mono() < unit->retry_at) ||
+            (shuns(unit, w) && another_could_take(self, unit, w)))
             continue;
         zlist_append(taken, unit);
     }

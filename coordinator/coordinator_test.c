@@ -759,6 +759,46 @@ static void test_rehello_does_not_keep_the_unit(void)
     harness_destroy(&h);
 }
 
+/* A unit that failed on one worker and was let go by the other (HELLO
+ * again) still goes to one of them: shunning both never stalls it. */
+static void test_shunned_everywhere_still_dispatched(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.retry_budget = 10;
+    harness_start(h, &c);
+    fake_t *a = fake_new(h->endpoint, "wa", 1);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    fake_beat(b);
+    zclock_sleep(200); /* b is in before a fails */
+    fake_result(a, &first->tasks[0], SX_STATUS_INFRA_ERROR);
+    sx_msg_t *second = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(second && second->tasks[0].attempt == 2);
+    fake_hello(b, "wb", 1);
+    sx_msg_t *third = NULL;
+    fake_t *taker = NULL;
+    for (int64_t end = zclock_mono() + WAIT_MS; !third && zclock_mono() < end;) {
+        taker = a;
+        third = fake_expect(a, SX_MSG_ASSIGN, 50);
+        if (!third) {
+            taker = b;
+            third = fake_expect(b, SX_MSG_ASSIGN, 50);
+        }
+    }
+    SX_CHECK(third && third->tasks[0].attempt == 2);
+    fake_result(taker, &third->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    sx_msg_destroy(&third);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
 /* Workers that fail everything at once (a full disk) cannot spend a unit's
  * budget between them: once it failed on both, it waits for the third. */
 static void test_broken_workers_do_not_take_a_unit_back(void)
@@ -976,6 +1016,7 @@ void sx_coordinator_test(bool verbose)
     test_method_names_colliding_with_out();
     test_broken_workers_do_not_take_a_unit_back();
     test_rehello_does_not_keep_the_unit();
+    test_shunned_everywhere_still_dispatched();
     test_agents_complete_run();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();
