@@ -69,6 +69,7 @@ struct _worker_t {
     int64_t last_sent;
     int64_t pending_ms; /* timeouts of the units it holds, summed */
     size_t done;
+    size_t dropped; /* results that answered no current attempt of its units */
 };
 
 typedef struct {
@@ -760,6 +761,9 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
              unit = zlist_next(shard->units))
             units[n++] = unit;
     /* Back to the front of the queue last to first, so they keep their order. */
+    if (w->dropped > 1)
+        sx_info("worker %s: %zu of its results answered no current attempt: dropped",
+                w->name, w->dropped);
     for (size_t i = count; i-- > 0;) {
         bool spent = lost && i == 0;
         end_attempt(self, units[i], w->name, why, spent, spent ? NULL : w->key);
@@ -924,9 +928,12 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
                       : unit->token != msg->token   ? "not its current attempt"
                                                     : NULL;
     if (why) {
-        sx_info("worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
-                sx_status_name(r->status), msg->method, r->task_id,
-                (unsigned long long)msg->token, why);
+        /* Logged once per connection (then at debug level), so a flood of
+         * forged results cannot flood the log; the count comes when it leaves. */
+        sx_log_level_t level = w->dropped++ == 0 ? SX_LOG_INFO : SX_LOG_DEBUG;
+        sx_log(level, "worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
+               sx_status_name(r->status), msg->method, r->task_id,
+               (unsigned long long)msg->token, why);
         return 0;
     }
     w->done++;
