@@ -34,13 +34,13 @@ typedef struct {
 } job_t;
 
 /* A received shard and how far it got. A shard whose files cannot be stored
- * here (disk full) is failed: its tasks are answered with infra_error, so the
- * coordinator retries them instead of waiting for us. */
+ * here (disk full) or stop coming is failed: its tasks are answered with
+ * infra_error, so the coordinator retries them instead of waiting for us. */
 typedef struct {
     sx_msg_t *assign;
     size_t next_task;
     bool materialized;
-    char *failed;     /* why its files could not be placed; NULL = fine */
+    char *failed;     /* why its files could not be had; NULL = fine */
     int64_t received; /* when it arrived */
 } local_shard_t;
 
