@@ -5,7 +5,10 @@
 # --resume and full disks, each checked against the verdicts the simulated
 # executor's markers predict. More seeds, e.g. thousands:
 #   build/tests/e2e_model build/streamex --seeds 2000 --first 1000
-# (SX_MODEL_SEEDS and SX_MODEL_FIRST change the count and start here.)
+# (about 5 s a seed on a busy 2-core machine; runs with other --first values
+# can go side by side). A failing seed keeps its folder and logs; rerun it
+# alone with --seeds 1 --first SEED --keep --verbose. SX_MODEL_SEEDS and
+# SX_MODEL_FIRST change the count and start here.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_BUILD_DIR:?}" "${SX_SOURCE_DIR:?}"
 model="$SX_BUILD_DIR/tests/e2e_model"
