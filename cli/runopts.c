@@ -116,6 +116,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->heartbeat_ms = opts->heartbeat_ms;
     config->dead_after_ms = opts->dead_after_ms;
     config->retry_budget = opts->retries;
+    config->profile = opts->profile;
     config->resume = opts->resume;
     config->subset_index = opts->subset_index;
     config->subset_count = opts->subset_count;
