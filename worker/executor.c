@@ -55,6 +55,7 @@ struct _sx_executor_t {
     sx_kafka_t *kafka;
     sx_gateway_t *gateway;
     sx_runtime_t *pair; /* NULL: not checked */
+    zlist_t *leftover;  /* topics a cleanup could not delete (Kafka was down) */
 };
 
 /* Everything one run of one task owns, released by run_release(). */
@@ -118,7 +119,10 @@ sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *e
     self->profile = config->profile;
     self->keep = config->keep;
     self->pair = config->pair;
-    if (!self->bootstrap || !self->run_id) {
+    self->leftover = zlist_new();
+    if (self->leftover)
+        zlist_autofree(self->leftover);
+    if (!self->bootstrap || !self->run_id || !self->leftover) {
         sx_error_set(err, "out of memory");
         sx_executor_destroy(&self);
         return NULL;
@@ -139,6 +143,7 @@ void sx_executor_destroy(sx_executor_t **self_p)
     sx_executor_t *self = *self_p;
     sx_gateway_destroy(&self->gateway);
     sx_kafka_destroy(&self->kafka);
+    zlist_destroy(&self->leftover);
     free(self->bootstrap);
     free(self->run_id);
     free(self);
@@ -498,8 +503,35 @@ static void step_cleanup(run_t *run)
         sx_warn("task %s: %s", run->request->task_id, err.msg);
     if (run->topics_created > 0 &&
         sx_kafka_delete_topics(self->kafka, (const char *const *)run->topics,
-                               run->topics_created, &err) != 0)
-        sx_warn("task %s: %s", run->request->task_id, err.msg);
+                               run->topics_created, &err) != 0) {
+        sx_warn("task %s: %s (tried again before the next task)", run->request->task_id,
+                err.msg);
+        for (size_t i = 0; i < run->topics_created; i++)
+            zlist_append(self->leftover, run->topics[i]);
+    }
+}
+
+/* Deletes the topics earlier cleanups could not (the broker was down then;
+ * the watchdog has restarted it since). */
+static void delete_leftover(sx_executor_t *self)
+{
+    size_t count = zlist_size(self->leftover);
+    if (count == 0)
+        return;
+    const char **topics = calloc(count, sizeof *topics);
+    if (!topics)
+        return;
+    size_t n = 0;
+    for (const char *t = zlist_first(self->leftover); t; t = zlist_next(self->leftover))
+        topics[n++] = t;
+    sx_error_t err;
+    if (sx_kafka_delete_topics(self->kafka, topics, count, &err) == 0) {
+        sx_info("deleted %zu topic(s) an earlier cleanup could not", count);
+        zlist_purge(self->leftover);
+    } else {
+        sx_warn("%s (tried again before the next task)", err.msg);
+    }
+    free(topics);
 }
 
 /* ---- sweep --------------------------------------------------------------- */
@@ -613,6 +645,7 @@ static void execute(sx_executor_t *self, const sx_exec_request_t *request,
     double start = now_s();
     memset(timings, 0, sizeof *timings);
     run_t run = {.self = self, .request = request, .status = SX_STATUS_INFRA_ERROR};
+    delete_leftover(self);
     if (self->pair)
         sx_runtime_identify(self->pair, &run.pair_at_start);
     run_steps(&run, replay, timings);
