@@ -164,14 +164,36 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-# Nothing of the run left: no JVM, no topic in either pair's Kafka data.
+# The sx.* topics a stopped pair's Kafka still has: its KRaft metadata log
+# (read with Kafka's own DumpLogSegments) minus the topics removed since.
+live_topics() {
+    local java="java" files
+    [ -z "${JAVA_HOME:-}" ] || java="$JAVA_HOME/bin/java"
+    files=$(ls "$1"/kafka-data/__cluster_metadata-0/*.checkpoint \
+        "$1"/kafka-data/__cluster_metadata-0/*.log 2>/dev/null | sort | paste -sd,)
+    [ -n "$files" ] || return 0
+    "$java" -cp "$runtime_dir/kafka/libs/*" kafka.tools.DumpLogSegments \
+        --cluster-metadata-decoder --files "$files" 2>/dev/null | python3 -c '
+import json, re, sys
+alive = {}
+for line in sys.stdin:
+    for m in re.finditer(r"\{\"type\":\"(TOPIC_RECORD|REMOVE_TOPIC_RECORD)\".*?\}\}", line):
+        record = json.loads(m.group(0))
+        data = record["data"]
+        if record["type"] == "TOPIC_RECORD":
+            alive[data["topicId"]] = data["name"]
+        else:
+            alive.pop(data["topicId"], None)
+print(" ".join(sorted(n for n in alive.values() if n.startswith("sx."))))'
+}
+
+# Nothing of the run left: no JVM of either pair, no topic in its Kafka.
 check_leftovers() {
     local left pair
     for pair in "$pair_a" "$pair_b"; do
         left=$(jvms_of "$pair")
         [ -z "$left" ] || fail "$dir: JVMs of $pair left: $left"
-        left=$(find "$pair/kafka-data" -maxdepth 1 -name 'sx.*' ! -name '*-delete' \
-            -newer "$dir/started" 2>/dev/null | head -3)
+        left=$(live_topics "$pair")
         [ -z "$left" ] || fail "$dir: topics left in $pair: $left"
     done
 }
@@ -180,7 +202,6 @@ check_leftovers() {
 # order, for as long as the run lasts.
 chaos_run() {
     mkdir -p "$dir"
-    touch "$dir/started"
     [ -z "$(jvms_of "$pair_a")$(jvms_of "$pair_b")" ] ||
         fail "pair $first or $((first + 1)) already runs"
     port=$((30000 + RANDOM % 10000))

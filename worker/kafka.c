@@ -88,6 +88,10 @@ static rd_kafka_conf_t *base_conf(sx_kafka_t *self, sx_error_t *err)
         {"socket.timeout.ms", timeout},
         {"reconnect.backoff.max.ms", "1000"},
         {"log.connection.close", "false"},
+        /* A long-lived producer refreshes the metadata of every topic it
+         * wrote to; with auto-creation allowed, that brings back the topics
+         * cleanup deleted (all of a worker's, five minutes on). */
+        {"allow.auto.create.topics", "false"},
     };
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {

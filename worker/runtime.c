@@ -605,7 +605,10 @@ static char *kafka_properties(const sx_runtime_t *self)
         "transaction.state.log.replication.factor=1\n"
         "transaction.state.log.min.isr=1\n"
         "transaction.state.log.num.partitions=1\n"
-        "group.initial.rebalance.delay.ms=0\n",
+        "group.initial.rebalance.delay.ms=0\n"
+        /* Topics are created by the worker only: a client asking for a
+         * deleted one must not bring it back. */
+        "auto.create.topics.enable=false\n",
         i, controller, broker, controller, broker, self->pair_dir);
 }
 
@@ -1581,6 +1584,7 @@ static void test_generated_config(void)
                            "21021\n") != NULL);
     SX_CHECK(strstr(kafka, "controller.quorum.voters=1@127.0.0.1:21021\n") != NULL);
     SX_CHECK(strstr(kafka, "log.dirs=/rt/pairs/1/kafka-data\n") != NULL);
+    SX_CHECK(strstr(kafka, "auto.create.topics.enable=false\n") != NULL);
     char *flink = flink_config(rt);
     SX_CHECK(strstr(flink, "taskmanager.numberOfTaskSlots: 3\n") != NULL);
     SX_CHECK(strstr(flink, "taskmanager.memory.task.heap.size: 700m\n") != NULL);
