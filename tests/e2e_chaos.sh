@@ -38,11 +38,18 @@ echo "e2e_chaos: pairs $first and $((first + 1)), $rounds round(s), seed $seed"
 
 jvms_of() { pgrep -f -- "-Dsx.pair=$1( |$)" || true; }
 
+# SIGTERM to what this test started; SIGKILL to what still runs 60 s later
+# (a worker starting its pair does not stop before the pair is up).
 stop_all() {
+    local pid deadline=$((SECONDS + 60))
     for pid in $coordinator $worker_a $worker_b; do
         kill "$pid" 2>/dev/null || true
     done
     for pid in $coordinator $worker_a $worker_b; do
+        while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+            sleep 0.2
+        done
+        kill -9 "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
     coordinator="" worker_a="" worker_b=""
