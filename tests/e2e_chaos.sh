@@ -82,6 +82,7 @@ wait_for() {
         [ "$SECONDS" -lt "$deadline" ] || fail "no $what after $seconds s"
         [ -z "$coordinator" ] || kill -0 "$coordinator" 2>/dev/null ||
             return 1 # the run ended: nothing left to hurt
+        kill -0 "$worker_a" 2>/dev/null || fail "worker A exited (its pair did not start?)"
         sleep 0.2
     done
 }
