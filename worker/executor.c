@@ -5,9 +5,11 @@
  * submit (a fresh gateway session, the registered DDL, the INSERT), run
  * (poll the job until it ends or the task timeout cancels it), materialize
  * (read the whole output topic, write the final CSV), score (only now open
- * gold and evaluation) and cleanup (cancel a job still running, close the
- * session, delete the topics), which runs whatever happened before. The first
- * step that fails decides the status; later steps are skipped. */
+ * gold and evaluation), settle (a verdict against the query stands only on a
+ * pair whose processes did not change during the task) and cleanup (cancel a
+ * job still running, close the session, delete the topics), which runs
+ * whatever happened before. The first step that fails decides the status;
+ * later steps are skipped. */
 #include "worker/executor.h"
 
 #include "common/log.h"
