@@ -217,8 +217,10 @@ chaos_run() {
     worker_a=$!
     start_worker chaos-b "$((first + 1))" "$dir/worker-b.log"
     worker_b=$!
+    # One task may be caught by every kill of a run (the coordinator may give
+    # its retry back to worker A): enough attempts for all five and its verdict.
     "$STREAMEX" coordinator --bench "$bench" --method "sample=$bench/predictions.jsonl" \
-        --output "$dir/out" --bind "tcp://127.0.0.1:$port" --shard-size 1 --retries 4 \
+        --output "$dir/out" --bind "tcp://127.0.0.1:$port" --shard-size 1 --retries 6 \
         >"$dir/coordinator.out" 2>"$dir/coordinator.log" &
     coordinator=$!
     swept=0
