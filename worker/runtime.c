@@ -1037,7 +1037,12 @@ static bool component_healthy(sx_runtime_t *self, component_t c)
     case JOBMANAGER:
         return registered_taskmanagers(self) >= 0;
     case TASKMANAGER:
-        return registered_taskmanagers(self) >= 1;
+        /* A local pair has one TaskManager: two registered means the
+         * JobManager still counts a killed one (until its heartbeat times
+         * out) and may ask it for slots, which stalls the next job for
+         * minutes. */
+        return self->external ? registered_taskmanagers(self) >= 1
+                              : registered_taskmanagers(self) == 1;
     case GATEWAY: {
         char url[512];
         snprintf(url, sizeof url, "%s/v1/info", self->gateway_url);
