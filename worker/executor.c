@@ -374,8 +374,19 @@ static int step_run(run_t *run, double submitted_at)
             return fail(run, SX_STATUS_INFRA_ERROR,
                         "job %s was cancelled outside streamex", run->job_id);
         if (now_s() - submitted_at > run->task->timeout_s) {
-            /* The verdict is the query's either way; a cancel that fails is
-             * tried again by cleanup. */
+            /* A job whose tasks never all got a slot was not run at all: the
+             * cluster's fault (e.g. a killed TaskManager the JobManager still
+             * counts), not a slow query. */
+            char waiting[32] = "";
+            if (sx_gateway_job_waiting(run->self->gateway, run->job_id, waiting,
+                                       sizeof waiting, &err) == 0 &&
+                waiting[0])
+                return fail(run, SX_STATUS_INFRA_ERROR,
+                            "job %s: a task still %s after %d s: the cluster gave it "
+                            "no slot",
+                            run->job_id, waiting, run->task->timeout_s);
+            /* Else the verdict is the query's either way; a cancel that fails
+             * is tried again by cleanup. */
             if (cancel_job(run, &err) != 0)
                 return fail(run, SX_STATUS_TIMEOUT,
                             "job did not finish within %d s; cancel failed: %s",
@@ -950,6 +961,14 @@ static void test_timeouts(harness_t *h)
              sx_fakeflink_url(fake));
     check_verdict(&result, SX_STATUS_TIMEOUT, want);
     SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 2);
+    sx_fakeflink_destroy(&fake);
+    /* Never started for want of a slot: infra_error, and cleanup cancels it. */
+    sx_fakeflink_script_t no_slot = {
+        .states = "RUNNING", .after_cancel = "CANCELED", .vertex_state = "SCHEDULED"};
+    fake = expect(h, &no_slot, "t2", SX_STATUS_INFRA_ERROR,
+                  "job " JOB ": a task still SCHEDULED after 1 s: the cluster gave it no "
+                  "slot");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
     sx_fakeflink_destroy(&fake);
 }
 

@@ -187,6 +187,18 @@ static void serve_exceptions(sx_fakeflink_t *self, int fd)
     json_decref(answer);
 }
 
+static void serve_job(sx_fakeflink_t *self, int fd)
+{
+    const char *state =
+        self->script->vertex_state ? self->script->vertex_state : "RUNNING";
+    char answer[256];
+    snprintf(answer, sizeof answer,
+             "{\"jid\":\"" SX_FAKEFLINK_JOB "\",\"vertices\":[{\"name\":\"Source\","
+             "\"status\":\"%s\"}]}",
+             state);
+    respond(fd, 200, answer);
+}
+
 static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
 {
     const char *m = request->method, *p = request->path;
@@ -209,6 +221,8 @@ static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
     } else if (strcmp(m, "GET") == 0 &&
                strcmp(p, "/jobs/" SX_FAKEFLINK_JOB "/exceptions") == 0)
         serve_exceptions(self, fd);
+    else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/" SX_FAKEFLINK_JOB) == 0)
+        serve_job(self, fd);
     else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/overview") == 0)
         respond(fd, 200, s_overview);
     else

@@ -26,6 +26,7 @@ typedef struct {
     int cancel_status;        /* HTTP status of a cancel; 0 means 202 */
     int exceptions_status;    /* HTTP status of /jobs/ID/exceptions; 0 means 200 */
     const char *root_exception;
+    const char *vertex_state; /* the job's one vertex in /jobs/ID; NULL: RUNNING */
     /* Called once, from the server thread, when the INSERT's result is
      * fetched (the moment the job starts): e.g. writes the sink topic. */
     void (*on_insert)(void *arg);

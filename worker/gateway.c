@@ -551,6 +551,30 @@ int sx_gateway_job_cancel(sx_gateway_t *self, const char *job_id, sx_error_t *er
     return sx_error_set(err, "PATCH %s: HTTP %ld", url, status);
 }
 
+int sx_gateway_job_waiting(sx_gateway_t *self, const char *job_id, char *waiting,
+                           size_t size, sx_error_t *err)
+{
+    static const char *const waiting_states[] = {"CREATED", "SCHEDULED", "DEPLOYING",
+                                                 "INITIALIZING"};
+    snprintf(waiting, size, "%s", "");
+    char url[1024];
+    snprintf(url, sizeof url, "%s/jobs/%s", self->rest_url, job_id);
+    json_t *answer = http_ok(self, "GET", url, NULL, err);
+    if (!answer)
+        return -1;
+    size_t i;
+    json_t *vertex;
+    json_array_foreach(json_object_get(answer, "vertices"), i, vertex)
+    {
+        const char *state = json_string_value(json_object_get(vertex, "status"));
+        for (size_t k = 0; state && !waiting[0] && k < 4; k++)
+            if (strcmp(state, waiting_states[k]) == 0)
+                snprintf(waiting, size, "%s", state);
+    }
+    json_decref(answer);
+    return 0;
+}
+
 int sx_gateway_running_jobs(sx_gateway_t *self, const char *name_prefix,
                             char (**ids)[SX_JOB_ID_SIZE], size_t *count, sx_error_t *err)
 {
