@@ -19,11 +19,11 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 lines() { wc -l < "$1" | tr -d ' '; }
 verdicts() {
     sed 's/.*"task_id":"\([^"]*\)".*"status":"\([^"]*\)".*"attempts":\([0-9]*\).*/\1 \2 \3/' "$1"
 }
-port() { echo $((30000 + RANDOM % 10000)); }
 records() { [ -f "$1" ] && grep -c "$2" "$1" || true; }
 
 # Waits up to 60 s until FILE holds at least N lines matching PATTERN.
@@ -123,7 +123,7 @@ done
 check_verdicts "$tmp/merged" "merged shards"
 
 echo "== coordinator and two worker processes; one is killed mid-run"
-p=$(port)
+p=$(free_port)
 "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$tmp/dist" \
     --bind "tcp://127.0.0.1:$p" --heartbeat-ms 100 --dead-after-ms 600 > "$tmp/dist.txt" &
 coord=$!
@@ -147,7 +147,7 @@ echo "== CURVE: only allow-listed workers get work"
 "$STREAMEX" keygen coord --dir "$tmp/keys" > /dev/null 2>&1 && fail "keygen overwrote a key"
 mkdir "$tmp/allow"
 cp "$tmp/keys/good.cert" "$tmp/allow/"
-p=$(port)
+p=$(free_port)
 "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$tmp/curve" \
     --bind "tcp://127.0.0.1:$p" --cert "$tmp/keys/coord.cert" --allow "$tmp/allow" \
     > /dev/null &
@@ -161,7 +161,7 @@ check_verdicts "$tmp/curve" "CURVE run"
 
 echo "== plain TCP off loopback is refused without --insecure"
 if "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$tmp/plain" \
-    --bind "tcp://*:$(port)" 2> "$tmp/err.txt"; then
+    --bind "tcp://*:$(free_port)" 2> "$tmp/err.txt"; then
     fail "plain TCP on * accepted"
 fi
 grep -q -- "--insecure" "$tmp/err.txt" || fail "no hint about --insecure"
@@ -180,7 +180,7 @@ expect_usage_error "streamex run: --simulate 'fast': unknown or bad item 'fast'"
 [ ! -e "$tmp/never" ] || fail "a bad --simulate created its output"
 expect_usage_error "is not a folder" run --simulate delay_ms=1 --output "$preds/out"
 expect_usage_error "streamex coordinator: the output path is empty" \
-    coordinator --bench "$bench" --method "m=$preds" --output "" --bind "tcp://127.0.0.1:$(port)"
+    coordinator --bench "$bench" --method "m=$preds" --output "" --bind "tcp://127.0.0.1:$(free_port)"
 expect_usage_error "streamex merge: the output path is empty" \
     merge --bench "$bench" --output "" "$tmp/full"
 echo "cli_run_simulated: OK"

@@ -8,6 +8,7 @@
 # second; SX_SIGNAL_TRIALS (default 24) and SX_SIGNAL_SEED choose how many
 # and which moments (hundreds by hand: SX_SIGNAL_TRIALS=400).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 total=$(wc -l < "$bench/task_ids.txt")
@@ -128,7 +129,7 @@ wait_for_line() {
 # One coordinator + worker trial: the worker is signalled at a random moment
 # and must exit 130/143 (or 0 if the run ended first); then the coordinator.
 process_trial() {
-    local n="$1" port=$((30000 + RANDOM % 20000)) out="$tmp/dist$n" rc=0
+    local n="$1" port=$(free_port) out="$tmp/dist$n" rc=0
     "$STREAMEX" coordinator --bench "$bench" --method "m=$bench/predictions.jsonl" \
         --output "$out" --bind "tcp://127.0.0.1:$port" > /dev/null 2> "$out.coord.err" &
     local coord=$!

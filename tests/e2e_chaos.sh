@@ -17,6 +17,7 @@
 # whole run; SX_CHAOS_SEED (default: the time) seeds the kill moments. A
 # longer local campaign: SX_CHAOS_ROUNDS=10; it prints one line per round.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 first="${SX_E2E_FIRST_INDEX:-40}"
@@ -212,7 +213,7 @@ chaos_run() {
     mkdir -p "$dir"
     [ -z "$(jvms_of "$pair_a")$(jvms_of "$pair_b")" ] ||
         fail "pair $first or $((first + 1)) already runs"
-    port=$((30000 + RANDOM % 10000))
+    port=$(free_port)
     start_worker chaos-a "$first" "$dir/worker-a.log"
     worker_a=$!
     start_worker chaos-b "$((first + 1))" "$dir/worker-b.log"

@@ -15,8 +15,9 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
-port=$((30000 + RANDOM % 10000))
+port=$(free_port)
 "$STREAMEX" worker --connect "tcp://127.0.0.1:$port" --index 9 --name e2e-w9 \
     --work-dir "$tmp/work" 2> "$tmp/worker.log" &
 worker=$!
