@@ -178,7 +178,7 @@ int sx_cmd_worker(int argc, char **argv)
         sx_agent_t *worker = sx_agent_new(&agent, &err);
         if (worker) {
             int rc = sx_agent_run(worker, NULL, &err);
-            code = sx_run_exit_code(rc, 0);
+            code = sx_run_exit_code(rc, 0, 0);
             sx_agent_destroy(&worker);
         }
         sx_backend_close(&backend);
