@@ -105,6 +105,11 @@ code=0
 [ "$code" = 2 ] && grep -qF -- "--rerun needs --resume" "$tmp/err.txt" ||
     fail "--rerun without --resume: exit $code: $(cat "$tmp/err.txt")"
 [ "$(records "$out/journal.jsonl" '"result"')" = "$total" ] || fail "a refused run journaled"
+code=0
+"$STREAMEX" -q worker --connect tcp://127.0.0.1:1 --simulate delay_ms=1 --rerun infra_error \
+    2> "$tmp/err.txt" > /dev/null || code=$?
+[ "$code" = 2 ] && grep -qF -- "--tasks and --rerun are the coordinator's options" "$tmp/err.txt" ||
+    fail "worker --rerun: exit $code: $(cat "$tmp/err.txt")"
 
 echo "== --rerun infra_error with one still broken: that one is left, exit 3"
 run_sim "$out" 3 "delay_ms=2,infra_error=$b" --resume --rerun infra_error
