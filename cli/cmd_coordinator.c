@@ -21,10 +21,7 @@ static const char s_usage[] =
     "  --cert FILE            CURVE: this coordinator's certificate ('streamex keygen')\n"
     "  --allow DIR            CURVE: public certificates of the workers allowed in\n"
     "  --insecure             allow plain TCP on a non-loopback address\n"
-    "\n"
-    "Exit status: 0 every task settled and OUT written, 1 stopped before the end\n"
-    "(resumable: Ctrl-C, or a result that could not be stored, e.g. a full disk),\n"
-    "2 bad usage or a fatal error.\n";
+    "\n" SX_RUN_EXIT_HELP;
 
 enum { OPT_BIND = SX_OPT_NEXT, OPT_CERT, OPT_ALLOW, OPT_INSECURE, OPT_HELP };
 
@@ -91,7 +88,8 @@ int sx_cmd_coordinator(int argc, char **argv)
     if (coordinator) {
         int rc = sx_coordinator_run(coordinator, NULL, &err);
         sx_progress_end();
-        code = sx_run_exit_code(rc, sx_coordinator_settled(coordinator));
+        code = sx_run_exit_code(rc, sx_coordinator_settled(coordinator),
+                                sx_coordinator_infra_errors(coordinator));
         sx_coordinator_destroy(&coordinator);
     }
     if (sx_error_is_set(&err))

@@ -10,12 +10,13 @@
 #include <string.h>
 
 static const char s_usage[] =
-    "usage: streamex merge --bench BENCH OUT1 OUT2 ... --output OUT\n"
+    "usage: streamex merge --bench BENCH OUT1 OUT2 ... --output OUT [--allow-subset]\n"
     "\n"
     "Merges the outputs of 'streamex run --shard I/N' (or coordinator) runs into\n"
     "OUT: every method, every task ID of BENCH/task_ids.txt exactly once. A task\n"
     "in two inputs with different verdicts is refused; a task in no input is\n"
-    "reported on stderr and scores 0.\n"
+    "reported on stderr and scores 0. The output of a --tasks run (a subset of\n"
+    "task IDs, marked in its summary.json) is refused unless --allow-subset.\n"
     "\n"
     "Exit status: 0 merged and complete, 1 merged with missing tasks, 2 refused\n"
     "or bad usage.\n";
@@ -25,9 +26,11 @@ int sx_cmd_merge(int argc, char **argv)
     sx_log_set_component("merge");
     static const struct option longs[] = {{"bench", required_argument, NULL, 'b'},
                                           {"output", required_argument, NULL, 'o'},
+                                          {"allow-subset", no_argument, NULL, 'a'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *bench = NULL, *output = NULL;
+    bool allow_subset = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
@@ -35,6 +38,8 @@ int sx_cmd_merge(int argc, char **argv)
             bench = optarg;
         else if (c == 'o')
             output = optarg;
+        else if (c == 'a')
+            allow_subset = true;
         else if (c == 'h') {
             fputs(s_usage, stdout);
             return 0;
@@ -58,7 +63,7 @@ int sx_cmd_merge(int argc, char **argv)
         return 2;
     }
     if (sx_merge(bench, (const char *const *)argv + optind, (size_t)(argc - optind),
-                 output, &report, &err) != 0) {
+                 output, allow_subset, &report, &err) != 0) {
         fprintf(stderr, "streamex merge: %s\n", err.msg);
         return 2;
     }

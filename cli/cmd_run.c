@@ -26,9 +26,7 @@ static const char s_usage[] =
     "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 2)\n"
     "  --capacity N           shards each worker holds at once (default 2)\n"
     "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
-    "\n"
-    "Exit status: 0 done, 1 stopped before the end (resumable), 2 bad usage or a\n"
-    "fatal error.\n";
+    "\n" SX_RUN_EXIT_HELP;
 
 enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_FIRST_INDEX, OPT_HELP };
 
@@ -211,10 +209,11 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     free(jobs);
     zsock_destroy(&failures);
     size_t settled = sx_coordinator_settled(cjob.coordinator);
+    size_t infra_errors = sx_coordinator_infra_errors(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
     if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
-    return sx_run_exit_code(cjob.rc, settled);
+    return sx_run_exit_code(cjob.rc, settled, infra_errors);
 }
 
 int sx_cmd_run(int argc, char **argv)

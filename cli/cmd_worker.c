@@ -126,10 +126,14 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
     if (!agent->endpoint)
         return sx_error_set(err, "--connect is required");
+    bool rerun = false;
+    for (int s = 0; s < SX_STATUS_COUNT; s++)
+        rerun |= opts->rerun[s];
     if (opts->bench || opts->method_count || opts->output || opts->resume ||
-        opts->subset_count || opts->shard_size || opts->retries)
-        return sx_error_set(err, "bench, methods, output and sharding are the "
-                                 "coordinator's options, not a worker's");
+        opts->subset_count || opts->shard_size || opts->retries || opts->task_count ||
+        rerun)
+        return sx_error_set(err, "bench, methods, output, sharding, --tasks and --rerun "
+                                 "are the coordinator's options, not a worker's");
     return 0;
 }
 
@@ -178,7 +182,7 @@ int sx_cmd_worker(int argc, char **argv)
         sx_agent_t *worker = sx_agent_new(&agent, &err);
         if (worker) {
             int rc = sx_agent_run(worker, NULL, &err);
-            code = sx_run_exit_code(rc, 0);
+            code = sx_run_exit_code(rc, 0, 0);
             sx_agent_destroy(&worker);
         }
         sx_backend_close(&backend);

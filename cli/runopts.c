@@ -38,6 +38,51 @@ static int parse_subset(const char *arg, sx_runopts_t *opts, sx_error_t *err)
     return 0;
 }
 
+static int parse_rerun(const char *arg, sx_runopts_t *opts, sx_error_t *err)
+{
+    char *copy = strdup(arg), *save = NULL;
+    int rc = 0, count = 0;
+    for (char *name = strtok_r(copy, ",", &save); name && rc == 0;
+         name = strtok_r(NULL, ",", &save), count++) {
+        sx_status_t status;
+        if (sx_status_parse(name, &status) == 0)
+            opts->rerun[status] = true;
+        else
+            rc = sx_error_set(err,
+                              "--rerun '%s': unknown status '%s' (statuses: match, "
+                              "mismatch, missing_prediction, rejected_sql, flink_error, "
+                              "timeout, materialize_error, input_error, infra_error, "
+                              "eval_error)",
+                              arg, name);
+    }
+    free(copy);
+    return rc == 0 && count == 0 ? sx_error_set(err, "--rerun: no status given") : rc;
+}
+
+/* --tasks ID,ID,... or --tasks @FILE (IDs separated by newlines, commas or
+ * blanks). Whether each ID is in the bench is the coordinator's to check. */
+static int parse_tasks(const char *arg, sx_runopts_t *opts, sx_error_t *err)
+{
+    char *text = NULL;
+    if (arg[0] == '@') {
+        size_t size = 0;
+        text = sx_file_read(arg + 1, (size_t)1 << 24, &size, err);
+        if (!text)
+            return sx_error_prefix(err, "--tasks %s", arg), -1;
+    } else
+        text = strdup(arg);
+    size_t before = opts->task_count;
+    char *save = NULL;
+    for (char *id = strtok_r(text, ", \t\r\n", &save); id;
+         id = strtok_r(NULL, ", \t\r\n", &save)) {
+        opts->tasks = realloc(opts->tasks, (opts->task_count + 1) * sizeof *opts->tasks);
+        opts->tasks[opts->task_count++] = strdup(id);
+    }
+    free(text);
+    return opts->task_count > before ? 0
+                                     : sx_error_set(err, "--tasks '%s': no task ID", arg);
+}
+
 int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err)
 {
     long value = 0;
@@ -81,6 +126,12 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         opts->simulate = arg;
         break;
     }
+    case SX_OPT_RERUN:
+        rc = parse_rerun(arg, opts, err);
+        break;
+    case SX_OPT_TASKS:
+        rc = parse_tasks(arg, opts, err);
+        break;
     case SX_OPT_PROFILE:
         if (sx_profile_parse(arg, &opts->profile) != 0)
             rc = sx_error_set(err, "--profile '%s': unknown profile", arg);
@@ -120,6 +171,9 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->resume = opts->resume;
     config->subset_index = opts->subset_index;
     config->subset_count = opts->subset_count;
+    config->tasks = (const char *const *)opts->tasks;
+    config->task_count = opts->task_count;
+    memcpy(config->rerun, opts->rerun, sizeof config->rerun);
     return 0;
 }
 
@@ -129,6 +183,11 @@ void sx_runopts_free(sx_runopts_t *opts)
     free(opts->names);
     free(opts->files);
     opts->names = opts->files = NULL;
+    for (size_t i = 0; i < opts->task_count; i++)
+        free(opts->tasks[i]);
+    free(opts->tasks);
+    opts->tasks = NULL;
+    opts->task_count = 0;
 }
 
 /* ---- executor back-end -------------------------------------------------- */
@@ -275,10 +334,10 @@ void sx_progress_end(void)
     s_redrawing = false;
 }
 
-int sx_run_exit_code(int rc, size_t settled)
+int sx_run_exit_code(int rc, size_t settled, size_t infra_errors)
 {
     if (rc == 0)
-        return 0;
+        return infra_errors ? 3 : 0;
     if (rc < 0)
         return 2;
     if (sx_signals_caught() && settled == 0)

@@ -25,6 +25,8 @@ enum {
     SX_OPT_SHARD,
     SX_OPT_SIMULATE,
     SX_OPT_PROFILE,
+    SX_OPT_RERUN,
+    SX_OPT_TASKS,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -40,9 +42,19 @@ enum {
         {"resume", no_argument, NULL, SX_OPT_RESUME},                                    \
         {"shard", required_argument, NULL, SX_OPT_SHARD},                                \
         {"simulate", required_argument, NULL, SX_OPT_SIMULATE},                          \
+        {"rerun", required_argument, NULL, SX_OPT_RERUN},                                \
+        {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
+
+#define SX_RUN_EXIT_HELP                                                                 \
+    "Exit status: 0 every task settled and OUT written; 3 the same, but some tasks\n"    \
+    "ended infra_error (the last line says how many: rerun them with --resume\n"         \
+    "--rerun infra_error); 1 stopped before the end (resumable: Ctrl-C once a task\n"    \
+    "is settled, or a result that could not be stored, e.g. a full disk); 2 bad\n"       \
+    "usage or a fatal error; 128+N stopped by signal N before any task was settled.\n"   \
+    "A fatal error wins over a stop, a stop over infra_error.\n"
 
 #define SX_RUN_OPTIONS_HELP                                                              \
     "  --bench BENCH          the benchmark folder\n"                                    \
@@ -53,6 +65,11 @@ enum {
     "  --dead-after-ms MS     a silent worker is dead after this (default 5 beats)\n"    \
     "  --retries N            attempts for infra_error (default 3)\n"                    \
     "  --resume               continue the run journaled in OUT/journal.jsonl\n"         \
+    "  --rerun S[,S...]       with --resume: execute again the settled tasks of these\n" \
+    "                         statuses (e.g. infra_error,timeout); their new results\n"  \
+    "                         replace the old in OUT, the journal keeps both\n"          \
+    "  --tasks ID,...|@FILE   only these task IDs (FILE: one per line); every figure\n"  \
+    "                         and summary.json then count that subset\n"                 \
     "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
     "                         combine the outputs with 'streamex merge')\n"              \
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
@@ -68,6 +85,9 @@ typedef struct {
     int dead_after_ms;
     int retries;
     bool resume;
+    bool rerun[SX_STATUS_COUNT];
+    char **tasks; /* --tasks, heap copies */
+    size_t task_count;
     size_t subset_index, subset_count;
     const char *simulate;
     sx_profile_t profile;
@@ -109,10 +129,12 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
 void sx_backend_close(sx_backend_t *backend);
 
 /* The exit status of run, coordinator and worker from what their loop
- * returned (0 done, 1 stopped, -1 fatal): 0, 2 for a fatal error, and for a
- * stop 1 (resumable) once something is settled, else 128 + the signal that
- * stopped it (130 for Ctrl-C, 143 for SIGTERM). */
-int sx_run_exit_code(int rc, size_t settled);
+ * returned (0 done, 1 stopped, -1 fatal), in this order of precedence: 2 for
+ * a fatal error; for a stop, 1 (resumable) once something is settled, else
+ * 128 + the signal that stopped it (130 for Ctrl-C, 143 for SIGTERM); for a
+ * finished run, 3 when infra_errors tasks ended infra_error (the
+ * infrastructure failed them, not the method), else 0. */
+int sx_run_exit_code(int rc, size_t settled, size_t infra_errors);
 
 /* The coordinator's progress callback: on a terminal, one line redrawn in
  * place (done/total, EX so far, failures, workers, ETA); otherwise the JSON

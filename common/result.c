@@ -309,6 +309,18 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     json_t *root = json_object();
     json_object_set_new(root, "methods", methods);
+    if (count && summaries[0].bench_tasks) {
+        json_t *subset = json_object();
+        json_object_set_new(subset, "selected_by", json_string("--tasks"));
+        json_object_set_new(subset, "tasks",
+                            json_integer((json_int_t)summaries[0].total));
+        json_object_set_new(subset, "bench_tasks",
+                            json_integer((json_int_t)summaries[0].bench_tasks));
+        json_object_set_new(subset, "note",
+                            json_string("total, ex and ex_strict count this subset of "
+                                        "task IDs, not the whole bench"));
+        json_object_set_new(root, "subset", subset);
+    }
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     char path[PATH_MAX];
@@ -328,8 +340,12 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
 {
     const sx_method_summary_t *s = summary;
-    fprintf(out, "%s: EX = %zu/%zu = %.4f\n", s->method, s->correct, s->total,
+    fprintf(out, "%s: EX = %zu/%zu = %.4f", s->method, s->correct, s->total,
             share(s->correct, s->total));
+    if (s->bench_tasks)
+        fprintf(out, " over a subset: %zu of %zu task IDs (--tasks)", s->total,
+                s->bench_tasks);
+    fputc('\n', out);
     fprintf(out,
             "%s: strict EX = %zu/%zu = %.4f (EX but not strict: %zu, strict but not EX: "
             "%zu)\n",

@@ -59,7 +59,9 @@ int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
 /* Per-method tallies for summary.json and the printed EX lines. */
 typedef struct {
     char *method;
-    size_t total;
+    size_t total;       /* the denominator: every task ID, or the --tasks subset */
+    size_t bench_tasks; /* set when total counts a --tasks subset: the bench's
+                           task IDs; 0 = total is every task ID */
     size_t correct;
     size_t by_status[SX_STATUS_COUNT];
     size_t strict_correct;
@@ -77,11 +79,13 @@ typedef struct {
  * method is a heap copy: sx_method_summary_clear or free it). */
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err);
-/* Writes OUT/summary.json for all methods of the run. */
+/* Writes OUT/summary.json for all methods of the run; when their total counts
+ * a --tasks subset, a top-level "subset" object says so (`merge` reads it). */
 int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, sx_error_t *err);
-/* "NAME: EX = correct/total = 0.xxxx", then the strict figure on a line of
- * its own, then the tasks where the verdicts differ, with the reason. */
+/* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
+ * task IDs (--tasks)" for a subset), then the strict figure on a line of its
+ * own, then the tasks where the verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);
 

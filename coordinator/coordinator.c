@@ -24,6 +24,7 @@
 #include "proto/proto.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ struct _sx_coordinator_t {
     uint64_t next_token; /* starts at a random value: tokens of another run never match */
     sx_error_t fatal;    /* set when a result cannot be made durable: the run stops */
     size_t settled, correct, failures, settled_at_start;
+    size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
 };
 
@@ -177,13 +179,41 @@ static bool in_subset(const sx_coordinator_config_t *c, size_t index)
     return c->subset_count == 0 || index % c->subset_count == c->subset_index;
 }
 
-static void build_units(sx_coordinator_t *self)
+/* Marks the bench positions of the --tasks IDs in `selected`; an ID that is
+ * not in task_ids.txt is an error naming every such ID. */
+static int select_tasks(sx_coordinator_t *self, bool *selected, sx_error_t *err)
+{
+    const sx_coordinator_config_t *c = &self->config;
+    char *unknown = NULL;
+    size_t size = 0, count = 0;
+    FILE *out = open_memstream(&unknown, &size);
+    for (size_t i = 0; i < c->task_count; i++) {
+        long index = sx_bench_index_of(self->bench, c->tasks[i]);
+        if (index >= 0)
+            selected[index] = true;
+        else
+            fprintf(out, "%s'%s'", count++ ? ", " : "", c->tasks[i]);
+    }
+    fclose(out);
+    int rc = count ? sx_error_set(err, "--tasks: %zu ID(s) not in %s/task_ids.txt: %s",
+                                  count, c->bench_dir, unknown)
+                   : 0;
+    free(unknown);
+    return rc;
+}
+
+static int build_units(sx_coordinator_t *self, sx_error_t *err)
 {
     size_t tasks = sx_bench_task_count(self->bench);
+    bool *selected = calloc(tasks + 1, sizeof *selected);
+    if (self->config.task_count && select_tasks(self, selected, err) != 0) {
+        free(selected);
+        return -1;
+    }
     self->units = calloc(self->method_count * tasks + 1, sizeof *self->units);
     for (size_t m = 0; m < self->method_count; m++) {
         for (size_t t = 0; t < tasks; t++) {
-            if (!in_subset(&self->config, t))
+            if (!in_subset(&self->config, t) || (self->config.task_count && !selected[t]))
                 continue;
             unit_t *unit = &self->units[self->unit_count++];
             unit->method = m;
@@ -194,6 +224,8 @@ static void build_units(sx_coordinator_t *self)
             zhashx_insert(self->unit_index, key, unit);
         }
     }
+    free(selected);
+    return 0;
 }
 
 static unit_t *find_unit(sx_coordinator_t *self, const char *method, const char *task_id)
@@ -201,6 +233,16 @@ static unit_t *find_unit(sx_coordinator_t *self, const char *method, const char 
     char key[600];
     unit_key(key, sizeof key, method, task_id);
     return zhashx_lookup(self->unit_index, key);
+}
+
+/* Counts a settled result in (+1) or out (-1) of the run's tallies. */
+static void tally(sx_coordinator_t *self, sx_status_t status, int sign)
+{
+    self->settled += (size_t)sign;
+    if (status == SX_STATUS_MATCH)
+        self->correct += (size_t)sign;
+    else if (status != SX_STATUS_MISMATCH && status != SX_STATUS_MISSING_PREDICTION)
+        self->failures += (size_t)sign;
 }
 
 /* Marks a unit settled without (re)writing its CSV or journal line. */
@@ -214,12 +256,18 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
     free(unit->result.worker);
     unit->result.worker = strdup(result->worker ? result->worker : "");
     unit->state = UNIT_SETTLED;
-    self->settled++;
-    if (result->status == SX_STATUS_MATCH)
-        self->correct++;
-    else if (result->status != SX_STATUS_MISMATCH &&
-             result->status != SX_STATUS_MISSING_PREDICTION)
-        self->failures++;
+    tally(self, result->status, +1);
+}
+
+/* Takes a settled unit back to new (its result forgotten here, not in the
+ * journal): a later record replaces it, or --rerun executes it again with a
+ * fresh retry budget. */
+static void unsettle(sx_coordinator_t *self, unit_t *unit)
+{
+    tally(self, unit->result.status, -1);
+    sx_result_clear(&unit->result);
+    unit->state = UNIT_NEW;
+    unit->attempts = 0;
 }
 
 static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id);
@@ -246,34 +294,75 @@ static void unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41]
     free(text);
 }
 
-static int resume_visit(const char *method, const char *inputs, const sx_result_t *result,
-                        void *arg, sx_error_t *err)
+/* Whether the CSV a journaled result points at is still the one journaled
+ * (a record without a hash predates them and is taken as it is). */
+static bool csv_is_journaled_one(const sx_result_t *result, const char *csv_sha1)
+{
+    if (!result->csv || !csv_sha1)
+        return true;
+    char hex[41];
+    uint64_t size = 0;
+    sx_error_t err;
+    return sx_hash_file(result->csv, hex, &size, &err) == 0 && strcmp(hex, csv_sha1) == 0;
+}
+
+/* Replays one journal record. A unit's last record for its current inputs
+ * holds (a --rerun appends the new verdict after the old one); a record for
+ * other inputs, or whose CSV was replaced since, makes the unit run again
+ * unless a later record holds. */
+static int resume_visit(const char *method, const char *inputs, const char *csv_sha1,
+                        const sx_result_t *result, void *arg, sx_error_t *err)
 {
     (void)err;
     sx_coordinator_t *self = arg;
     unit_t *unit = find_unit(self, method, result->task_id);
     if (!unit) {
-        sx_warn("journal: %s/%s is not part of this run, ignored", method,
-                result->task_id);
-        return 0;
-    }
-    if (unit->state == UNIT_SETTLED) {
-        sx_warn("journal: %s/%s settled twice, the first record wins", method,
-                result->task_id);
+        sx_debug("journal: %s/%s is not part of this run, ignored", method,
+                 result->task_id);
+        self->not_in_run++;
         return 0;
     }
     char want[41];
     unit_inputs(self, unit, want);
-    if (inputs && strcmp(inputs, want) == 0) {
-        mark_settled(self, unit, result);
+    if (!inputs || strcmp(inputs, want) != 0) {
+        /* Computed for another candidate (or task, profile, version). */
+        sx_debug("journal: %s/%s: its inputs changed since it was settled", method,
+                 result->task_id);
+        unit->stale = unit->state != UNIT_SETTLED;
         return 0;
     }
-    /* Computed for another candidate (or task, profile, version): run again,
-     * unless a later record holds a verdict for these inputs. */
-    sx_debug("journal: %s/%s: its inputs changed since it was settled", method,
-             result->task_id);
-    unit->stale = true;
+    if (!csv_is_journaled_one(result, csv_sha1)) {
+        /* This record replaced any earlier one for these inputs, but its CSV
+         * is gone or another: neither verdict holds, the unit runs again. */
+        sx_debug("journal: %s/%s: %s is not the CSV journaled with its verdict", method,
+                 result->task_id, result->csv);
+        if (unit->state == UNIT_SETTLED)
+            unsettle(self, unit);
+        unit->stale = true;
+        return 0;
+    }
+    if (unit->state == UNIT_SETTLED)
+        unsettle(self, unit); /* an earlier verdict, replaced by a rerun's */
+    mark_settled(self, unit, result);
+    unit->stale = false;
     return 0;
+}
+
+/* --rerun: the settled units of the chosen statuses go back to new. */
+static void apply_rerun(sx_coordinator_t *self)
+{
+    size_t count[SX_STATUS_COUNT] = {0};
+    for (size_t i = 0; i < self->unit_count; i++) {
+        unit_t *unit = &self->units[i];
+        if (unit->state == UNIT_SETTLED && self->config.rerun[unit->result.status]) {
+            count[unit->result.status]++;
+            unsettle(self, unit);
+        }
+    }
+    for (int s = 0; s < SX_STATUS_COUNT; s++)
+        if (self->config.rerun[s])
+            sx_info("--rerun %s: %zu settled task(s) run again", sx_status_name(s),
+                    count[s]);
 }
 
 static int open_journal(sx_coordinator_t *self, sx_error_t *err)
@@ -367,6 +456,14 @@ static void free_manifest_file(void **item)
 static void settle_missing_predictions(sx_coordinator_t *self);
 static void enqueue(sx_coordinator_t *self, unit_t *unit, bool front);
 
+static bool has_rerun(const sx_coordinator_config_t *config)
+{
+    for (int s = 0; s < SX_STATUS_COUNT; s++)
+        if (config->rerun[s])
+            return true;
+    return false;
+}
+
 /* A random start, so a token from another run (a worker's spool) never
  * matches a dispatch of this one. */
 static uint64_t random_token_base(void)
@@ -405,12 +502,17 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     else if (config->subset_count && config->subset_index >= config->subset_count)
         sx_error_set(err, "--shard %zu/%zu: I must be below N", config->subset_index,
                      config->subset_count);
+    else if (config->subset_count && config->task_count)
+        sx_error_set(err, "--shard and --tasks cannot be combined: choose one subset");
+    else if (has_rerun(config) && !config->resume)
+        sx_error_set(err, "--rerun needs --resume: it re-executes settled tasks of the "
+                          "journaled run in --output");
     else if (sx_mkdirs(config->out_dir, err) == 0 &&
              (self->out_dir = realpath(config->out_dir, NULL)) != NULL &&
              (self->bench = sx_bench_open(config->bench_dir, err)) != NULL &&
              load_methods(self, err) == 0) {
-        build_units(self);
-        if (open_journal(self, err) == 0 && bind_router(self, err) == 0)
+        if (build_units(self, err) == 0 && open_journal(self, err) == 0 &&
+            bind_router(self, err) == 0)
             rc = 0;
     }
     if (rc != 0) {
@@ -422,8 +524,14 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
         changed += self->units[i].stale && self->units[i].state != UNIT_SETTLED;
     if (changed)
         sx_warn("journal: %zu verdicts were computed for other inputs (a changed "
-                "candidate, task, profile or streamex version): those tasks run again",
+                "candidate, task, profile or streamex version) or their final CSV was "
+                "replaced since: those tasks run again",
                 changed);
+    if (self->not_in_run)
+        sx_info("journal: %zu record(s) of tasks outside this run's selection kept, "
+                "not used",
+                self->not_in_run);
+    apply_rerun(self);
     self->settled_at_start = self->settled;
     settle_missing_predictions(self);
     if (sx_error_is_set(&self->fatal)) {
@@ -502,33 +610,38 @@ static void release_from_shard(unit_t *unit)
     }
 }
 
-static int write_csv(sx_coordinator_t *self, const unit_t *unit, const void *data,
-                     size_t size, char *path, size_t path_size, sx_error_t *err)
+static void csv_path(sx_coordinator_t *self, const unit_t *unit, char *path,
+                     size_t path_size)
 {
     snprintf(path, path_size, "%s/%s/csv/%s.csv", self->out_dir,
              self->methods[unit->method].name, unit->task_id);
-    if (sx_mkdirs_for(path, err) != 0)
-        return -1;
-    return sx_file_write_atomic(path, data, size, err);
 }
 
-/* Settles a unit for good: CSV into OUT, journal line, tallies. A unit that
- * cannot be made durable stays as it was, and the caller stops the run. */
+/* Settles a unit for good: CSV into OUT, journal line (with the CSV's
+ * hash), tallies. A unit that cannot be made durable stays as it was, and
+ * the caller stops the run. A result without a CSV removes the CSV an
+ * earlier verdict of the unit left (a --rerun, changed inputs), once its
+ * own record is durable, so OUT never holds a CSV no result points at. */
 static int settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
                   const void *csv, size_t csv_size, sx_error_t *err)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], csv_sha1[41];
     sx_result_t final = *result;
-    final.csv = NULL;
-    if (csv && write_csv(self, unit, csv, csv_size, path, sizeof path, err) != 0)
+    final.csv = csv ? path : NULL;
+    csv_path(self, unit, path, sizeof path);
+    if (csv && (sx_mkdirs_for(path, err) != 0 ||
+                sx_file_write_atomic(path, csv, csv_size, err) != 0))
         return -1;
     if (csv)
-        final.csv = path;
+        sx_hash_bytes(csv, csv_size, csv_sha1);
     char inputs[41];
     unit_inputs(self, unit, inputs);
-    if (sx_journal_append(self->journal, self->methods[unit->method].name, inputs, &final,
-                          err) != 0)
+    if (sx_journal_append(self->journal, self->methods[unit->method].name, inputs,
+                          csv ? csv_sha1 : NULL, &final, err) != 0)
         return -1;
+    if (!csv && unlink(path) != 0 && errno != ENOENT)
+        sx_warn("%s: cannot remove the CSV of an earlier verdict: %s", path,
+                strerror(errno));
     release_from_shard(unit);
     mark_settled(self, unit, &final);
     sx_debug("settled %s/%s: %s", self->methods[unit->method].name, unit->task_id,
@@ -1097,6 +1210,23 @@ static void expire_and_beat(sx_coordinator_t *self)
     expire_attempts(self, now);
 }
 
+/* What the figures above do not say: that they count a --tasks subset, and,
+ * on the very last line, that infra_error tasks are left (the run exits 3). */
+static void print_last_lines(sx_coordinator_t *self, FILE *out)
+{
+    size_t tasks = self->unit_count / self->method_count;
+    if (self->config.task_count)
+        fprintf(out,
+                "subset: every figure above counts %zu of the %zu task IDs (--tasks)\n",
+                tasks, sx_bench_task_count(self->bench));
+    size_t infra = sx_coordinator_infra_errors(self);
+    if (infra)
+        fprintf(out,
+                "infra_error: %zu task(s) ended on an infrastructure failure, not a "
+                "verdict: rerun them with --resume --rerun infra_error\n",
+                infra);
+}
+
 static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
 {
     sx_method_summary_t *summaries = calloc(self->method_count, sizeof *summaries);
@@ -1109,11 +1239,15 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
                 results[count++] = self->units[i].result;
         rc = sx_results_write(self->out_dir, self->methods[m].name, results, count,
                               &summaries[m], err);
+        if (self->config.task_count)
+            summaries[m].bench_tasks = sx_bench_task_count(self->bench);
     }
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, err);
     for (size_t m = 0; rc == 0 && self->config.summary_out && m < self->method_count; m++)
         sx_summary_print(self->config.summary_out, &summaries[m]);
+    if (rc == 0 && self->config.summary_out)
+        print_last_lines(self, self->config.summary_out);
     for (size_t m = 0; m < self->method_count; m++)
         free(summaries[m].method);
     free(summaries);
@@ -1186,6 +1320,15 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
 size_t sx_coordinator_settled(const sx_coordinator_t *self)
 {
     return self->settled;
+}
+
+size_t sx_coordinator_infra_errors(const sx_coordinator_t *self)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < self->unit_count; i++)
+        count += self->units[i].state == UNIT_SETTLED &&
+                 self->units[i].result.status == SX_STATUS_INFRA_ERROR;
+    return count;
 }
 
 char *sx_coordinator_status_json(sx_coordinator_t *self)

@@ -25,12 +25,18 @@
  * written, sx_coordinator_run returns 1 with the error (the journal stays a
  * valid prefix, --resume completes the run later). The journal keeps a
  * fingerprint of each verdict's inputs (candidate SQL, task files, profile,
- * version): --resume re-executes the units whose inputs changed. */
+ * version): --resume re-executes the units whose inputs changed, and with
+ * `rerun` also the settled units of the statuses it names (their journal
+ * records stay: the last record of a unit for its current inputs holds).
+ *
+ * `tasks` narrows the run to an explicit subset of task IDs (--tasks): every
+ * output then counts that subset, and summary.json says so. */
 #ifndef SX_COORDINATOR_H
 #define SX_COORDINATOR_H
 
 #include "common/error.h"
 #include "common/score.h"
+#include "common/status.h"
 
 #include <czmq.h>
 #include <stdbool.h>
@@ -56,6 +62,13 @@ typedef struct {
     const char *cert_path; /* CURVE: the coordinator's certificate (czmq format) */
     const char *allow_dir; /* CURVE: public certificates of allowed workers */
     bool insecure;         /* allow plain TCP on a non-loopback address */
+
+    /* --tasks: only these task IDs (task_count of them; 0 = no --tasks). */
+    const char *const *tasks;
+    size_t task_count;
+    /* --rerun: settled units of these statuses run again (needs resume). */
+    bool rerun[SX_STATUS_COUNT];
+
     /* Called about every progress_ms with a JSON line describing the run
      * (see sx_coordinator_status_json); NULL = no progress. */
     void (*progress)(const char *json, void *arg);
@@ -83,6 +96,8 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err);
 
 /* Tasks settled so far, those replayed from the journal included. */
 size_t sx_coordinator_settled(const sx_coordinator_t *self);
+/* Settled units whose final status is infra_error (every method). */
+size_t sx_coordinator_infra_errors(const sx_coordinator_t *self);
 
 /* {"done", "total", "correct", "failures", "ex", "elapsed_s", "eta_s",
  *  "workers": [{"name", "shards", "done", "state"}]} as a heap string. */

@@ -712,6 +712,156 @@ static void test_resume_reruns_changed_candidates(void)
     harness_destroy(&h);
 }
 
+/* Resumes c's run with the given rerun statuses; when `expect` is non-NULL,
+ * the one shard it dispatches holds exactly those tasks (in order) and is
+ * answered with `answers`. Returns the coordinator's count of infra_errors. */
+static size_t resume_with(harness_t *h, sx_coordinator_config_t *c,
+                          const sx_status_t *rerun, size_t rerun_count,
+                          const char *const *expect, const sx_status_t *answers,
+                          size_t count)
+{
+    c->resume = true;
+    memset(c->rerun, 0, sizeof c->rerun);
+    for (size_t i = 0; i < rerun_count; i++)
+        c->rerun[rerun[i]] = true;
+    harness_start(h, c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    if (count) {
+        sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(assign && assign->task_count == count);
+        for (size_t i = 0; i < count; i++) {
+            SX_CHECK(strcmp(assign->tasks[i].task_id, expect[i]) == 0);
+            SX_CHECK(assign->tasks[i].attempt == 1); /* a fresh retry budget */
+            fake_result(f, &assign->tasks[i], answers[i]);
+        }
+        sx_msg_destroy(&assign);
+    }
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    size_t infra = sx_coordinator_infra_errors(h->run.coordinator);
+    harness_stop(h);
+    fake_destroy(&f);
+    return infra;
+}
+
+static void check_result(harness_t *h, const char *task_id, sx_status_t status,
+                         bool has_csv)
+{
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", task_id, &r) && r.status == status);
+    SX_CHECK(has_csv ? r.csv && sx_file_exists(r.csv) : r.csv == NULL);
+    sx_result_clear(&r);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/csv/%s.csv", h->out, task_id);
+    SX_CHECK(sx_file_exists(path) == has_csv); /* no CSV left behind by an old verdict */
+}
+
+/* --rerun executes the settled units of its statuses again with a fresh
+ * budget; their new verdicts replace the old in every output while the
+ * journal keeps both; the last record for the current inputs holds on the
+ * next resume; a CSV replaced behind a record's back is never paired with
+ * its verdict (the unit runs again). */
+static void test_rerun_replaces_verdicts_journal_keeps_history(void)
+{
+    harness_t *h = harness_new(3, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 3;
+    c.retry_budget = 1;
+    c.rerun[SX_STATUS_INFRA_ERROR] = true;
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL &&
+             strstr(err.msg, "--rerun needs --resume"));
+    c.rerun[SX_STATUS_INFRA_ERROR] = false;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 3);
+    fake_result(f, &assign->tasks[0], SX_STATUS_MATCH);
+    fake_result(f, &assign->tasks[1], SX_STATUS_TIMEOUT);
+    fake_result(f, &assign->tasks[2], SX_STATUS_INFRA_ERROR);
+    sx_msg_destroy(&assign);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    SX_CHECK(sx_coordinator_infra_errors(h->run.coordinator) == 1);
+    harness_stop(h);
+    fake_destroy(&f);
+    check_result(h, "t001", SX_STATUS_MATCH, true);
+    check_result(h, "t003", SX_STATUS_INFRA_ERROR, false);
+
+    const sx_status_t rerun[] = {SX_STATUS_MATCH, SX_STATUS_TIMEOUT,
+                                 SX_STATUS_INFRA_ERROR};
+    const char *const all[] = {"t001", "t002", "t003"};
+    const sx_status_t now[] = {SX_STATUS_MISMATCH, SX_STATUS_MATCH, SX_STATUS_MATCH};
+    SX_CHECK(resume_with(h, &c, rerun, 3, all, now, 3) == 0);
+    check_result(h, "t001", SX_STATUS_MISMATCH, false);
+    check_result(h, "t002", SX_STATUS_MATCH, true);
+    check_result(h, "t003", SX_STATUS_MATCH, true);
+    char journal[PATH_MAX + 64];
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(journal) == 6);
+
+    /* Resuming again: the last records hold, nothing runs. */
+    SX_CHECK(resume_with(h, &c, NULL, 0, NULL, NULL, 0) == 0);
+    check_result(h, "t001", SX_STATUS_MISMATCH, false);
+    check_result(h, "t003", SX_STATUS_MATCH, true);
+    SX_CHECK(sx_testbench_count_lines(journal) == 6);
+
+    /* A CSV that is not the one journaled with its verdict: run again. */
+    char csv[PATH_MAX + 64];
+    snprintf(csv, sizeof csv, "%s/m1/csv/t002.csv", h->out);
+    SX_CHECK(sx_file_write_atomic(csv, "x\n2\n", 4, NULL) == 0);
+    const char *const t002[] = {"t002"};
+    const sx_status_t timeout[] = {SX_STATUS_TIMEOUT};
+    SX_CHECK(resume_with(h, &c, NULL, 0, t002, timeout, 1) == 0);
+    check_result(h, "t002", SX_STATUS_TIMEOUT, false);
+    SX_CHECK(sx_testbench_count_lines(journal) == 7);
+    harness_destroy(&h);
+}
+
+/* --tasks runs exactly the subset, every output counts it; an unknown ID is
+ * an error naming it, and --tasks with --shard is refused. */
+static void test_tasks_subset(void)
+{
+    harness_t *h = harness_new(4, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    const char *const unknown[] = {"t002", "t009", "x"};
+    c.tasks = unknown;
+    c.task_count = 3;
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strstr(err.msg, "--tasks: 2 ID(s) not in ") &&
+             strstr(err.msg, "task_ids.txt: 't009', 'x'"));
+    const char *const subset[] = {"t004", "t002"};
+    c.tasks = subset;
+    c.task_count = 2;
+    c.subset_count = 2;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL &&
+             strstr(err.msg, "--shard and --tasks cannot be combined"));
+    c.subset_count = 0;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 2);
+    SX_CHECK(strcmp(assign->tasks[0].task_id, "t002") == 0 &&
+             strcmp(assign->tasks[1].task_id, "t004") == 0); /* task_ids.txt order */
+    fake_answer(f, assign, SX_STATUS_MATCH);
+    sx_msg_destroy(&assign);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    harness_stop(h);
+    fake_destroy(&f);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 2);
+    snprintf(path, sizeof path, "%s/summary.json", h->out);
+    size_t size = 0;
+    char *text = sx_file_read(path, 1 << 20, &size, NULL);
+    SX_CHECK(text && strstr(text, "\"correct\": 2,\n      \"total\": 2,\n") &&
+             strstr(text, "\"subset\": {\n    \"selected_by\": \"--tasks\",\n    "
+                          "\"tasks\": 2,\n    \"bench_tasks\": 4,"));
+    free(text);
+    harness_destroy(&h);
+}
+
 /* Method names that would land on a file of the OUT layout are refused. */
 static void test_method_names_colliding_with_out(void)
 {
@@ -1013,6 +1163,8 @@ void sx_coordinator_test(bool verbose)
     test_attempt_deadline();
     test_journal_failure_stops_and_resumes();
     test_resume_reruns_changed_candidates();
+    test_rerun_replaces_verdicts_journal_keeps_history();
+    test_tasks_subset();
     test_method_names_colliding_with_out();
     test_broken_workers_do_not_take_a_unit_back();
     test_rehello_does_not_keep_the_unit();

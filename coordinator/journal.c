@@ -29,6 +29,8 @@ static int replay_line(const char *path, size_t line_no, const char *line,
     json_t *root = json_loads(line, 0, &jerr);
     const char *method = root ? json_string_value(json_object_get(root, "method")) : NULL;
     const char *inputs = root ? json_string_value(json_object_get(root, "inputs")) : NULL;
+    const char *csv_sha1 =
+        root ? json_string_value(json_object_get(root, "csv_sha1")) : NULL;
     json_t *inner = root ? json_object_get(root, "result") : NULL;
     if (!method || !json_is_object(inner)) {
         json_decref(root);
@@ -41,7 +43,7 @@ static int replay_line(const char *path, size_t line_no, const char *line,
     if (rc != 0)
         sx_error_prefix(err, "%s:%zu", path, line_no);
     else
-        rc = visit(method, inputs, &result, arg, err);
+        rc = visit(method, inputs, csv_sha1, &result, arg, err);
     sx_result_clear(&result);
     free(text);
     json_decref(root);
@@ -121,13 +123,15 @@ static int write_all(int fd, const char *line, size_t len)
 }
 
 int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
-                      const sx_result_t *result, sx_error_t *err)
+                      const char *csv_sha1, const sx_result_t *result, sx_error_t *err)
 {
     char *inner = sx_result_to_json(result);
     json_t *record = json_object();
     json_object_set_new(record, "method", json_string(method));
     if (inputs)
         json_object_set_new(record, "inputs", json_string(inputs));
+    if (csv_sha1)
+        json_object_set_new(record, "csv_sha1", json_string(csv_sha1));
     json_object_set_new(record, "result", json_loads(inner, 0, NULL));
     char *line = json_dumps(record, JSON_COMPACT);
     json_decref(record);
@@ -163,10 +167,13 @@ void sx_journal_destroy(sx_journal_t **self_p)
     *self_p = NULL;
 }
 
-static int count_visit(const char *method, const char *inputs, const sx_result_t *result,
-                       void *arg, sx_error_t *err)
+static int count_visit(const char *method, const char *inputs, const char *csv_sha1,
+                       const sx_result_t *result, void *arg, sx_error_t *err)
 {
     (void)err;
+    /* The first record carries a CSV hash, the others none. */
+    SX_CHECK(strcmp(result->task_id, "t1") == 0 ? csv_sha1 && strcmp(csv_sha1, "c1") == 0
+                                                : csv_sha1 == NULL);
     SX_CHECK(strcmp(method, "m1") == 0);
     SX_CHECK(!inputs || strcmp(inputs, "abc") == 0);
     SX_CHECK(result->status == SX_STATUS_MATCH || result->status == SX_STATUS_TIMEOUT);
@@ -185,10 +192,10 @@ void sx_journal_test(bool verbose)
     SX_CHECK(journal);
     sx_result_t result;
     sx_result_init(&result, "t1", SX_STATUS_MATCH, "", "/x/t1.csv");
-    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", "c1", &result, NULL) == 0);
     sx_result_clear(&result);
     sx_result_init(&result, "t2", SX_STATUS_TIMEOUT, "after 120 s", NULL);
-    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", NULL, &result, NULL) == 0);
     sx_result_clear(&result);
     sx_journal_destroy(&journal);
 
@@ -200,7 +207,7 @@ void sx_journal_test(bool verbose)
     journal = sx_journal_open(path, count_visit, &seen, NULL);
     SX_CHECK(journal && seen == 2);
     sx_result_init(&result, "t3", SX_STATUS_MATCH, "", NULL);
-    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", NULL, &result, NULL) == 0);
     sx_result_clear(&result);
     sx_journal_destroy(&journal);
     seen = 0;
@@ -220,12 +227,12 @@ void sx_journal_test(bool verbose)
     SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
     sx_error_t err;
     sx_result_init(&result, "t4", SX_STATUS_MATCH, "longer than ten bytes", NULL);
-    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, &err) == -1);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", NULL, &result, &err) == -1);
     SX_CHECK(setrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
     signal(SIGXFSZ, saved_handler);
     SX_CHECK(strstr(err.msg, "journal.jsonl: cannot append a record (errno 27"));
     SX_CHECK(stat(path, &after) == 0 && after.st_size == before.st_size);
-    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", NULL, &result, NULL) == 0);
     sx_result_clear(&result);
     sx_journal_destroy(&journal);
     seen = 0;

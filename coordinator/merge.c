@@ -10,6 +10,7 @@
 #include "proto/proto.h"
 
 #include <czmq.h>
+#include <jansson.h>
 #include <dirent.h>
 #include <limits.h>
 #include <errno.h>
@@ -162,12 +163,35 @@ static bool same_folder(const char *a, const char *b)
     return same;
 }
 
+/* Refuses an input whose summary.json says it counts a --tasks subset,
+ * unless allowed (an input without summary.json is judged by its results). */
+static int check_subset(const char *input, bool allow_subset, sx_error_t *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", input);
+    json_t *root = sx_file_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+    json_t *subset = json_object_get(root, "subset");
+    int rc = 0;
+    if (subset && !allow_subset)
+        rc = sx_error_set(err,
+                          "%s is the output of a --tasks subset (%lld of %lld task IDs): "
+                          "merging it into a full output needs --allow-subset",
+                          input, json_integer_value(json_object_get(subset, "tasks")),
+                          json_integer_value(json_object_get(subset, "bench_tasks")));
+    json_decref(root);
+    return rc;
+}
+
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, sx_merge_report_t *report, sx_error_t *err)
+             const char *out_dir, bool allow_subset, sx_merge_report_t *report,
+             sx_error_t *err)
 {
     memset(report, 0, sizeof *report);
     if (input_count == 0)
         return sx_error_set(err, "nothing to merge: give the shard outputs");
+    for (size_t i = 0; i < input_count; i++)
+        if (check_subset(inputs[i], allow_subset, err) != 0)
+            return -1;
     if (sx_mkdirs(out_dir, err) != 0)
         return -1;
     for (size_t i = 0; i < input_count; i++)
@@ -259,7 +283,7 @@ void sx_merge_test(bool verbose)
     const char *inputs[] = {a, b};
     sx_merge_report_t report;
     sx_error_t err;
-    SX_CHECK(sx_merge(bench, inputs, 2, out, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &report, &err) == 0);
     SX_CHECK(report.methods == 1 && report.tasks == 4 && report.missing == 1);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/m1/results.jsonl", out);
@@ -269,10 +293,21 @@ void sx_merge_test(bool verbose)
 
     /* An overlap that disagrees is refused, naming both inputs. */
     const char *clash[] = {a, c};
-    SX_CHECK(sx_merge(bench, clash, 2, out, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, clash, 2, out, false, &report, &err) == -1);
     SX_CHECK(strstr(err.msg, "m1/t003 disagrees") && strstr(err.msg, "shard1-rerun"));
+    /* A --tasks output is refused, naming it, unless allowed. */
+    sx_method_summary_t summary = {.method = "m1", .total = 1, .bench_tasks = 4};
+    SX_CHECK(sx_summary_write(c, &summary, 1, &err) == 0);
+    const char *subset[] = {a, b, c};
+    SX_CHECK(sx_merge(bench, subset, 3, out, false, &report, &err) == -1);
+    SX_CHECK(strstr(err.msg, "shard1-rerun is the output of a --tasks subset (1 of 4 "
+                             "task IDs): merging it into a full output needs "
+                             "--allow-subset"));
+    const char *subset_ok[] = {c};
+    SX_CHECK(sx_merge(bench, subset_ok, 1, out, true, &report, &err) == 0);
+    SX_CHECK(report.tasks == 4 && report.missing == 3);
     const char *self_input[] = {out};
-    SX_CHECK(sx_merge(bench, self_input, 1, out, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, self_input, 1, out, false, &report, &err) == -1);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
 }

@@ -4,7 +4,10 @@
  * two inputs must have the same verdict there (else the merge is refused,
  * naming both), a task in no input is reported and scored zero
  * (infra_error, "missing from every shard output"). Final CSVs are copied
- * into OUT so submission.jsonl points inside it. */
+ * into OUT so submission.jsonl points inside it. An input made by a --tasks
+ * run (its summary.json has "subset") is refused unless allow_subset: its
+ * figures count a hand-picked subset, and a merge would present them as a
+ * run of the whole bench. */
 #ifndef SX_MERGE_H
 #define SX_MERGE_H
 
@@ -20,7 +23,8 @@ typedef struct {
 } sx_merge_report_t;
 
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, sx_merge_report_t *report, sx_error_t *err);
+             const char *out_dir, bool allow_subset, sx_merge_report_t *report,
+             sx_error_t *err);
 
 void sx_merge_test(bool verbose);
 

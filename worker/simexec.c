@@ -12,12 +12,15 @@
 
 struct _sx_simexec_t {
     int delay_ms;
+    zlist_t *broken; /* task IDs that fail with infra_error (infra_error=ID) */
 };
 
 sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
 {
     sx_simexec_t *self = calloc(1, sizeof *self);
     self->delay_ms = 10;
+    self->broken = zlist_new();
+    zlist_autofree(self->broken);
     char *copy = strdup(spec ? spec : "");
     char *save = NULL;
     for (char *item = strtok_r(copy, ",", &save); item;
@@ -30,11 +33,16 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
                 continue;
             }
         }
+        if (strncmp(item, "infra_error=", 12) == 0 && item[12]) {
+            zlist_append(self->broken, item + 12);
+            continue;
+        }
         sx_error_set(err,
-                     "--simulate '%s': unknown or bad item '%s' (expected delay_ms=N)",
+                     "--simulate '%s': unknown or bad item '%s' (expected delay_ms=N "
+                     "or infra_error=ID)",
                      spec, item);
         free(copy);
-        free(self);
+        sx_simexec_destroy(&self);
         return NULL;
     }
     free(copy);
@@ -43,8 +51,20 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
 
 void sx_simexec_destroy(sx_simexec_t **self_p)
 {
-    free(*self_p);
+    sx_simexec_t *self = *self_p;
+    if (!self)
+        return;
+    zlist_destroy(&self->broken);
+    free(self);
     *self_p = NULL;
+}
+
+static bool is_broken(sx_simexec_t *self, const char *task_id)
+{
+    for (const char *id = zlist_first(self->broken); id; id = zlist_next(self->broken))
+        if (strcmp(id, task_id) == 0)
+            return true;
+    return false;
 }
 
 /* The status a marker asks for on this attempt. */
@@ -75,6 +95,11 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     bool slow = strstr(request->sql, "/*sim:slow*/") != NULL;
     zclock_sleep(self->delay_ms * (slow ? 10 : 1));
     timings->run = self->delay_ms / 1000.0;
+    if (is_broken(self, request->task_id)) {
+        sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR,
+                       "simulated infrastructure failure (infra_error=ID)", NULL);
+        return;
+    }
     sx_status_t status = wanted_status(request->sql, request->attempt);
     char gold[PATH_MAX];
     snprintf(gold, sizeof gold, "%s/gold/%s.csv", request->bench_dir, request->task_id);
@@ -124,6 +149,15 @@ void sx_simexec_test(bool verbose)
     SX_CHECK(result.status == SX_STATUS_INFRA_ERROR);
     sx_result_clear(&result);
     sx_simexec_destroy(&sim);
+    /* An injected infrastructure failure: t1 fails whatever its SQL says. */
+    sim = sx_simexec_new("delay_ms=0,infra_error=t1", NULL);
+    SX_CHECK(sim);
+    request.task_id = "t1";
+    sx_simexec_run(sim, &request, &result, &timings);
+    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR && !result.csv);
+    sx_result_clear(&result);
+    sx_simexec_destroy(&sim);
+    SX_CHECK(sx_simexec_new("infra_error=", &err) == NULL);
     char cmd[PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     SX_CHECK(system(cmd) == 0);

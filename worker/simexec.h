@@ -7,7 +7,11 @@
  *   /\*sim:flaky*\/    infra_error on attempt 1, match afterwards
  *   /\*sim:slow*\/     ten times the usual delay
  * with no marker: match (missing prediction: missing_prediction).
- * SPEC is comma-separated key=value: delay_ms=N (default 10). */
+ * SPEC is comma-separated key=value: delay_ms=N (default 10), and
+ * infra_error=ID (repeatable): task ID fails with infra_error on every
+ * attempt whatever its SQL says, an infrastructure failure injected from
+ * outside the prediction (its verdict's inputs stay the same, as for a real
+ * broker outage: what `--rerun infra_error` is for). */
 #ifndef SX_SIMEXEC_H
 #define SX_SIMEXEC_H
 
