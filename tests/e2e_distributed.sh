@@ -23,7 +23,19 @@ port=$(free_port)
 worker=$!
 timeout 900 "$STREAMEX" coordinator --bench "$bench" --method "sample=$bench/predictions.jsonl" \
     --output "$tmp/out" --bind "tcp://127.0.0.1:$port" --shard 0/10 > "$tmp/coord.out" \
-    2> "$tmp/coord.log" || { tail -20 "$tmp/worker.log" >&2; fail "coordinator failed"; }
+    2> "$tmp/coord.log" &
+coord=$!
+# Whichever ends first: a worker that cannot start its pair would otherwise
+# leave the coordinator waiting for a worker until its timeout.
+rc=0
+wait -n -p first "$worker" "$coord" || rc=$?
+if [ "$first" = "$worker" ] && [ "$rc" != 0 ]; then
+    kill "$coord" 2> /dev/null
+    worker=""
+    tail -20 "$tmp/worker.log" >&2
+    fail "the worker exited $rc before the run ended"
+fi
+wait "$coord" || { tail -20 "$tmp/worker.log" >&2; fail "coordinator failed"; }
 wait "$worker" || fail "worker did not end cleanly"
 worker=""
 results="$tmp/out/sample/results.jsonl"
