@@ -176,6 +176,7 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     if (sx_runopts_config(opts, &config, err) != 0)
         return 2;
     config.endpoint = "tcp://127.0.0.1:*";
+    config.command = "run";
     config.progress = sx_progress_print;
     config.summary_out = stdout;
     config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;

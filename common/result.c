@@ -7,11 +7,16 @@
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
- *     {"profile"?: ..., "methods": {NAME: {"correct", "total", "ex",
+ *     {"methods": {NAME: {"correct", "total", "ex",
  *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "by_status": {STATUS: count, ... every status}}}}
+ *      "by_status": {STATUS: count, ... every status}}},
+ *      "run"?: {"command", "streamex", "bench"?, "tasks"?, "profile"?,
+ *      "started"?, "ended"?, "wall_seconds"?, "inputs"?: {"kind",
+ *      "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; the last two count the tasks where
- *     the frozen and strict verdicts differ, each way).
+ *     the frozen and strict verdicts differ, each way; "run" says what
+ *     common/report.c needs to write OUT/report.html from OUT alone,
+ *     times as UTC "YYYY-MM-DDTHH:MM:SS.mmmZ").
  * Files are written whole through sx_file_write_atomic (temporary name,
  * fsync, rename), so a crash never leaves half a file. */
 #include "common/result.h"
@@ -21,8 +26,10 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define F_TASK_ID "task_id"
@@ -282,8 +289,70 @@ static double share(size_t count, size_t total)
     return total ? (double)count / (double)total : 0.0;
 }
 
+double sx_run_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A Unix time as UTC to the millisecond, or null when unknown. */
+static json_t *time_json(double t)
+{
+    if (t <= 0)
+        return json_null();
+    long long ms = (long long)(t * 1000.0 + 0.5);
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    char text[64];
+    gmtime_r(&secs, &tm);
+    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(text + n, sizeof text - n, ".%03dZ", (int)(ms % 1000));
+    return json_string(text);
+}
+
+static void set_string(json_t *o, const char *key, const char *value)
+{
+    if (value)
+        json_object_set_new(o, key, json_string(value));
+}
+
+static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *summaries,
+                        size_t count)
+{
+    json_t *o = json_object();
+    set_string(o, "command", run->command);
+    set_string(o, "streamex", SX_VERSION);
+    char *bench = run->bench ? realpath(run->bench, NULL) : NULL;
+    set_string(o, "bench", bench ? bench : run->bench);
+    free(bench);
+    if (run->task_count)
+        json_object_set_new(o, "tasks", json_integer((json_int_t)run->task_count));
+    set_string(o, "profile", run->profile);
+    json_object_set_new(o, "started", time_json(run->started));
+    json_object_set_new(o, "ended", time_json(run->ended));
+    if (run->started > 0 && run->ended >= run->started)
+        json_object_set_new(o, "wall_seconds",
+                            json_real(round((run->ended - run->started) * 1000) / 1000));
+    if (!run->method_files)
+        return o;
+    json_t *files = json_object();
+    for (size_t m = 0; m < count; m++) {
+        char *path = run->method_files[m] ? realpath(run->method_files[m], NULL) : NULL;
+        if (path || run->method_files[m])
+            set_string(files, summaries[m].method ? summaries[m].method : "",
+                       path ? path : run->method_files[m]);
+        free(path);
+    }
+    json_t *inputs = json_object();
+    set_string(inputs, "kind", run->inputs_kind);
+    json_object_set_new(inputs, "files", files);
+    json_object_set_new(o, "inputs", inputs);
+    return o;
+}
+
 int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, sx_error_t *err)
+                     size_t count, const sx_run_info_t *run, sx_error_t *err)
 {
     json_t *methods = json_object();
     for (size_t m = 0; m < count; m++) {
@@ -309,6 +378,8 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     json_t *root = json_object();
     json_object_set_new(root, "methods", methods);
+    if (run)
+        json_object_set_new(root, "run", run_json(run, summaries, count));
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     char path[PATH_MAX];
@@ -440,7 +511,7 @@ static void test_writers_make_every_file(void)
     SX_CHECK(summary.ex_not_strict == 1 && summary.strict_not_ex == 1 &&
              summary.listed == 2);
     SX_CHECK(summary.by_status[SX_STATUS_MISSING_PREDICTION] == 1);
-    SX_CHECK(sx_summary_write(dir, &summary, 1, &err) == 0);
+    SX_CHECK(sx_summary_write(dir, &summary, 1, NULL, &err) == 0);
     char path[PATH_MAX];
     size_t size;
     snprintf(path, sizeof path, "%s/m/submission.jsonl", dir);

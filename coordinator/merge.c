@@ -3,6 +3,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/report.h"
 #include "common/result.h"
 #include "common/selftest.h"
 #include "common/task.h"
@@ -202,8 +203,15 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                           &report->missing, err);
         done += rc == 0;
     }
+    sx_run_info_t run = {.command = "merge",
+                         .bench = bench_dir,
+                         .task_count = sx_bench_task_count(bench),
+                         .ended = sx_run_clock()};
     if (rc == 0)
-        rc = sx_summary_write(out, summaries, done, err);
+        rc = sx_summary_write(out, summaries, done, &run, err);
+    sx_error_t report_err;
+    if (rc == 0 && sx_report_write(out, &report_err) != 0)
+        sx_warn("report.html not written: %s", report_err.msg);
     report->methods = done;
     report->tasks = sx_bench_task_count(bench);
     for (size_t i = 0; i < done; i++)
