@@ -213,6 +213,8 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     zsock_destroy(&failures);
     size_t settled = sx_coordinator_settled(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
+    if (cjob.rc == 0)
+        sx_run_table_print(opts->output);
     if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
     return sx_run_exit_code(cjob.rc, settled);
