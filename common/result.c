@@ -70,6 +70,27 @@ void sx_result_clear(sx_result_t *result)
     memset(result, 0, sizeof *result);
 }
 
+/* Numbers are written as a person would: the fewest significant digits
+ * that read back as the same double (0.5667 is not enough for 17/30, but
+ * 0.5666666666666667 is, where printf's 17 digits say 0.56666666666666665),
+ * and seconds to the millisecond. Jansson formats every real of a document
+ * with one precision, so a document gets the largest its reals need. */
+static int shortest_digits(double v)
+{
+    char text[40];
+    for (int p = 1; p < 17; p++) {
+        snprintf(text, sizeof text, "%.*g", p, v);
+        if (strtod(text, NULL) == v)
+            return p;
+    }
+    return 17;
+}
+
+static double to_ms(double seconds)
+{
+    return round(seconds * 1000) / 1000;
+}
+
 static json_t *csv_json(const char *csv)
 {
     return csv ? json_string(csv) : json_null();
@@ -84,10 +105,12 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_STATUS, json_string(sx_status_name(r->status)));
     json_object_set_new(o, F_DETAIL, json_string(r->detail ? r->detail : ""));
     json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
-    json_object_set_new(o, F_SECONDS, json_real(r->seconds));
+    json_object_set_new(o, F_SECONDS, json_real(to_ms(r->seconds)));
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
     json_object_set_new(o, F_CSV, csv_json(r->csv));
-    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text =
+        json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                          JSON_REAL_PRECISION(shortest_digits(to_ms(r->seconds))));
     json_decref(o);
     return text;
 }
@@ -284,6 +307,8 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     return rc;
 }
 
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 static double share(size_t count, size_t total)
 {
     return total ? (double)count / (double)total : 0.0;
@@ -333,7 +358,7 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     json_object_set_new(o, "ended", time_json(run->ended));
     if (run->started > 0 && run->ended >= run->started)
         json_object_set_new(o, "wall_seconds",
-                            json_real(round((run->ended - run->started) * 1000) / 1000));
+                            json_real(to_ms(run->ended - run->started)));
     if (!run->method_files)
         return o;
     json_t *files = json_object();
@@ -355,8 +380,11 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, const sx_run_info_t *run, sx_error_t *err)
 {
     json_t *methods = json_object();
+    int digits = 1;
     for (size_t m = 0; m < count; m++) {
         const sx_method_summary_t *s = &summaries[m];
+        digits = MAX(digits, shortest_digits(share(s->correct, s->total)));
+        digits = MAX(digits, shortest_digits(share(s->strict_correct, s->total)));
         json_t *by_status = json_object();
         for (int i = 0; i < SX_STATUS_COUNT; i++)
             json_object_set_new(by_status, sx_status_name((sx_status_t)i),
@@ -378,9 +406,12 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     json_t *root = json_object();
     json_object_set_new(root, "methods", methods);
-    if (run)
+    if (run) {
         json_object_set_new(root, "run", run_json(run, summaries, count));
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        digits = MAX(digits, shortest_digits(to_ms(run->ended - run->started)));
+    }
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                      JSON_REAL_PRECISION(digits));
     json_decref(root);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/summary.json", out_dir);
@@ -561,9 +592,44 @@ static void test_writers_make_every_file(void)
     sx_method_summary_clear(&summary);
 }
 
+/* Seconds to the millisecond, ratios in their shortest exact form. */
+static void test_numbers_read_like_a_person_wrote_them(void)
+{
+    sx_result_t r;
+    sx_result_init(&r, "t", SX_STATUS_MATCH, "", NULL);
+    r.seconds = 0.45123456;
+    char *line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, "\"seconds\":0.451,"));
+    free(line);
+    r.seconds = 12;
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, "\"seconds\":12.0,"));
+    free(line);
+    sx_result_clear(&r);
+    char dir[] = "/tmp/sx-result-numbers-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    sx_method_summary_t summary = {
+        .method = "m", .total = 30, .correct = 17, .strict_correct = 15};
+    sx_run_info_t run = {.started = 1000.25, .ended = 1012.5};
+    sx_error_t err;
+    SX_CHECK(sx_summary_write(dir, &summary, 1, &run, &err) == 0);
+    char path[PATH_MAX];
+    size_t size;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *text = sx_file_read(path, 1 << 20, &size, &err);
+    SX_CHECK(text && strstr(text, "\"ex\": 0.5666666666666667,") &&
+             strstr(text, "\"ex_strict\": 0.5,") &&
+             strstr(text, "\"wall_seconds\": 12.25"));
+    SX_CHECK(strtod(strstr(text, "\"ex\": ") + 6, NULL) == 17.0 / 30);
+    free(text);
+    unlink(path);
+    rmdir(dir);
+}
+
 void sx_result_test(bool verbose)
 {
     (void)verbose;
+    test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
     test_submission_entries();
     test_writers_make_every_file();
