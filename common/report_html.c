@@ -120,7 +120,9 @@ static void write_style(FILE *out)
         "block;width:.9em;height:.9em;margin-right:.3em;vertical-align:-1px}\n"
         ".js-only{display:none}html.js .js-only{display:block}\n"
         "html.js article.task{display:none}html.js article.task.open{display:block;"
-        "border:2px solid #455a9c;padding:0 1em 1em}\n"
+        "position:fixed;top:1em;bottom:1em;left:2em;right:2em;overflow:auto;z-index:9;"
+        "background:#fff;border:2px solid #455a9c;padding:0 1.2em 1em;"
+        "box-shadow:0 0 0 100vmax rgba(0,0,0,.35)}\n"
         "article.task{margin-bottom:1.5em}.method{margin:.8em 0 0 .5em}\n"
         "#grid-table th[data-sort]{cursor:pointer}.side{display:flex;gap:1.5em;"
         "flex-wrap:wrap}\n",
@@ -453,14 +455,16 @@ static bool column_unmatched(const char *detail, size_t col)
     return strstr(detail, phrase) != NULL;
 }
 
-/* A CSV preview as a table; gold columns no method matched are marked. */
-static void write_preview(FILE *out, const sx_report_preview_t *p, const sx_report_t *r,
-                          size_t task, bool gold)
+/* A CSV preview as a table under its caption. `detail` (gold only, may be
+ * NULL): the verdict's detail, whose unmatched gold columns are marked. */
+static void write_preview(FILE *out, const char *caption, const sx_report_preview_t *p,
+                          const char *detail)
 {
+    fprintf(out, "<div><p>%s</p>", caption);
     if (!p->table) {
         fputs("<p class=\"muted\">", out);
         sx_report_escape(out, p->error);
-        fputs("</p>\n", out);
+        fputs("</p></div>\n", out);
         return;
     }
     fputs("<table class=\"csv\">\n", out);
@@ -468,14 +472,11 @@ static void write_preview(FILE *out, const sx_report_preview_t *p, const sx_repo
         const sx_csv_record_t *rec = &p->table->records[i];
         fputs("<tr>", out);
         for (size_t f = 0; f < rec->count; f++) {
-            bool unmatched = false;
-            for (size_t m = 0; gold && i == 0 && m < r->method_count; m++)
-                unmatched |= column_unmatched(r->methods[m].results[task].detail, f);
-            fputs(i == 0
-                      ? (unmatched ? "<th class=\"unmatched\" title=\"no equal column in "
-                                     "a prediction\">"
-                                   : "<th>")
-                      : "<td>",
+            bool unmatched = i == 0 && detail && column_unmatched(detail, f);
+            fputs(i > 0       ? "<td>"
+                  : unmatched ? "<th class=\"unmatched\" title=\"no equal column in the "
+                                "prediction\">"
+                              : "<th>",
                   out);
             escape_cut(out, rec->fields[f], FIELD_MAX);
             fputs(i == 0 ? "</th>" : "</td>", out);
@@ -486,9 +487,13 @@ static void write_preview(FILE *out, const sx_report_preview_t *p, const sx_repo
     if (p->more)
         fprintf(out, "<p class=\"muted\">first %d rows shown</p>\n",
                 SX_REPORT_PREVIEW_ROWS);
+    fputs("</div>\n", out);
 }
 
-static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size_t task)
+/* One method's verdict of a task: the facts, the candidate SQL, and its
+ * final CSV beside gold (NULL without a bench). */
+static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size_t task,
+                                 const sx_report_preview_t *gold)
 {
     const sx_report_method_t *method = &r->methods[m];
     const sx_result_t *res = &method->results[task];
@@ -517,10 +522,12 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     }
     sx_report_preview_t preview;
     sx_report_preview_read(res->csv, &preview);
-    fputs("<p>final CSV</p>", out);
-    write_preview(out, &preview, r, task, false);
+    fputs("<div class=\"side\">", out);
+    write_preview(out, "final CSV", &preview, NULL);
+    if (gold)
+        write_preview(out, "gold", gold, res->detail);
+    fputs("</div></div>\n", out);
     sx_report_preview_clear(&preview);
-    fputs("</div>\n", out);
 }
 
 static void write_task(FILE *out, const sx_report_t *r, size_t task)
@@ -545,18 +552,15 @@ static void write_task(FILE *out, const sx_report_t *r, size_t task)
     }
     free(question);
     free(policy);
-    char *gold = sx_report_gold_path(r, id);
-    if (gold) {
-        sx_report_preview_t preview;
-        sx_report_preview_read(gold, &preview);
-        fputs("<div class=\"side\"><div><p>gold</p>", out);
-        write_preview(out, &preview, r, task, true);
-        fputs("</div></div>\n", out);
-        sx_report_preview_clear(&preview);
-        free(gold);
-    }
+    char *gold_path = sx_report_gold_path(r, id);
+    sx_report_preview_t gold;
+    if (gold_path)
+        sx_report_preview_read(gold_path, &gold);
     for (size_t m = 0; m < r->method_count; m++)
-        write_method_of_task(out, r, m, task);
+        write_method_of_task(out, r, m, task, gold_path ? &gold : NULL);
+    if (gold_path)
+        sx_report_preview_clear(&gold);
+    free(gold_path);
     fputs("</article>\n", out);
 }
 
