@@ -91,6 +91,8 @@ int sx_cmd_coordinator(int argc, char **argv)
         code = sx_run_exit_code(rc, sx_coordinator_settled(coordinator),
                                 sx_coordinator_infra_errors(coordinator));
         sx_coordinator_destroy(&coordinator);
+        if (rc == 0)
+            sx_run_table_print(opts.output);
     }
     if (sx_error_is_set(&err))
         fprintf(stderr, "streamex coordinator: %s\n", err.msg);

@@ -174,6 +174,7 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     if (sx_runopts_config(opts, &config, err) != 0)
         return 2;
     config.endpoint = "tcp://127.0.0.1:*";
+    config.command = "run";
     config.progress = sx_progress_print;
     config.summary_out = stdout;
     config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
@@ -211,6 +212,8 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     size_t settled = sx_coordinator_settled(cjob.coordinator);
     size_t infra_errors = sx_coordinator_infra_errors(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
+    if (cjob.rc == 0)
+        sx_run_table_print(opts->output);
     if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
     return sx_run_exit_code(cjob.rc, settled, infra_errors);

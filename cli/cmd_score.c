@@ -10,6 +10,8 @@
 #include "common/signals.h"
 #include "common/task.h"
 #include "common/files.h"
+#include "common/log.h"
+#include "common/report.h"
 
 #include <getopt.h>
 #include <libgen.h>
@@ -253,16 +255,28 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
     return rc;
 }
 
-/* Writes every method's files, then the summary. */
+/* Writes every method's files, then the summary, then the report (a report
+ * that cannot be written is a warning: the scores are already whole). */
 static int write_outputs(const score_args_t *args, size_t count, sx_result_t **results,
-                         sx_method_summary_t *summaries, sx_error_t *err)
+                         sx_method_summary_t *summaries, double started, sx_error_t *err)
 {
     for (size_t m = 0; m < args->method_count; m++)
         if (sx_results_write(args->out_dir, args->methods[m].name, results[m], count,
                              &summaries[m], err) != 0)
             return -1;
-    if (sx_summary_write(args->out_dir, summaries, args->method_count, err) != 0)
+    const char **files = calloc(args->method_count + 1, sizeof *files);
+    for (size_t m = 0; files && m < args->method_count; m++)
+        files[m] = args->methods[m].file;
+    sx_run_info_t run = {
+        "score", args->bench_dir, count,   sx_profile_name(args->profile),
+        files,   "submission",    started, sx_run_clock()};
+    int rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
+    free(files);
+    if (rc != 0)
         return -1;
+    sx_error_t report_err;
+    if (sx_report_write(args->out_dir, &report_err) != 0)
+        sx_warn("report.html not written: %s", report_err.msg);
     for (size_t m = 0; m < args->method_count; m++)
         sx_summary_print(stdout, &summaries[m]);
     return 0;
@@ -290,6 +304,7 @@ static int run(const score_args_t *args)
         fprintf(stderr, "streamex score: %s\n", err.msg);
         return 2;
     }
+    double started = sx_run_clock();
     sx_bench_t *bench = sx_bench_open(args->bench_dir, &err);
     if (!bench) {
         fprintf(stderr, "streamex score: %s\n", err.msg);
@@ -305,7 +320,7 @@ static int run(const score_args_t *args)
                         : sx_error_set(&err, "out of memory");
     }
     if (rc == 0)
-        rc = write_outputs(args, count, results, summaries, &err);
+        rc = write_outputs(args, count, results, summaries, started, &err);
     if (rc < 0)
         fprintf(stderr, "streamex score: %s\n", err.msg);
     else if (rc == 1)

@@ -5,11 +5,13 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "common/status.h"
 #include "worker/executor.h"
 #include "worker/runtime.h"
 #include "worker/simexec.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,8 +276,6 @@ void sx_backend_close(sx_backend_t *backend)
 
 /* ---- progress ------------------------------------------------------------ */
 
-static bool s_redrawing = false;
-
 static void format_eta(json_t *eta, char *out, size_t size)
 {
     if (!json_is_number(eta)) {
@@ -317,21 +317,74 @@ void sx_progress_print(const char *json, void *arg)
                          json_string_value(json_object_get(w, "state")),
                          json_integer_value(json_object_get(w, "done")));
     }
-    /* The last redraw (every task settled) ends its line, so the EX lines
-     * printed next start on a line of their own. */
-    bool finished = json_integer_value(json_object_get(root, "done")) ==
-                    json_integer_value(json_object_get(root, "total"));
-    printf("\r\033[K%s%s", line, finished ? "\n" : "");
-    fflush(stdout);
-    s_redrawing = !finished;
+    /* Log lines scroll above the live line; the last redraw (every task
+     * settled) ends it, so the EX lines printed next start on their own. */
+    sx_log_live_set(line);
+    if (json_integer_value(json_object_get(root, "done")) ==
+        json_integer_value(json_object_get(root, "total")))
+        sx_log_live_end();
     json_decref(root);
 }
 
 void sx_progress_end(void)
 {
-    if (s_redrawing)
+    sx_log_live_end();
+}
+
+/* Whether any method of summary.json has tasks of that status. */
+static bool status_occurs(json_t *methods, const char *status)
+{
+    const char *name;
+    json_t *m;
+    json_object_foreach(methods, name, m)
+    {
+        if (json_integer_value(json_object_get(json_object_get(m, "by_status"), status)))
+            return true;
+    }
+    return false;
+}
+
+void sx_run_table_print(const char *out_dir)
+{
+    if (!isatty(STDOUT_FILENO))
+        return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", out_dir);
+    json_t *summary = json_load_file(path, 0, NULL);
+    json_t *methods = json_object_get(summary, "methods");
+    const char *name;
+    json_t *m;
+    printf("\n%-16s %-18s %-18s", "method", "EX", "strict EX");
+    for (int s = 0; s < SX_STATUS_COUNT; s++)
+        if (status_occurs(methods, sx_status_name((sx_status_t)s)))
+            printf(" %s", sx_status_name((sx_status_t)s));
+    printf("\n");
+    json_object_foreach(methods, name, m)
+    {
+        char ex[64], strict[64];
+        long long total = json_integer_value(json_object_get(m, "total"));
+        snprintf(ex, sizeof ex, "%lld/%lld = %.4f",
+                 json_integer_value(json_object_get(m, "correct")), total,
+                 json_number_value(json_object_get(m, "ex")));
+        snprintf(strict, sizeof strict, "%lld/%lld = %.4f",
+                 json_integer_value(json_object_get(m, "strict_correct")), total,
+                 json_number_value(json_object_get(m, "ex_strict")));
+        printf("%-16s %-18s %-18s", name, ex, strict);
+        for (int s = 0; s < SX_STATUS_COUNT; s++) {
+            const char *status = sx_status_name((sx_status_t)s);
+            if (status_occurs(methods, status))
+                printf(" %*lld", (int)strlen(status),
+                       json_integer_value(
+                           json_object_get(json_object_get(m, "by_status"), status)));
+        }
         printf("\n");
-    s_redrawing = false;
+    }
+    json_t *wall = json_object_get(json_object_get(summary, "run"), "wall_seconds");
+    if (json_is_number(wall))
+        printf("wall time %.3f s\n", json_number_value(wall));
+    printf("report: %s/report.html\n", out_dir);
+    fflush(stdout);
+    json_decref(summary);
 }
 
 int sx_run_exit_code(int rc, size_t settled, size_t infra_errors)

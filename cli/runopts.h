@@ -142,5 +142,10 @@ int sx_run_exit_code(int rc, size_t settled, size_t infra_errors);
 void sx_progress_print(const char *json, void *arg);
 /* Ends the redrawn line on a terminal. */
 void sx_progress_end(void);
+/* On a terminal, after a complete run: one row per method from
+ * OUT/summary.json (EX, strict EX, the count of each status that occurred),
+ * the wall time and the path of OUT/report.html. Off a terminal, nothing:
+ * the "NAME: EX = ..." lines stay the machine-readable summary. */
+void sx_run_table_print(const char *out_dir);
 
 #endif

@@ -163,9 +163,10 @@ int sx_file_check(const char *root, const char *path, sx_file_kind_t kind, size_
 
 /* Reads at most `limit` bytes of a regular file; the same file as `seen`
  * (the one checked), never anything that blocks on open. Returns the data
- * or NULL with err set; *too_big when there was more than `limit`. */
+ * or NULL with err set; *too_big when there was more than `limit`, and then
+ * the data only with `head` (the first `limit` bytes). */
 static char *read_regular(const char *path, const struct stat *seen, size_t limit,
-                          size_t *size_p, bool *too_big, sx_error_t *err)
+                          bool head, size_t *size_p, bool *too_big, sx_error_t *err)
 {
     *too_big = false;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -213,8 +214,11 @@ static char *read_regular(const char *path, const struct stat *seen, size_t limi
         return sx_error_set(err, "%s: out of memory", path), NULL;
     if (used > limit) {
         *too_big = true;
-        free(data);
-        return NULL;
+        if (!head) {
+            free(data);
+            return NULL;
+        }
+        used = limit;
     }
     data[used] = '\0';
     *size_p = used;
@@ -229,7 +233,7 @@ char *sx_file_load(const char *root, const char *path, sx_file_kind_t kind,
     bool too_big;
     if (inspect(root, path, kind, &st, &limit, err) != 0)
         return NULL;
-    char *data = read_regular(path, &st, limit, size_p, &too_big, err);
+    char *data = read_regular(path, &st, limit, false, size_p, &too_big, err);
     if (too_big)
         over_limit(path, kind, limit, err);
     return data;
@@ -243,20 +247,33 @@ char *sx_file_folder(const char *path)
     return strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err)
+/* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more). */
+static char *read_file(const char *path, size_t max_bytes, bool head, size_t *size_p,
+                       bool *cut_p, sx_error_t *err)
 {
     struct stat st;
-    bool too_big;
     if (stat(path, &st) != 0)
         return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
     if (!S_ISREG(st.st_mode))
         return sx_error_set(err, "%s: %s, not a regular file", path,
                             type_name(st.st_mode)),
                NULL;
-    char *data = read_regular(path, &st, max_bytes, size_p, &too_big, err);
-    if (too_big)
+    char *data = read_regular(path, &st, max_bytes, head, size_p, cut_p, err);
+    if (*cut_p && !head)
         sx_error_set(err, "%s: larger than %zu bytes", path, max_bytes);
     return data;
+}
+
+char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err)
+{
+    bool too_big;
+    return read_file(path, max_bytes, false, size_p, &too_big, err);
+}
+
+char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
+                        sx_error_t *err)
+{
+    return read_file(path, max_bytes, true, size_p, cut_p, err);
 }
 
 /* --- lines of JSONL files ------------------------------------------------ */

@@ -78,6 +78,10 @@ char *sx_file_folder(const char *path);
 /* Reads a whole file that streamex wrote itself (results, journal, spool):
  * regular files only, at most max_bytes. */
 char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err);
+/* The first max_bytes of such a file (a preview): a longer file is cut and
+ * *cut_p set, not an error. Never blocks on a FIFO or device. */
+char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
+                        sx_error_t *err);
 
 /* The lines of a loaded text file, for JSONL readers. Each line is cut at
  * '\n' and NUL-terminated in place. */

@@ -3,6 +3,7 @@
 
 #include "common/selftest.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,11 @@
 
 static sx_log_level_t s_level = SX_LOG_INFO;
 static char s_component[64] = "streamex";
+/* The live line and whether it is on screen; the lock keeps a log line of
+ * one thread from landing in the middle of another's redraw. */
+static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
+static char s_live[1024];
+static bool s_live_shown = false;
 
 static const char *level_name(sx_log_level_t level)
 {
@@ -47,9 +53,38 @@ void sx_log(sx_log_level_t level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    /* One fprintf per line so lines of concurrent threads do not interleave. */
+    pthread_mutex_lock(&s_lock);
+    if (s_live_shown) {
+        fputs("\r\033[K", stdout);
+        fflush(stdout);
+    }
     fprintf(stderr, "%s.%03ldZ %-5s [%s] %s\n", stamp, now.tv_nsec / 1000000L,
             level_name(level), s_component, line);
+    if (s_live_shown) {
+        fputs(s_live, stdout);
+        fflush(stdout);
+    }
+    pthread_mutex_unlock(&s_lock);
+}
+
+void sx_log_live_set(const char *line)
+{
+    pthread_mutex_lock(&s_lock);
+    snprintf(s_live, sizeof s_live, "%s", line);
+    printf("\r\033[K%s", s_live);
+    fflush(stdout);
+    s_live_shown = true;
+    pthread_mutex_unlock(&s_lock);
+}
+
+void sx_log_live_end(void)
+{
+    pthread_mutex_lock(&s_lock);
+    if (s_live_shown)
+        fputs("\n", stdout);
+    fflush(stdout);
+    s_live_shown = false;
+    pthread_mutex_unlock(&s_lock);
 }
 
 void sx_log_test(bool verbose)

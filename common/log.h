@@ -26,6 +26,14 @@ void sx_log(sx_log_level_t level, const char *fmt, ...)
 #define sx_warn(...) sx_log(SX_LOG_WARN, __VA_ARGS__)
 #define sx_err(...) sx_log(SX_LOG_ERROR, __VA_ARGS__)
 
+/* The live line of a terminal (`run`'s progress): drawn on stdout without a
+ * newline and kept at the bottom, each log line printed above it (the live
+ * line is cleared, the log line written, the live line drawn again). Call
+ * only when stdout is a terminal. sx_log_live_end ends the live line with a
+ * newline, so what follows starts on a line of its own. */
+void sx_log_live_set(const char *line);
+void sx_log_live_end(void);
+
 void sx_log_test(bool verbose);
 
 #endif

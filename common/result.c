@@ -7,11 +7,16 @@
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
- *     {"profile"?: ..., "methods": {NAME: {"correct", "total", "ex",
+ *     {"methods": {NAME: {"correct", "total", "ex",
  *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "by_status": {STATUS: count, ... every status}}}}
+ *      "by_status": {STATUS: count, ... every status}}},
+ *      "run"?: {"command", "streamex", "bench"?, "tasks"?, "profile"?,
+ *      "started"?, "ended"?, "wall_seconds"?, "inputs"?: {"kind",
+ *      "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; the last two count the tasks where
- *     the frozen and strict verdicts differ, each way).
+ *     the frozen and strict verdicts differ, each way; "run" says what
+ *     common/report.c needs to write OUT/report.html from OUT alone,
+ *     times as UTC "YYYY-MM-DDTHH:MM:SS.mmmZ").
  * Files are written whole through sx_file_write_atomic (temporary name,
  * fsync, rename), so a crash never leaves half a file. */
 #include "common/result.h"
@@ -21,8 +26,10 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define F_TASK_ID "task_id"
@@ -63,6 +70,27 @@ void sx_result_clear(sx_result_t *result)
     memset(result, 0, sizeof *result);
 }
 
+/* Numbers are written as a person would: the fewest significant digits
+ * that read back as the same double (0.5667 is not enough for 17/30, but
+ * 0.5666666666666667 is, where printf's 17 digits say 0.56666666666666665),
+ * and seconds to the millisecond. Jansson formats every real of a document
+ * with one precision, so a document gets the largest its reals need. */
+static int shortest_digits(double v)
+{
+    char text[40];
+    for (int p = 1; p < 17; p++) {
+        snprintf(text, sizeof text, "%.*g", p, v);
+        if (strtod(text, NULL) == v)
+            return p;
+    }
+    return 17;
+}
+
+static double to_ms(double seconds)
+{
+    return round(seconds * 1000) / 1000;
+}
+
 static json_t *csv_json(const char *csv)
 {
     return csv ? json_string(csv) : json_null();
@@ -77,10 +105,12 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_STATUS, json_string(sx_status_name(r->status)));
     json_object_set_new(o, F_DETAIL, json_string(r->detail ? r->detail : ""));
     json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
-    json_object_set_new(o, F_SECONDS, json_real(r->seconds));
+    json_object_set_new(o, F_SECONDS, json_real(to_ms(r->seconds)));
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
     json_object_set_new(o, F_CSV, csv_json(r->csv));
-    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text =
+        json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                          JSON_REAL_PRECISION(shortest_digits(to_ms(r->seconds))));
     json_decref(o);
     return text;
 }
@@ -277,17 +307,84 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     return rc;
 }
 
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 static double share(size_t count, size_t total)
 {
     return total ? (double)count / (double)total : 0.0;
 }
 
+double sx_run_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A Unix time as UTC to the millisecond, or null when unknown. */
+static json_t *time_json(double t)
+{
+    if (t <= 0)
+        return json_null();
+    long long ms = (long long)(t * 1000.0 + 0.5);
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    char text[64];
+    gmtime_r(&secs, &tm);
+    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(text + n, sizeof text - n, ".%03dZ", (int)(ms % 1000));
+    return json_string(text);
+}
+
+static void set_string(json_t *o, const char *key, const char *value)
+{
+    if (value)
+        json_object_set_new(o, key, json_string(value));
+}
+
+static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *summaries,
+                        size_t count)
+{
+    json_t *o = json_object();
+    set_string(o, "command", run->command);
+    set_string(o, "streamex", SX_VERSION);
+    char *bench = run->bench ? realpath(run->bench, NULL) : NULL;
+    set_string(o, "bench", bench ? bench : run->bench);
+    free(bench);
+    if (run->task_count)
+        json_object_set_new(o, "tasks", json_integer((json_int_t)run->task_count));
+    set_string(o, "profile", run->profile);
+    json_object_set_new(o, "started", time_json(run->started));
+    json_object_set_new(o, "ended", time_json(run->ended));
+    if (run->started > 0 && run->ended >= run->started)
+        json_object_set_new(o, "wall_seconds",
+                            json_real(to_ms(run->ended - run->started)));
+    if (!run->method_files)
+        return o;
+    json_t *files = json_object();
+    for (size_t m = 0; m < count; m++) {
+        char *path = run->method_files[m] ? realpath(run->method_files[m], NULL) : NULL;
+        if (path || run->method_files[m])
+            set_string(files, summaries[m].method ? summaries[m].method : "",
+                       path ? path : run->method_files[m]);
+        free(path);
+    }
+    json_t *inputs = json_object();
+    set_string(inputs, "kind", run->inputs_kind);
+    json_object_set_new(inputs, "files", files);
+    json_object_set_new(o, "inputs", inputs);
+    return o;
+}
+
 int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, sx_error_t *err)
+                     size_t count, const sx_run_info_t *run, sx_error_t *err)
 {
     json_t *methods = json_object();
+    int digits = 1;
     for (size_t m = 0; m < count; m++) {
         const sx_method_summary_t *s = &summaries[m];
+        digits = MAX(digits, shortest_digits(share(s->correct, s->total)));
+        digits = MAX(digits, shortest_digits(share(s->strict_correct, s->total)));
         json_t *by_status = json_object();
         for (int i = 0; i < SX_STATUS_COUNT; i++)
             json_object_set_new(by_status, sx_status_name((sx_status_t)i),
@@ -321,7 +418,12 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                                         "task IDs, not the whole bench"));
         json_object_set_new(root, "subset", subset);
     }
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (run) {
+        json_object_set_new(root, "run", run_json(run, summaries, count));
+        digits = MAX(digits, shortest_digits(to_ms(run->ended - run->started)));
+    }
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                      JSON_REAL_PRECISION(digits));
     json_decref(root);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/summary.json", out_dir);
@@ -456,7 +558,7 @@ static void test_writers_make_every_file(void)
     SX_CHECK(summary.ex_not_strict == 1 && summary.strict_not_ex == 1 &&
              summary.listed == 2);
     SX_CHECK(summary.by_status[SX_STATUS_MISSING_PREDICTION] == 1);
-    SX_CHECK(sx_summary_write(dir, &summary, 1, &err) == 0);
+    SX_CHECK(sx_summary_write(dir, &summary, 1, NULL, &err) == 0);
     char path[PATH_MAX];
     size_t size;
     snprintf(path, sizeof path, "%s/m/submission.jsonl", dir);
@@ -506,9 +608,44 @@ static void test_writers_make_every_file(void)
     sx_method_summary_clear(&summary);
 }
 
+/* Seconds to the millisecond, ratios in their shortest exact form. */
+static void test_numbers_read_like_a_person_wrote_them(void)
+{
+    sx_result_t r;
+    sx_result_init(&r, "t", SX_STATUS_MATCH, "", NULL);
+    r.seconds = 0.45123456;
+    char *line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, "\"seconds\":0.451,"));
+    free(line);
+    r.seconds = 12;
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, "\"seconds\":12.0,"));
+    free(line);
+    sx_result_clear(&r);
+    char dir[] = "/tmp/sx-result-numbers-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    sx_method_summary_t summary = {
+        .method = "m", .total = 30, .correct = 17, .strict_correct = 15};
+    sx_run_info_t run = {.started = 1000.25, .ended = 1012.5};
+    sx_error_t err;
+    SX_CHECK(sx_summary_write(dir, &summary, 1, &run, &err) == 0);
+    char path[PATH_MAX];
+    size_t size;
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    char *text = sx_file_read(path, 1 << 20, &size, &err);
+    SX_CHECK(text && strstr(text, "\"ex\": 0.5666666666666667,") &&
+             strstr(text, "\"ex_strict\": 0.5,") &&
+             strstr(text, "\"wall_seconds\": 12.25"));
+    SX_CHECK(strtod(strstr(text, "\"ex\": ") + 6, NULL) == 17.0 / 30);
+    free(text);
+    unlink(path);
+    rmdir(dir);
+}
+
 void sx_result_test(bool verbose)
 {
     (void)verbose;
+    test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
     test_submission_entries();
     test_writers_make_every_file();

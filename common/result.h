@@ -79,10 +79,30 @@ typedef struct {
  * method is a heap copy: sx_method_summary_clear or free it). */
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err);
-/* Writes OUT/summary.json for all methods of the run; when their total counts
- * a --tasks subset, a top-level "subset" object says so (`merge` reads it). */
+/* What summary.json says about the run beside the tallies (its "run"
+ * object), so that OUT alone is enough to write OUT/report.html again
+ * (common/report.h). Every field may be unknown: NULL, 0. */
+typedef struct {
+    const char *command; /* "run", "coordinator", "score", "merge" */
+    const char *bench;   /* the bench folder (made absolute when written) */
+    size_t task_count;   /* IDs in task_ids.txt */
+    const char *profile;
+    /* Each method's input file: predictions (run, coordinator) or
+     * submission (score); method_files[m] goes with method m of the
+     * summaries (NULL = none, as after a merge). */
+    const char *const *method_files;
+    const char *inputs_kind; /* "predictions" or "submission" */
+    double started, ended;   /* Unix time in seconds */
+} sx_run_info_t;
+
+/* Unix time now, in seconds with a fraction, for sx_run_info_t. */
+double sx_run_clock(void);
+
+/* Writes OUT/summary.json for all methods of the run; run (may be NULL)
+ * becomes its "run" object. When their total counts a --tasks subset, a
+ * top-level "subset" object says so (`merge` reads it). */
 int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, sx_error_t *err);
+                     size_t count, const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
  * task IDs (--tasks)" for a subset), then the strict figure on a line of its
  * own, then the tasks where the verdicts differ, with the reason. */

@@ -20,6 +20,7 @@
 #include "common/task.h"
 #include "common/score.h"
 #include "coordinator/journal.h"
+#include "common/report.h"
 #include "common/files.h"
 #include "proto/proto.h"
 
@@ -109,6 +110,7 @@ struct _sx_coordinator_t {
     size_t settled, correct, failures, settled_at_start;
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
+    double started_at; /* Unix time, for summary.json's "run" */
 };
 
 /* ---- set-up ------------------------------------------------------------ */
@@ -138,7 +140,7 @@ static void unit_key(char *key, size_t size, const char *method, const char *tas
  * the summary, or the temporary files they are written through). */
 static bool name_collides_with_out(const char *name)
 {
-    static const char *const taken[] = {"journal.jsonl", "summary.json"};
+    static const char *const taken[] = {"journal.jsonl", "summary.json", "report.html"};
     for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
         size_t len = strlen(taken[i]);
         if (strncmp(name, taken[i], len) == 0 && (name[len] == '\0' || name[len] == '.'))
@@ -492,6 +494,7 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     self->files = zhashx_new();
     zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
     self->started_ms = zclock_mono();
+    self->started_at = sx_run_clock();
     self->next_token = random_token_base();
     sx_error_clear(&self->fatal);
     int rc = -1;
@@ -1242,8 +1245,19 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
         if (self->config.task_count)
             summaries[m].bench_tasks = sx_bench_task_count(self->bench);
     }
+    sx_run_info_t run = {self->config.command ? self->config.command : "coordinator",
+                         self->config.bench_dir,
+                         sx_bench_task_count(self->bench),
+                         sx_profile_name(self->config.profile),
+                         (const char *const *)self->config.prediction_files,
+                         "predictions",
+                         self->started_at,
+                         sx_run_clock()};
     if (rc == 0)
-        rc = sx_summary_write(self->out_dir, summaries, self->method_count, err);
+        rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
+    sx_error_t report_err;
+    if (rc == 0 && sx_report_write(self->out_dir, &report_err) != 0)
+        sx_warn("report.html not written: %s", report_err.msg);
     for (size_t m = 0; rc == 0 && self->config.summary_out && m < self->method_count; m++)
         sx_summary_print(self->config.summary_out, &summaries[m]);
     if (rc == 0 && self->config.summary_out)

@@ -74,6 +74,8 @@ typedef struct {
     void (*progress)(const char *json, void *arg);
     void *progress_arg;
     int progress_ms;
+    /* What summary.json's "run" calls the command ("run"; NULL: "coordinator"). */
+    const char *command;
     /* Where the final "NAME: EX = ..." lines go (NULL = nowhere). */
     FILE *summary_out;
 } sx_coordinator_config_t;

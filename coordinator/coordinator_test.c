@@ -866,8 +866,9 @@ static void test_tasks_subset(void)
 static void test_method_names_colliding_with_out(void)
 {
     harness_t *h = harness_new(1, NULL);
-    const char *bad[] = {"journal.jsonl", "summary.json", "summary.json.tmp"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *bad[] = {"journal.jsonl", "summary.json", "summary.json.tmp",
+                         "report.html"};
+    for (size_t i = 0; i < 4; i++) {
         const char *names[] = {bad[i]};
         const char *files[] = {h->preds};
         sx_coordinator_config_t c = base_config(h, names, files);

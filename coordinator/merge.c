@@ -3,6 +3,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/report.h"
 #include "common/result.h"
 #include "common/selftest.h"
 #include "common/task.h"
@@ -226,8 +227,15 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                           &report->missing, err);
         done += rc == 0;
     }
+    sx_run_info_t run = {.command = "merge",
+                         .bench = bench_dir,
+                         .task_count = sx_bench_task_count(bench),
+                         .ended = sx_run_clock()};
     if (rc == 0)
-        rc = sx_summary_write(out, summaries, done, err);
+        rc = sx_summary_write(out, summaries, done, &run, err);
+    sx_error_t report_err;
+    if (rc == 0 && sx_report_write(out, &report_err) != 0)
+        sx_warn("report.html not written: %s", report_err.msg);
     report->methods = done;
     report->tasks = sx_bench_task_count(bench);
     for (size_t i = 0; i < done; i++)
@@ -297,7 +305,7 @@ void sx_merge_test(bool verbose)
     SX_CHECK(strstr(err.msg, "m1/t003 disagrees") && strstr(err.msg, "shard1-rerun"));
     /* A --tasks output is refused, naming it, unless allowed. */
     sx_method_summary_t summary = {.method = "m1", .total = 1, .bench_tasks = 4};
-    SX_CHECK(sx_summary_write(c, &summary, 1, &err) == 0);
+    SX_CHECK(sx_summary_write(c, &summary, 1, NULL, &err) == 0);
     const char *subset[] = {a, b, c};
     SX_CHECK(sx_merge(bench, subset, 3, out, false, &report, &err) == -1);
     SX_CHECK(strstr(err.msg, "shard1-rerun is the output of a --tasks subset (1 of 4 "

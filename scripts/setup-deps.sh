@@ -12,6 +12,7 @@ packages=(
   libcsv-dev libjansson-dev
   openjdk-17-jre-headless maven curl ca-certificates python3 python3-venv python3-pip
   iproute2 procps
+  chromium
 )
 
 missing=()

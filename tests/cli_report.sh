@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# cli_report.sh: OUT/report.html (common/report.h) from the command line:
+# written at the end of run, score and merge; holds every task ID and each
+# method's EX with its full denominator; escapes hostile candidate SQL and
+# CSV fields; `streamex report OUT` writes the same page again from OUT
+# alone, and refuses an OUT without summary.json. The page in a real
+# browser: cli_report_browser.sh.
+set -euo pipefail
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$SX_SOURCE_DIR/tests/report_out.sh"
+
+echo "== run writes report.html: every task, each method's EX, the run's facts"
+out="$tmp/run"
+make_report_out "$out"
+page="$out/report.html"
+[ -s "$page" ] || fail "no $page"
+[ "$report_ex_sample" = "28/30 = 0.9333" ] || fail "sample EX is $report_ex_sample"
+[ "$report_ex_evil" = "5/30 = 0.1667" ] || fail "evil EX is $report_ex_evil"
+for ex in "$report_ex_sample" "$report_ex_evil"; do
+    grep -qF ">$ex</td>" "$page" || fail "no EX '$ex' on the page"
+done
+for id in $report_ids; do
+    grep -qF "<article class=\"task\" id=\"task=$id\">" "$page" || fail "no task view of $id"
+    grep -qF "<a href=\"#task=$id\">$id</a>" "$page" || fail "no grid row of $id"
+done
+[ "$(grep -c '<article class="task"' "$page")" = 30 ] || fail "not 30 task views"
+grep -qF '<tr><th>command</th><td>run</td></tr>' "$page" || fail "command"
+grep -qF "<tr><th>bench</th><td>$SX_SOURCE_DIR/examples/sample-bench</td></tr>" "$page" ||
+    fail "bench path"
+grep -qF '<tr><th>workers</th><td>w0, w1 (2)</td></tr>' "$page" || fail "workers"
+grep -qF 'List every bid of more than 50.00' "$page" || fail "the question of sb01"
+grep -qF 'SELECT bid_id, auction, price FROM bids WHERE price &gt;= 50' "$page" ||
+    fail "the candidate SQL of sample/sb01"
+
+echo "== hostile candidate SQL is shown as text, never as markup"
+grep -qF -- '-- &lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;&lt;b&gt;&amp;amp;&lt;/b&gt;' \
+    "$page" || fail "the evil SQL is not there escaped"
+! grep -q '<img' "$page" || fail "an <img> tag reached the page"
+! grep -q '<b>' "$page" || fail "a <b> tag reached the page"
+[ "$(grep -c '<script' "$page")" = 2 ] || fail "more than the page's own two scripts"
+
+echo "== streamex report OUT writes the same page again from OUT alone"
+cp "$page" "$tmp/first.html"
+rm "$page"
+[ "$("$STREAMEX" report "$out")" = "$out/report.html" ] || fail "report's output line"
+cmp -s "$page" "$tmp/first.html" || fail "report wrote another page than run"
+"$STREAMEX" report "$tmp/nowhere" 2> "$tmp/err" && fail "report of a missing OUT"
+grep -q "summary.json" "$tmp/err" || fail "error does not name summary.json: $(cat "$tmp/err")"
+"$STREAMEX" report 2> /dev/null && fail "report without OUT"
+"$STREAMEX" report --help | grep -q 'report.html' || fail "--help"
+
+echo "== score writes it too: CSV fields with markup are escaped"
+bench="$tmp/bench"
+mkdir -p "$bench/gold" "$bench/evaluation" "$tmp/sub"
+printf 'x1\n' > "$bench/task_ids.txt"
+echo '{"ignore_order": true}' > "$bench/evaluation/x1.json"
+printf 'name\n"<script>alert(1)</script>"\n' > "$bench/gold/x1.csv"
+printf 'name\n"</td><img src=y onerror=alert(2)>"\n' > "$tmp/sub/x1.csv"
+echo '{"task_id": "x1", "csv": "x1.csv"}' > "$tmp/sub/submission.jsonl"
+"$STREAMEX" -q score --bench "$bench" --method "m=$tmp/sub/submission.jsonl" \
+    --output "$tmp/score" > /dev/null
+page="$tmp/score/report.html"
+grep -qF '>0/1 = 0.0000</td>' "$page" || fail "score report EX"
+grep -qF '<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>' "$page" || fail "gold field"
+grep -qF '<td>&lt;/td&gt;&lt;img src=y onerror=alert(2)&gt;</td>' "$page" || fail "CSV field"
+grep -qF '<th class="unmatched"' "$page" || fail "the unmatched gold column is not marked"
+! grep -q '<img' "$page" || fail "an <img> tag reached the score page"
+
+echo "== merge writes it for the merged OUT"
+sample="$SX_SOURCE_DIR/examples/sample-bench"
+for i in 0 1; do
+    "$STREAMEX" -q run --simulate delay_ms=5 --bench "$sample" \
+        --method "sample=$sample/predictions.jsonl" --shard "$i/2" --output "$tmp/s$i" > /dev/null
+done
+"$STREAMEX" -q merge --bench "$sample" "$tmp/s0" "$tmp/s1" --output "$tmp/merged" > /dev/null
+grep -qF '>28/30 = 0.9333</td>' "$tmp/merged/report.html" || fail "merged report EX"
+echo "cli_report: OK"
