@@ -3,7 +3,9 @@
 #   sx_node_begin NAME  a node-local scratch folder, a runtime folder in it
 #                       that reads the shared install and keeps its pair
 #                       there, and a pair index no other job on the node
-#                       holds; removes them all on exit
+#                       holds; on exit stops the pair, removes the folder,
+#                       writes the exit status to $SX_STATUS_FILE if set
+#                       and logs it under NAME
 #   sx_wait PID         waits for PID, passing SIGTERM/SIGINT on to it, and
 #                       returns its exit status
 # Settings (environment): SX_RUNTIME_DIR the shared install (what
