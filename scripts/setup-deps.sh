@@ -2,8 +2,9 @@
 # setup-deps.sh: installs the Debian packages streamex builds and runs with
 # (compiler, clang for the fuzz targets, CMake, the C libraries found by
 # pkg-config, Java 17 and Maven for the runtime, Python for the pandas
-# reference, Slurm and munge for the private cluster of tests/e2e_slurm.sh). Safe to run again: apt skips what is installed. Needs root (or
-# sudo).
+# reference, Slurm and munge for the private cluster of tests/e2e_slurm.sh,
+# Chromium for the report's browser test). Safe to run again: apt skips what
+# is installed. Needs root (or sudo).
 set -euo pipefail
 
 packages=(
