@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# mutate.sh [FILE...]: mutation testing of the fast suite. For each FILE
+# (default: scripts/verdict-files.txt) universalmutator (PyPI, installed into
+# .venv on first use) writes every mutant of the module's code (its self-test
+# sx_NAME_test() at the bottom is left alone); a seeded shuffle of them is
+# tried in turn until SX_MUTATE_PER_FILE valid ones (default 5) were run. A
+# mutant is valid when the project's own build (-Wall -Wextra -Werror, as
+# every commit is built) compiles it: a mutant the compiler refuses can never
+# be committed, so it is no gap in the tests. Each valid mutant runs the fast
+# suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
+# cli_signals (hundreds of timed runs) and cli_format (a mutant is not
+# clang-formatted), stopping at the first failure; the whole run is killed
+# after SX_MUTATE_TEST_TIMEOUT seconds (default 300), which counts as killed
+# (a mutant that loops). Prints killed / survived per file and each
+# survivor's diff with its signature; exits 1 if a mutant survived.
+#
+# The tree is never mutated: everything happens in a copy (the working tree's
+# files, uncommitted edits included) under a temporary folder, removed at the
+# end, Ctrl-C included. Mutants listed in tests/mutants-equivalent.txt (format
+# there) are skipped. Environment: SX_MUTATE_SEED (default 2026: same seed,
+# same mutants), SX_MUTATE_SECONDS (time box for the whole run, default 3600:
+# no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
+# default 2). Not part of CI: a tool to run by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+per_file="${SX_MUTATE_PER_FILE:-5}"
+seed="${SX_MUTATE_SEED:-2026}"
+budget="${SX_MUTATE_SECONDS:-3600}"
+test_timeout="${SX_MUTATE_TEST_TIMEOUT:-300}"
+jobs="${SX_MUTATE_JOBS:-2}"
+excluded='^(cli_fuzz|cli_signals|cli_format)$'
+equivalents="$repo/tests/mutants-equivalent.txt"
+mutate="$repo/.venv/bin/mutate"
+
+if [ $# -gt 0 ]; then
+    files=("$@")
+else
+    mapfile -t files < <(grep -v '^[[:space:]]*\(#\|$\)' scripts/verdict-files.txt)
+fi
+for file in "${files[@]}"; do
+    [ -f "$file" ] || { echo "mutate.sh: no file $file" >&2; exit 2; }
+done
+if [ ! -x "$mutate" ]; then
+    scripts/setup-python.sh >/dev/null
+    echo "mutate.sh: installing universalmutator into .venv" >&2
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input \
+        universalmutator==1.14.1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sx-mutate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+src="$work/src"
+build="$work/build"
+mkdir -p "$src"
+git ls-files -z --cached --others --exclude-standard |
+    tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$src"
+
+# The signature of a mutant, the way tests/mutants-equivalent.txt lists it:
+# "FILE: ORIGINAL ==> MUTANT", the changed lines with their spaces squeezed
+# (several lines joined by " \n "; an inserted line comes with the line above).
+signature() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import sys
+name, original, mutant = sys.argv[1], open(sys.argv[2]).readlines(), open(sys.argv[3]).readlines()
+start = 0
+while start < min(len(original), len(mutant)) and original[start] == mutant[start]:
+    start += 1
+end = 0
+while end < min(len(original), len(mutant)) - start and original[-1 - end] == mutant[-1 - end]:
+    end += 1
+if start == len(original) - end and start > 0:
+    start -= 1  # pure insertion: anchor it to the line above
+squeeze = lambda lines: " \\n ".join(" ".join(line.split()) for line in lines)
+print(f"{name}: {squeeze(original[start:len(original) - end])} ==> {squeeze(mutant[start:len(mutant) - end])}")
+PY
+}
+
+is_equivalent() {
+    [ -f "$equivalents" ] && grep -qxF -- "$1" "$equivalents"
+}
+
+# Runs the fast suite in the copy; prints the first failed test's name.
+run_suite() {
+    local log="$work/ctest.log" status=0
+    timeout -k 10 "$test_timeout" ctest --test-dir "$build" -L 'unit|cli' -E "$excluded" \
+        -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        echo "timeout after ${test_timeout} s"
+    elif [ "$status" -ne 0 ]; then
+        awk '/^The following tests FAILED:/ {getline; print $3; exit}' "$log" | grep . ||
+            echo "ctest exit $status"
+    fi
+    return "$status"
+}
+
+echo "mutate.sh: building the copy in $work"
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+if ! first_failure=$(run_suite); then
+    echo "mutate.sh: the unmutated tree fails the fast suite ($first_failure): fix that first" >&2
+    exit 1
+fi
+
+started=$SECONDS
+summary=()
+survivors=0
+for file in "${files[@]}"; do
+    dir="$work/mutants/${file//\//_}"
+    original="$work/originals/${file//\//_}"
+    mkdir -p "$dir" "$work/originals"
+    cp "$src/$file" "$original"
+    # Lines before the module's self-test (the whole file if it has none).
+    selftest=$(grep -n -m1 '^void sx_[a-z0-9_]*_test(' "$original" | cut -d: -f1 || true)
+    last=$(($(wc -l <"$original") + 1))
+    seq 1 $((${selftest:-$last} - 1)) >"$dir.lines"
+    "$mutate" "$original" c --noCheck --lines "$dir.lines" --mutantDir "$dir" >"$dir.log" 2>&1
+    mapfile -t mutants < <(find "$dir" -name '*.mutant.*' | sort -V |
+        shuf --random-source=<(openssl enc -aes-256-ctr -pass "pass:$seed:$file" -nosalt -pbkdf2 \
+            </dev/zero 2>/dev/null))
+    valid=0 killed=0 invalid=0 skipped=0 timebox=""
+    echo "== $file: ${#mutants[@]} mutants generated, trying up to $per_file valid ones"
+    for mutant in "${mutants[@]}"; do
+        [ "$valid" -lt "$per_file" ] || break
+        if [ $((SECONDS - started)) -ge "$budget" ]; then
+            timebox=" (time box of ${budget} s reached)"
+            break
+        fi
+        sig=$(signature "$file" "$original" "$mutant")
+        if is_equivalent "$sig"; then
+            skipped=$((skipped + 1))
+            continue
+        fi
+        cp "$mutant" "$src/$file"
+        if ! cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1; then
+            invalid=$((invalid + 1))
+            continue
+        fi
+        valid=$((valid + 1))
+        if reason=$(run_suite); then
+            survivors=$((survivors + 1))
+            echo "SURVIVED  $sig"
+            diff -u --label "a/$file" --label "b/$file" "$original" "$mutant" || true
+        else
+            killed=$((killed + 1))
+            echo "killed    $sig  [$reason]"
+        fi
+    done
+    cp "$original" "$src/$file"
+    score="-"
+    [ "$valid" -eq 0 ] || score="$((100 * killed / valid)) %"
+    summary+=("$(printf '%-28s killed %2d of %2d valid (%5s), survived %2d; %d not compiled, %d listed equivalent%s' \
+        "$file" "$killed" "$valid" "$score" $((valid - killed)) "$invalid" "$skipped" "$timebox")")
+done
+
+echo "== mutate.sh: seed $seed, $((SECONDS - started)) s"
+printf '%s\n' "${summary[@]}"
+[ "$survivors" -eq 0 ]
