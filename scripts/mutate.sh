@@ -10,26 +10,27 @@
 # suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
 # cli_signals (hundreds of timed runs) and cli_format (a mutant is not
 # clang-formatted), stopping at the first failure; the whole run is killed
-# after SX_MUTATE_TEST_TIMEOUT seconds (default 300), which counts as killed
-# (a mutant that loops). Prints killed / survived per file and each
+# after SX_MUTATE_TEST_TIMEOUT seconds (default three times the unmutated
+# suite's time, measured first), which counts as killed (a mutant that
+# loops). Prints killed / survived per file and each
 # survivor's diff with its signature; exits 1 if a mutant survived.
 #
 # The tree is never mutated: everything happens in a copy (the working tree's
 # files, uncommitted edits included) under a temporary folder, removed at the
 # end, Ctrl-C included. Mutants listed in tests/mutants-equivalent.txt (format
 # there) are skipped. Environment: SX_MUTATE_SEED (default 2026: same seed,
-# same mutants), SX_MUTATE_SECONDS (time box for the whole run, default 3600:
+# same mutants), SX_MUTATE_SECONDS (time box for the mutants, default 3600:
 # no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
-# default 2). Not part of CI: a tool to run by hand.
+# default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
+# the three above). Not part of CI: a tool to run by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 per_file="${SX_MUTATE_PER_FILE:-5}"
 seed="${SX_MUTATE_SEED:-2026}"
 budget="${SX_MUTATE_SECONDS:-3600}"
-test_timeout="${SX_MUTATE_TEST_TIMEOUT:-300}"
 jobs="${SX_MUTATE_JOBS:-2}"
-excluded='^(cli_fuzz|cli_signals|cli_format)$'
+excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format)$}"
 equivalents="$repo/tests/mutants-equivalent.txt"
 mutate="$repo/.venv/bin/mutate"
 
@@ -82,13 +83,14 @@ is_equivalent() {
     [ -f "$equivalents" ] && grep -qxF -- "$1" "$equivalents"
 }
 
-# Runs the fast suite in the copy; prints the first failed test's name.
+# Runs the fast suite in the copy for at most $1 seconds; prints the first
+# failed test's name.
 run_suite() {
-    local log="$work/ctest.log" status=0
-    timeout -k 10 "$test_timeout" ctest --test-dir "$build" -L 'unit|cli' -E "$excluded" \
+    local log="$work/ctest.log" status=0 limit="$1"
+    timeout -k 10 "$limit" ctest --test-dir "$build" -L 'unit|cli' -E "$excluded" \
         -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        echo "timeout after ${test_timeout} s"
+        echo "timeout after $limit s"
     elif [ "$status" -ne 0 ]; then
         awk '/^The following tests FAILED:/ {getline; print $3; exit}' "$log" | grep . ||
             echo "ctest exit $status"
@@ -99,10 +101,13 @@ run_suite() {
 echo "mutate.sh: building the copy in $work"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-if ! first_failure=$(run_suite); then
+baseline_started=$SECONDS
+if ! first_failure=$(run_suite 86400); then
     echo "mutate.sh: the unmutated tree fails the fast suite ($first_failure): fix that first" >&2
     exit 1
 fi
+test_timeout="${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - baseline_started) + 30))}"
+echo "mutate.sh: unmutated suite $((SECONDS - baseline_started)) s; a mutant's run is killed after $test_timeout s"
 
 started=$SECONDS
 summary=()
@@ -139,7 +144,7 @@ for file in "${files[@]}"; do
             continue
         fi
         valid=$((valid + 1))
-        if reason=$(run_suite); then
+        if reason=$(run_suite "$test_timeout"); then
             survivors=$((survivors + 1))
             echo "SURVIVED  $sig"
             diff -u --label "a/$file" --label "b/$file" "$original" "$mutant" || true
