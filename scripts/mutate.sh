@@ -2,7 +2,7 @@
 # mutate.sh [FILE...]: mutation testing of the fast suite. For each FILE
 # (default: scripts/verdict-files.txt) universalmutator (PyPI, installed into
 # .venv on first use) writes every mutant of the module's code (its self-test
-# sx_NAME_test() at the bottom is left alone); a seeded shuffle of them is
+# at the bottom, from its "---- self-test" banner on, is left alone); a seeded shuffle of them is
 # tried in turn until SX_MUTATE_PER_FILE valid ones (default 5) were run. A
 # mutant is valid when the project's own build (-Wall -Wextra -Werror, as
 # every commit is built) compiles it: a mutant the compiler refuses can never
@@ -117,8 +117,10 @@ for file in "${files[@]}"; do
     original="$work/originals/${file//\//_}"
     mkdir -p "$dir" "$work/originals"
     cp "$src/$file" "$original"
-    # Lines before the module's self-test (the whole file if it has none).
-    selftest=$(grep -n -m1 '^void sx_[a-z0-9_]*_test(' "$original" | cut -d: -f1 || true)
+    # Lines before the module's self-test (the whole file if it has none):
+    # its "---- self-test" banner, else its first test function.
+    selftest=$(grep -n -m1 -E '^/\* -+ self-test|^static [a-z_ ]*test_[a-z0-9_]*\(|^void sx_[a-z0-9_]*_test\(' \
+        "$original" | cut -d: -f1 || true)
     last=$(($(wc -l <"$original") + 1))
     seq 1 $((${selftest:-$last} - 1)) >"$dir.lines"
     "$mutate" "$original" c --noCheck --lines "$dir.lines" --mutantDir "$dir" >"$dir.log" 2>&1
