@@ -10,6 +10,7 @@
  * line, a summary to stdout. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/signals.h"
 #include "common/files.h"
 #include "common/frame.h"
 #include "common/predictions.h"
@@ -302,15 +303,22 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     if (!sinks || !by_method) {
         sx_problems_add(problems, "streamex check: out of memory");
     } else {
-        for (size_t i = 0; i < tally.tasks; i++)
+        /* A stop signal ends the check between two tasks (exit 128 + N). */
+        for (size_t i = 0; i < tally.tasks && !sx_signals_caught(); i++)
             sinks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
-        for (size_t i = 0; i < method_count; i++)
+        for (size_t i = 0; i < method_count && !sx_signals_caught(); i++)
             check_method(bench, methods[i].file, sinks, &by_method[i], problems);
     }
-    for (size_t i = 0; tally.warnings && i < sx_problems_kept(tally.warnings); i++)
-        fprintf(stderr, "warning: %s\n", sx_problems_get(tally.warnings, i));
+    int code = 0;
+    if (sx_signals_caught()) {
+        fprintf(stderr, "streamex check: stopped by signal %d\n", sx_signals_caught());
+        code = sx_signals_exit_code();
+    } else {
+        for (size_t i = 0; tally.warnings && i < sx_problems_kept(tally.warnings); i++)
+            fprintf(stderr, "warning: %s\n", sx_problems_get(tally.warnings, i));
+        code = report(problems);
+    }
     sx_problems_destroy(&tally.warnings);
-    int code = report(problems);
     if (code == 0) {
         print_bench_summary(bench_dir, &tally);
         for (size_t i = 0; i < method_count; i++)

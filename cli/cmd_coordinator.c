@@ -23,7 +23,8 @@ static const char s_usage[] =
     "  --insecure             allow plain TCP on a non-loopback address\n"
     "\n"
     "Exit status: 0 every task settled and OUT written, 1 stopped before the end\n"
-    "(resumable), 2 bad usage or a fatal error.\n";
+    "(resumable: Ctrl-C, or a result that could not be stored, e.g. a full disk),\n"
+    "2 bad usage or a fatal error.\n";
 
 enum { OPT_BIND = SX_OPT_NEXT, OPT_CERT, OPT_ALLOW, OPT_INSECURE, OPT_HELP };
 

@@ -280,7 +280,8 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
                                    sx_runtime_rest_url(pair),
                                    opt->run_id ? opt->run_id : run_id,
                                    opt->profile,
-                                   opt->keep};
+                                   opt->keep,
+                                   pair};
     sx_executor_t *executor = sx_executor_new(&config, err);
     if (!executor) {
         sx_runtime_destroy(&pair);

@@ -212,7 +212,7 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     zsock_destroy(&failures);
     size_t settled = sx_coordinator_settled(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
-    if (cjob.rc < 0)
+    if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
     return sx_run_exit_code(cjob.rc, settled);
 }

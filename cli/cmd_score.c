@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "common/result.h"
 #include "common/score.h"
+#include "common/signals.h"
 #include "common/task.h"
 #include "common/files.h"
 
@@ -226,34 +227,60 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
     free(gold);
 }
 
-/* Scores every task of one method and writes its files. */
+/* Scores every task of one method into results (count entries); stops
+ * early, returning 1, when a stop signal comes. */
 static int score_method(const score_args_t *args, const sx_bench_t *bench,
-                        const sx_method_arg_t *method, sx_method_summary_t *summary,
+                        const sx_method_arg_t *method, sx_result_t *results,
                         sx_error_t *err)
 {
     size_t count = sx_bench_task_count(bench);
     char **csv_of = calloc(count + 1, sizeof *csv_of);
     bool *has_line = calloc(count + 1, sizeof *has_line);
-    sx_result_t *results = calloc(count + 1, sizeof *results);
-    int rc = !csv_of || !has_line || !results ? sx_error_set(err, "out of memory") : 0;
+    int rc = !csv_of || !has_line ? sx_error_set(err, "out of memory") : 0;
     if (rc == 0)
         rc = load_submission(method->file, bench, csv_of, has_line, err);
-    for (size_t i = 0; rc == 0 && i < count; i++)
-        score_task(bench, sx_bench_task_id(bench, i), csv_of[i], has_line[i],
-                   args->profile, &results[i]);
-    if (rc == 0 &&
-        sx_results_write(args->out_dir, method->name, results, count, summary, err) != 0)
-        rc = -1;
-    for (size_t i = 0; i < count && results; i++) {
-        sx_result_clear(&results[i]);
-        free(csv_of[i]);
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        if (sx_signals_caught())
+            rc = 1;
+        else
+            score_task(bench, sx_bench_task_id(bench, i), csv_of[i], has_line[i],
+                       args->profile, &results[i]);
     }
+    for (size_t i = 0; i < count && csv_of; i++)
+        free(csv_of[i]);
     free(csv_of);
     free(has_line);
-    free(results);
     return rc;
 }
 
+/* Writes every method's files, then the summary. */
+static int write_outputs(const score_args_t *args, size_t count, sx_result_t **results,
+                         sx_method_summary_t *summaries, sx_error_t *err)
+{
+    for (size_t m = 0; m < args->method_count; m++)
+        if (sx_results_write(args->out_dir, args->methods[m].name, results[m], count,
+                             &summaries[m], err) != 0)
+            return -1;
+    if (sx_summary_write(args->out_dir, summaries, args->method_count, err) != 0)
+        return -1;
+    for (size_t m = 0; m < args->method_count; m++)
+        sx_summary_print(stdout, &summaries[m]);
+    return 0;
+}
+
+static void free_results(sx_result_t **results, size_t methods, size_t count)
+{
+    for (size_t m = 0; results && m < methods; m++) {
+        for (size_t i = 0; results[m] && i < count; i++)
+            sx_result_clear(&results[m][i]);
+        free(results[m]);
+    }
+    free(results);
+}
+
+/* Scores every method first and writes only then: a stop signal before the
+ * writing leaves OUT untouched (exit 128 + N); once writing has begun it is
+ * finished, so the outputs are whole. */
 static int run(const score_args_t *args)
 {
     sx_error_t err;
@@ -268,21 +295,28 @@ static int run(const score_args_t *args)
         fprintf(stderr, "streamex score: %s\n", err.msg);
         return 2;
     }
+    size_t count = sx_bench_task_count(bench);
     sx_method_summary_t *summaries = calloc(args->method_count, sizeof *summaries);
-    int rc = summaries ? 0 : sx_error_set(&err, "out of memory");
-    for (size_t m = 0; rc == 0 && m < args->method_count; m++)
-        rc = score_method(args, bench, &args->methods[m], &summaries[m], &err);
+    sx_result_t **results = calloc(args->method_count, sizeof *results);
+    int rc = summaries && results ? 0 : sx_error_set(&err, "out of memory");
+    for (size_t m = 0; rc == 0 && m < args->method_count; m++) {
+        results[m] = calloc(count + 1, sizeof *results[m]);
+        rc = results[m] ? score_method(args, bench, &args->methods[m], results[m], &err)
+                        : sx_error_set(&err, "out of memory");
+    }
     if (rc == 0)
-        rc = sx_summary_write(args->out_dir, summaries, args->method_count, &err);
-    for (size_t m = 0; rc == 0 && m < args->method_count; m++)
-        sx_summary_print(stdout, &summaries[m]);
-    if (rc != 0)
+        rc = write_outputs(args, count, results, summaries, &err);
+    if (rc < 0)
         fprintf(stderr, "streamex score: %s\n", err.msg);
+    else if (rc == 1)
+        fprintf(stderr, "streamex score: stopped by signal %d; nothing written\n",
+                sx_signals_caught());
     for (size_t m = 0; summaries && m < args->method_count; m++)
         sx_method_summary_clear(&summaries[m]);
     free(summaries);
+    free_results(results, args->method_count, count);
     sx_bench_destroy(&bench);
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? 0 : rc == 1 ? sx_signals_exit_code() : 2;
 }
 
 int sx_cmd_score(int argc, char **argv)

@@ -116,6 +116,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->heartbeat_ms = opts->heartbeat_ms;
     config->dead_after_ms = opts->dead_after_ms;
     config->retry_budget = opts->retries;
+    config->profile = opts->profile;
     config->resume = opts->resume;
     config->subset_index = opts->subset_index;
     config->subset_count = opts->subset_count;
@@ -182,12 +183,20 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                                         sx_runtime_rest_url(pair),
                                         config->run_id,
                                         config->profile,
-                                        false};
+                                        false,
+                                        pair};
     backend->real = sx_executor_new(&exec_config, err);
     if (!backend->real) {
         sx_backend_close(backend);
         return -1;
     }
+    size_t swept = 0;
+    sx_error_t sweep_err;
+    if (sx_executor_sweep(backend->real, &swept, &sweep_err) != 0)
+        sx_warn("pair %d: %s", config->index, sweep_err.msg);
+    else if (swept > 0)
+        sx_info("pair %d: swept %zu topic(s) and job(s) an earlier run left",
+                config->index, swept);
     agent->exec = real_exec;
     agent->exec_ctx = backend;
     return 0;

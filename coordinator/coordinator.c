@@ -1,10 +1,16 @@
 /* coordinator.c: shards (method, task) pairs over a ROUTER socket to workers
  * and settles their results (see coordinator.h). The pieces: `unit_t` is one
  * (method, task) pair with its attempts and final result; `shard_t` is a batch
- * of units held by one worker; `worker_t` is one connected worker with its
- * credit and heartbeat deadline. The loop polls the socket, applies each
- * message, expires silent workers, and dispatches queued units to workers
- * with free credit. */
+ * of units held by one worker; `worker_t` is one connected worker (one
+ * routing id) with its credit and heartbeat deadline. The loop polls the
+ * socket, applies each message, expires silent workers and overdue attempts,
+ * and dispatches queued units to workers with free credit.
+ *
+ * Safety does not depend on timing: a unit is in exactly one state (queued,
+ * held by one shard of one worker under one attempt token, or settled), and
+ * every change goes through enqueue / end_attempt / settle. A RESULT counts
+ * only when it answers the current token of a unit its sender holds; any
+ * other RESULT is logged and dropped without touching state. */
 #include "coordinator/coordinator.h"
 
 #include "common/log.h"
@@ -12,6 +18,7 @@
 #include "common/result.h"
 #include "common/signals.h"
 #include "common/task.h"
+#include "common/score.h"
 #include "coordinator/journal.h"
 #include "common/files.h"
 #include "proto/proto.h"
@@ -23,19 +30,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct _shard_t shard_t;
 typedef struct _worker_t worker_t;
+
+typedef enum { UNIT_NEW, UNIT_QUEUED, UNIT_HELD, UNIT_SETTLED } unit_state_t;
 
 typedef struct {
     size_t method;       /* index into methods */
     const char *task_id; /* owned by the bench */
     const char *sql;     /* owned by the predictions; NULL = missing */
-    int attempts;        /* dispatches so far */
-    bool settled;
+    int attempts;        /* spent: infra_error, its worker lost, its deadline missed */
+    int timeout_s;       /* the task's, read at its first dispatch */
+    bool stale;          /* the journal holds a verdict for other inputs */
+    unit_state_t state;
+    uint64_t token;     /* the current dispatch, while held */
+    int64_t deadline;   /* when the current dispatch is given up, while held */
     sx_result_t result; /* when settled */
-    char avoid[257];    /* worker name that last failed it with infra_error */
-    shard_t *shard;     /* the shard holding it, while dispatched */
+    zlist_t *failed_on; /* names of the workers that spent one of its attempts */
+    int64_t retry_at;   /* not back to one of those before this */
+    char *dropped_by;   /* routing id of the session that let it go unspent */
+    shard_t *shard;     /* the shard holding it, while held */
 } unit_t;
 
 struct _shard_t {
@@ -52,7 +68,9 @@ struct _worker_t {
     zlist_t *shards; /* shard_t* */
     int64_t expires_at;
     int64_t last_sent;
+    int64_t pending_ms; /* timeouts of the units it holds, summed */
     size_t done;
+    size_t dropped; /* results that answered no current attempt of its units */
 };
 
 typedef struct {
@@ -85,6 +103,8 @@ struct _sx_coordinator_t {
     zsock_t *router;
     zactor_t *auth;
     uint64_t next_shard_id;
+    uint64_t next_token; /* starts at a random value: tokens of another run never match */
+    sx_error_t fatal;    /* set when a result cannot be made durable: the run stops */
     size_t settled, correct, failures, settled_at_start;
     int64_t started_ms;
 };
@@ -103,11 +123,26 @@ static void set_defaults(sx_coordinator_config_t *c)
         c->retry_budget = 3;
     if (c->progress_ms <= 0)
         c->progress_ms = 1000;
+    if (c->attempt_grace_ms <= 0)
+        c->attempt_grace_ms = 60000;
 }
 
 static void unit_key(char *key, size_t size, const char *method, const char *task_id)
 {
     snprintf(key, size, "%s/%s", method, task_id);
+}
+
+/* Whether OUT/NAME would collide with a file of the OUT layout (the journal,
+ * the summary, or the temporary files they are written through). */
+static bool name_collides_with_out(const char *name)
+{
+    static const char *const taken[] = {"journal.jsonl", "summary.json"};
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        size_t len = strlen(taken[i]);
+        if (strncmp(name, taken[i], len) == 0 && (name[len] == '\0' || name[len] == '.'))
+            return true;
+    }
+    return false;
 }
 
 static int load_methods(sx_coordinator_t *self, sx_error_t *err)
@@ -119,6 +154,15 @@ static int load_methods(sx_coordinator_t *self, sx_error_t *err)
         if (!sx_name_is_safe(c->method_names[m]))
             return sx_error_set(err, "method name '%s' is not a safe folder name",
                                 c->method_names[m]);
+        if (name_collides_with_out(c->method_names[m]))
+            return sx_error_set(err,
+                                "method name '%s' collides with OUT/%s of the output "
+                                "layout: choose another name",
+                                c->method_names[m], c->method_names[m]);
+        for (size_t other = 0; other < m; other++)
+            if (strcmp(c->method_names[other], c->method_names[m]) == 0)
+                return sx_error_set(err, "method name '%s' is given twice",
+                                    c->method_names[m]);
         self->methods[m].name = strdup(c->method_names[m]);
         self->methods[m].predictions =
             sx_predictions_load(c->prediction_files[m], self->bench, err);
@@ -169,7 +213,7 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
     unit->result.strict = result->strict;
     free(unit->result.worker);
     unit->result.worker = strdup(result->worker ? result->worker : "");
-    unit->settled = true;
+    unit->state = UNIT_SETTLED;
     self->settled++;
     if (result->status == SX_STATUS_MATCH)
         self->correct++;
@@ -178,8 +222,32 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
         self->failures++;
 }
 
-static int resume_visit(const char *method, const sx_result_t *result, void *arg,
-                        sx_error_t *err)
+static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id);
+
+/* The fingerprint of what a unit's verdict is computed from: the streamex
+ * version, the comparison profile, the candidate SQL and the task's own files
+ * (folder, gold, evaluation) by content hash. A journaled verdict is reused
+ * only while its fingerprint is the unit's. */
+static void unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41])
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    fprintf(out, "streamex %s\n%s\n", SX_VERSION, sx_profile_name(self->config.profile));
+    fprintf(out, "%s\n", unit->sql ? "sql" : "no prediction");
+    if (unit->sql)
+        fwrite(unit->sql, 1, strlen(unit->sql) + 1, out);
+    zlistx_t *files = manifest_of(self, unit->task_id);
+    for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files))
+        if (strcmp(f->path, "task_ids.txt") != 0) /* the task's own files only */
+            fprintf(out, "%s %s\n", f->hash, f->path);
+    fclose(out);
+    sx_hash_bytes(text, size, hex);
+    free(text);
+}
+
+static int resume_visit(const char *method, const char *inputs, const sx_result_t *result,
+                        void *arg, sx_error_t *err)
 {
     (void)err;
     sx_coordinator_t *self = arg;
@@ -189,11 +257,22 @@ static int resume_visit(const char *method, const sx_result_t *result, void *arg
                 result->task_id);
         return 0;
     }
-    if (unit->settled)
+    if (unit->state == UNIT_SETTLED) {
         sx_warn("journal: %s/%s settled twice, the first record wins", method,
                 result->task_id);
-    else
+        return 0;
+    }
+    char want[41];
+    unit_inputs(self, unit, want);
+    if (inputs && strcmp(inputs, want) == 0) {
         mark_settled(self, unit, result);
+        return 0;
+    }
+    /* Computed for another candidate (or task, profile, version): run again,
+     * unless a later record holds a verdict for these inputs. */
+    sx_debug("journal: %s/%s: its inputs changed since it was settled", method,
+             result->task_id);
+    unit->stale = true;
     return 0;
 }
 
@@ -286,6 +365,20 @@ static void free_manifest_file(void **item)
 }
 
 static void settle_missing_predictions(sx_coordinator_t *self);
+static void enqueue(sx_coordinator_t *self, unit_t *unit, bool front);
+
+/* A random start, so a token from another run (a worker's spool) never
+ * matches a dispatch of this one. */
+static uint64_t random_token_base(void)
+{
+    uint64_t value = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(&value, sizeof value, 1, f) != 1)
+        value = (uint64_t)zclock_time() * 2654435761u ^ (uint64_t)getpid();
+    if (f)
+        fclose(f);
+    return value >> 1; /* room to count up */
+}
 
 sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
                                      sx_error_t *err)
@@ -302,6 +395,8 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     self->files = zhashx_new();
     zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
     self->started_ms = zclock_mono();
+    self->next_token = random_token_base();
+    sx_error_clear(&self->fatal);
     int rc = -1;
     if (!config->out_dir || !config->bench_dir || !config->endpoint ||
         !config->method_count)
@@ -322,11 +417,23 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
         sx_coordinator_destroy(&self);
         return NULL;
     }
+    size_t changed = 0;
+    for (size_t i = 0; i < self->unit_count; i++)
+        changed += self->units[i].stale && self->units[i].state != UNIT_SETTLED;
+    if (changed)
+        sx_warn("journal: %zu verdicts were computed for other inputs (a changed "
+                "candidate, task, profile or streamex version): those tasks run again",
+                changed);
     self->settled_at_start = self->settled;
     settle_missing_predictions(self);
+    if (sx_error_is_set(&self->fatal)) {
+        *err = self->fatal;
+        sx_coordinator_destroy(&self);
+        return NULL;
+    }
     for (size_t i = 0; i < self->unit_count; i++)
-        if (!self->units[i].settled)
-            zlist_append(self->queue, &self->units[i]);
+        if (self->units[i].state == UNIT_NEW)
+            enqueue(self, &self->units[i], false);
     return self;
 }
 
@@ -348,9 +455,12 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     zsock_destroy(&self->router);
     zactor_destroy(&self->auth);
     sx_journal_destroy(&self->journal);
-    for (size_t i = 0; i < self->unit_count; i++)
-        if (self->units[i].settled)
+    for (size_t i = 0; i < self->unit_count; i++) {
+        if (self->units[i].state == UNIT_SETTLED)
             sx_result_clear(&self->units[i].result);
+        zlist_destroy(&self->units[i].failed_on);
+        free(self->units[i].dropped_by);
+    }
     free(self->units);
     for (size_t m = 0; m < self->method_count; m++) {
         free(self->methods[m].name);
@@ -384,6 +494,8 @@ static void release_from_shard(unit_t *unit)
         return;
     zlist_remove(shard->units, unit);
     unit->shard = NULL;
+    unit->token = 0;
+    shard->worker->pending_ms -= (int64_t)unit->timeout_s * 1000;
     if (zlist_size(shard->units) == 0) {
         zlist_remove(shard->worker->shards, shard);
         free_shard(shard);
@@ -400,7 +512,8 @@ static int write_csv(sx_coordinator_t *self, const unit_t *unit, const void *dat
     return sx_file_write_atomic(path, data, size, err);
 }
 
-/* Settles a unit for good: CSV into OUT, journal line, tallies. */
+/* Settles a unit for good: CSV into OUT, journal line, tallies. A unit that
+ * cannot be made durable stays as it was, and the caller stops the run. */
 static int settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
                   const void *csv, size_t csv_size, sx_error_t *err)
 {
@@ -411,8 +524,10 @@ static int settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *resul
         return -1;
     if (csv)
         final.csv = path;
-    if (sx_journal_append(self->journal, self->methods[unit->method].name, &final, err) !=
-        0)
+    char inputs[41];
+    unit_inputs(self, unit, inputs);
+    if (sx_journal_append(self->journal, self->methods[unit->method].name, inputs, &final,
+                          err) != 0)
         return -1;
     release_from_shard(unit);
     mark_settled(self, unit, &final);
@@ -433,34 +548,94 @@ static int settle_locally(sx_coordinator_t *self, unit_t *unit, sx_status_t stat
     return rc;
 }
 
+/* Records the first storage failure: the loop stops at its next turn and
+ * hands it to the caller, who reports it. */
+static void fail_run(sx_coordinator_t *self, const sx_error_t *err)
+{
+    if (!sx_error_is_set(&self->fatal))
+        self->fatal = *err;
+}
+
 /* A missing prediction scores zero without a worker: nothing to execute. */
 static void settle_missing_predictions(sx_coordinator_t *self)
 {
-    for (size_t i = 0; i < self->unit_count; i++) {
+    for (size_t i = 0; i < self->unit_count && !sx_error_is_set(&self->fatal); i++) {
         unit_t *unit = &self->units[i];
-        if (!unit->settled && !unit->sql) {
+        if (unit->state == UNIT_NEW && !unit->sql) {
             sx_error_t err;
             if (settle_locally(self, unit, SX_STATUS_MISSING_PREDICTION,
                                "no prediction for this task", &err) != 0)
-                sx_err("%s", err.msg);
+                fail_run(self, &err);
         }
     }
 }
 
-/* Puts a unit back in the queue, or settles it as infra_error when its
- * attempts are spent. */
-static int requeue(sx_coordinator_t *self, unit_t *unit, const char *failed_on,
-                   const char *why, sx_error_t *err)
+static bool failed_on(unit_t *unit, const char *name)
 {
+    for (const char *n = unit->failed_on ? zlist_first(unit->failed_on) : NULL; n;
+         n = zlist_next(unit->failed_on))
+        if (strcmp(n, name) == 0)
+            return true;
+    return false;
+}
+
+static void note_failure(unit_t *unit, const char *name)
+{
+    if (!unit->failed_on) {
+        unit->failed_on = zlist_new();
+        zlist_autofree(unit->failed_on); /* copies and frees the names */
+    }
+    if (!failed_on(unit, name))
+        zlist_append(unit->failed_on, (void *)name);
+}
+
+/* The one way into the queue: a unit is in it at most once. */
+static void enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
+{
+    if (unit->state == UNIT_QUEUED || unit->state == UNIT_SETTLED) {
+        sx_err("%s/%s: refusing to queue it again (a bug)",
+               self->methods[unit->method].name, unit->task_id);
+        return;
+    }
+    unit->state = UNIT_QUEUED;
+    unit->token = 0;
+    if (front)
+        zlist_push(self->queue, unit);
+    else
+        zlist_append(self->queue, unit);
+}
+
+/* Ends the current attempt of a held unit: its shard slot is freed, and it
+ * goes back to the queue (front) or, when `spent` uses up its budget, is
+ * settled as infra_error. `spent` is false for protocol noise (a repeated
+ * HELLO, a reconnect, a worker leaving before it ran the unit); then
+ * `dropped_by` names the session (routing id) that let it go, which does not
+ * get it back while another worker is connected: a peer saying HELLO again
+ * and again cannot hold a unit forever. */
+static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_name,
+                        const char *why, bool spent, const char *dropped_by)
+{
+    if (unit->state != UNIT_HELD)
+        return;
     release_from_shard(unit);
-    if (unit->attempts >= self->config.retry_budget) {
+    if (spent)
+        unit->attempts++;
+    if (spent && unit->attempts >= self->config.retry_budget) {
         char detail[1024];
         snprintf(detail, sizeof detail, "%s (after %d attempts)", why, unit->attempts);
-        return settle_locally(self, unit, SX_STATUS_INFRA_ERROR, detail, err);
+        sx_error_t err;
+        if (settle_locally(self, unit, SX_STATUS_INFRA_ERROR, detail, &err) != 0)
+            fail_run(self, &err);
+        else
+            return;
     }
-    snprintf(unit->avoid, sizeof unit->avoid, "%s", failed_on ? failed_on : "");
-    zlist_push(self->queue, unit);
-    return 0;
+    if (spent) {
+        note_failure(unit, worker_name);
+        unit->retry_at = zclock_mono() + self->config.dead_after_ms;
+    }
+    free(unit->dropped_by);
+    unit->dropped_by = dropped_by ? strdup(dropped_by) : NULL;
+    enqueue(self, unit, true);
 }
 
 /* ---- files by hash ----------------------------------------------------- */
@@ -537,6 +712,27 @@ static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id)
     return list;
 }
 
+/* The task's timeout_s (task.json), for the attempt's deadline. A task.json
+ * that cannot be read gets the longest timeout: the worker reports it. */
+static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
+{
+    if (unit->timeout_s > 0)
+        return unit->timeout_s;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/tasks/%s/task.json", sx_bench_dir(self->bench),
+             unit->task_id);
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *value = root ? json_object_get(root, "timeout_s") : NULL;
+    json_int_t seconds = !root                    ? SX_TASK_TIMEOUT_MAX
+                         : json_is_integer(value) ? json_integer_value(value)
+                                                  : SX_TASK_TIMEOUT_DEFAULT;
+    json_decref(root);
+    unit->timeout_s = seconds >= 1 && seconds <= SX_TASK_TIMEOUT_MAX
+                          ? (int)seconds
+                          : SX_TASK_TIMEOUT_MAX;
+    return unit->timeout_s;
+}
+
 /* ---- workers ----------------------------------------------------------- */
 
 static void send_to(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
@@ -557,31 +753,62 @@ static void send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const cha
     sx_msg_destroy(&bye);
 }
 
-/* Requeues every unsettled unit a worker held and forgets the worker. */
-static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why)
+/* Requeues every unit a worker held, in their order, and forgets the worker.
+ * With `lost` (it went silent, it died), the one it was running spends an
+ * attempt: a worker runs its shards in order, so that is the first unit not
+ * answered yet. The others never started. */
+static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost)
 {
-    shard_t *shard;
-    while ((shard = zlist_first(w->shards)) != NULL) {
-        unit_t *unit = zlist_first(shard->units);
-        sx_error_t err;
-        /* requeue releases the unit, and the last release frees the shard. */
-        if (requeue(self, unit, w->name, why, &err) != 0)
-            sx_err("%s", err.msg);
+    size_t count = 0;
+    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
+        count += zlist_size(shard->units);
+    unit_t **units = calloc(count + 1, sizeof *units);
+    size_t n = 0;
+    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
+        for (unit_t *unit = zlist_first(shard->units); unit;
+             unit = zlist_next(shard->units))
+            units[n++] = unit;
+    /* Back to the front of the queue last to first, so they keep their order. */
+    if (w->dropped > 1)
+        sx_info("worker %s: %zu of its results answered no current attempt: dropped",
+                w->name, w->dropped);
+    for (size_t i = count; i-- > 0;) {
+        bool spent = lost && i == 0;
+        end_attempt(self, units[i], w->name, why, spent, spent ? NULL : w->key);
     }
+    free(units);
     zhashx_delete(self->workers, w->key);
 }
 
-/* Units for one shard, skipping those that failed on this worker when
- * another worker could take them. */
+/* Whether the unit would rather go elsewhere than to w: it failed there, or
+ * that session let it go unspent (HELLO again). */
+static bool shuns(unit_t *unit, const worker_t *w)
+{
+    return failed_on(unit, w->name) ||
+           (unit->dropped_by && strcmp(unit->dropped_by, w->key) == 0);
+}
+
+/* Whether a worker other than w that the unit does not shun is here. */
+static bool another_could_take(sx_coordinator_t *self, unit_t *unit, worker_t *w)
+{
+    for (worker_t *v = zhashx_first(self->workers); v; v = zhashx_next(self->workers))
+        if (v != w && !shuns(unit, v))
+            return true;
+    return false;
+}
+
+/* Units for one shard, skipping those that shun this worker while another
+ * worker could take them, and those that failed here a moment ago: a broken
+ * worker that fails everything at once (a full disk) must not spend every
+ * attempt of a unit while the healthy ones are paused or reconnecting. */
 static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
 {
     zlist_t *taken = zlist_new();
-    /* By count, not by walking the table: the caller is iterating it. */
-    bool others = zhashx_size(self->workers) > 1;
     for (unit_t *unit = zlist_first(self->queue);
          unit && zlist_size(taken) < self->config.shard_size;
          unit = zlist_next(self->queue)) {
-        if (others && strcmp(unit->avoid, w->name) == 0)
+        if ((failed_on(unit, w->name) && zclock_mono() < unit->retry_at) ||
+            (shuns(unit, w) && another_could_take(self, unit, w)))
             continue;
         zlist_append(taken, unit);
     }
@@ -599,11 +826,17 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
     sx_msg_t *msg = sx_msg_new(SX_MSG_ASSIGN);
     msg->shard_id = shard->id;
     zhashx_t *seen = zhashx_new();
+    int64_t now = zclock_mono();
     for (unit_t *unit = zlist_first(units); unit; unit = zlist_next(units)) {
-        unit->attempts++;
+        unit->state = UNIT_HELD;
         unit->shard = shard;
+        unit->token = ++self->next_token;
+        /* The worker runs what it holds one after the other: this unit may
+         * wait for every one before it. */
+        w->pending_ms += (int64_t)unit_timeout_s(self, unit) * 1000;
+        unit->deadline = now + w->pending_ms + self->config.attempt_grace_ms;
         sx_msg_add_task(msg, self->methods[unit->method].name, unit->task_id, unit->sql,
-                        unit->attempts);
+                        unit->attempts + 1, unit->token);
         zlistx_t *files = manifest_of(self, unit->task_id);
         for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files)) {
             if (zhashx_lookup(seen, f->path))
@@ -623,7 +856,14 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
 /* Credit-based dispatch: a worker gets shards only up to its capacity. */
 static void dispatch(sx_coordinator_t *self)
 {
-    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+    if (zlist_size(self->queue) == 0)
+        return;
+    /* A list, not the table: take_units walks the table. */
+    zlist_t *workers = zlist_new();
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        if ((int)zlist_size(w->shards) < w->capacity)
+            zlist_append(workers, w);
+    for (worker_t *w = zlist_first(workers); w; w = zlist_next(workers)) {
         while (zlist_size(self->queue) > 0 && (int)zlist_size(w->shards) < w->capacity) {
             zlist_t *units = take_units(self, w);
             if (zlist_size(units) == 0) {
@@ -633,6 +873,7 @@ static void dispatch(sx_coordinator_t *self)
             assign_shard(self, w, units);
         }
     }
+    zlist_destroy(&workers);
 }
 
 /* ---- messages ---------------------------------------------------------- */
@@ -640,10 +881,23 @@ static void dispatch(sx_coordinator_t *self)
 static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_id,
                      sx_msg_t *msg)
 {
+    /* A repeated HELLO, or a reconnect under the same name, is protocol
+     * noise: the old session's units go back to the queue unspent, and its
+     * results, should they still come, are answers to no current attempt. */
     worker_t *old = zhashx_lookup(self->workers, key);
     if (old) {
-        sx_warn("worker %s said hello again: its shards go back to the queue", old->name);
-        drop_worker(self, old, "worker restarted");
+        sx_warn("worker %s said hello again (now %s): its shards go back to the queue",
+                old->name, msg->worker);
+        drop_worker(self, old, "worker said hello again", false);
+    }
+    for (old = zhashx_first(self->workers); old; old = zhashx_next(self->workers))
+        if (strcmp(old->name, msg->worker) == 0)
+            break;
+    if (old) {
+        sx_warn("worker %s reconnected: the shards of its old connection go back to the "
+                "queue",
+                old->name);
+        drop_worker(self, old, "worker reconnected", false);
     }
     worker_t *w = calloc(1, sizeof *w);
     w->key = strdup(key);
@@ -662,41 +916,45 @@ static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result
     ack->method = strdup(result->method);
     ack->result.task_id = strdup(result->result.task_id);
     ack->result.attempts = result->result.attempts;
+    ack->token = result->token;
     send_to(self, w, ack);
     sx_msg_destroy(&ack);
 }
 
-/* Applies a result; returns -1 only when it cannot be made durable. */
+/* Applies a result that answers the current attempt of a unit the sender
+ * holds; anything else is logged and dropped without touching any state.
+ * Returns -1 only when it cannot be made durable. */
 static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
                         sx_error_t *err)
 {
     unit_t *unit = find_unit(self, msg->method, msg->result.task_id);
     const sx_result_t *r = &msg->result;
-    if (!unit) {
-        sx_warn("worker %s: result for %s/%s, which is not a task of this run: dropped",
-                w->name, msg->method, r->task_id);
-        return 0;
-    }
-    if (unit->settled) {
-        sx_info("worker %s: late result for %s/%s (already settled): dropped", w->name,
-                msg->method, r->task_id);
+    const char *why = !unit                         ? "not a task of this run"
+                      : unit->state == UNIT_SETTLED ? "already settled"
+                      : unit->state != UNIT_HELD    ? "not dispatched now"
+                      : unit->shard->worker != w    ? "held by another worker"
+                      : unit->token != msg->token   ? "not its current attempt"
+                                                    : NULL;
+    if (why) {
+        /* Logged once per connection (then at debug level), so a flood of
+         * forged results cannot flood the log; the count comes when it leaves. */
+        sx_log_level_t level = w->dropped++ == 0 ? SX_LOG_INFO : SX_LOG_DEBUG;
+        sx_log(level, "worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
+               sx_status_name(r->status), msg->method, r->task_id,
+               (unsigned long long)msg->token, why);
         return 0;
     }
     w->done++;
     if (sx_status_is_retryable(r->status)) {
-        if (r->attempts != unit->attempts) {
-            sx_info("worker %s: stale %s for %s/%s attempt %d: dropped", w->name,
-                    sx_status_name(r->status), msg->method, r->task_id, r->attempts);
-            return 0;
-        }
         sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
-                r->task_id, r->attempts, r->detail);
-        return requeue(self, unit, w->name, r->detail, err);
+                r->task_id, unit->attempts + 1, r->detail);
+        end_attempt(self, unit, w->name, r->detail, true, NULL);
+        if (sx_error_is_set(&self->fatal))
+            return *err = self->fatal, -1;
+        return 0;
     }
     sx_result_t result = *r;
-    /* A result re-sent from a worker's spool to a resumed coordinator may
-     * come from an attempt this coordinator never dispatched. */
-    result.attempts = unit->attempts > r->attempts ? unit->attempts : r->attempts;
+    result.attempts = unit->attempts + 1;
     result.worker = w->name;
     return settle(self, unit, &result, msg->data, msg->size, err);
 }
@@ -705,18 +963,35 @@ static void on_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
 {
     sx_error_t err;
     if (apply_result(self, w, msg, &err) != 0) {
-        /* Not durable: no ACK, so the worker keeps it spooled and resends. */
-        sx_err("cannot settle %s/%s: %s", msg->method, msg->result.task_id, err.msg);
+        /* Not durable: no ACK (the worker keeps it spooled), and the run stops. */
+        sx_error_prefix(&err, "cannot settle %s/%s", msg->method, msg->result.task_id);
+        fail_run(self, &err);
         return;
     }
+    /* Dropped results are acknowledged too, so a worker's spool empties. */
     send_ack(self, w, msg);
+}
+
+/* Whether a bench file (by hash) is one that a shard the worker holds needs. */
+static bool worker_needs_file(sx_coordinator_t *self, worker_t *w, const char *hash)
+{
+    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
+        for (unit_t *unit = zlist_first(shard->units); unit;
+             unit = zlist_next(shard->units)) {
+            zlistx_t *files = manifest_of(self, unit->task_id);
+            for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files))
+                if (strcmp(f->hash, hash) == 0)
+                    return true;
+        }
+    return false;
 }
 
 static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
 {
     const char *path = zhashx_lookup(self->files, msg->hash);
-    if (!path) {
-        sx_warn("worker %s asked for unknown file %s: refused", w->name, msg->hash);
+    if (!path || !worker_needs_file(self, w, msg->hash)) {
+        sx_warn("worker %s asked for file %s, which no shard it holds needs: refused",
+                w->name, msg->hash);
         return;
     }
     sx_error_t err;
@@ -763,7 +1038,8 @@ static void on_message(sx_coordinator_t *self)
             on_file_request(self, w, msg);
         else if (msg->type == SX_MSG_GOODBYE) {
             sx_info("worker %s left: %s", w->name, msg->reason);
-            drop_worker(self, w, "worker left");
+            /* Leaving while it ran a unit ends that attempt. */
+            drop_worker(self, w, "worker left", true);
         }
     }
     sx_msg_destroy(&msg);
@@ -772,6 +1048,29 @@ static void on_message(sx_coordinator_t *self)
 }
 
 /* ---- the loop ---------------------------------------------------------- */
+
+/* A worker that keeps heartbeating but returns nothing loses the units
+ * whose deadline passed; each such attempt is spent. */
+static void expire_attempts(sx_coordinator_t *self, int64_t now)
+{
+    zlist_t *late = zlist_new();
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        for (shard_t *shard = zlist_first(w->shards); shard;
+             shard = zlist_next(w->shards))
+            for (unit_t *unit = zlist_first(shard->units); unit;
+                 unit = zlist_next(shard->units))
+                if (now >= unit->deadline)
+                    zlist_append(late, unit);
+    for (unit_t *unit = zlist_first(late); unit; unit = zlist_next(late)) {
+        const char *name = unit->shard->worker->name;
+        char why[512];
+        snprintf(why, sizeof why, "worker %s returned no result within %d s + %d ms",
+                 name, unit->timeout_s, self->config.attempt_grace_ms);
+        sx_warn("%s/%s: %s", self->methods[unit->method].name, unit->task_id, why);
+        end_attempt(self, unit, name, why, true, NULL);
+    }
+    zlist_destroy(&late);
+}
 
 static void expire_and_beat(sx_coordinator_t *self)
 {
@@ -792,9 +1091,10 @@ static void expire_and_beat(sx_coordinator_t *self)
                  self->config.dead_after_ms);
         sx_warn("%s: declared dead, %zu shards go back to the queue", why,
                 zlist_size(w->shards));
-        drop_worker(self, w, why);
+        drop_worker(self, w, why, true);
     }
     zlist_destroy(&dead);
+    expire_attempts(self, now);
 }
 
 static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
@@ -847,6 +1147,8 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
     sx_info("coordinator on %s: %zu tasks to settle (%zu already settled)",
             self->endpoint, self->unit_count - self->settled, self->settled);
     while (!sx_signals_caught()) {
+        if (sx_error_is_set(&self->fatal))
+            break;
         if (self->settled == self->unit_count) {
             rc = 0;
             break;
@@ -872,6 +1174,8 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
             rc = -1;
         say_final_goodbye(self);
     } else {
+        if (sx_error_is_set(&self->fatal))
+            *err = self->fatal;
         sx_warn("stopped with %zu of %zu settled; the journal keeps them: rerun with "
                 "--resume",
                 self->settled, self->unit_count);

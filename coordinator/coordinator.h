@@ -9,13 +9,28 @@
  *
  * Reliability in the style of the zguide's Paranoid Pirate: heartbeats both
  * ways; a worker silent for dead_after_ms is dead and its unsettled tasks go
- * back to the queue; infra_error is retried (on another worker when one
- * exists) until retry_budget attempts, any other verdict is final; a result
- * for a task already settled is acknowledged and dropped. */
+ * back to the queue; every dispatch carries an attempt token and has a
+ * deadline (the task's timeout_s for it and every unit queued before it on
+ * that worker, plus attempt_grace_ms); infra_error is retried until
+ * retry_budget attempts, on a worker it has not failed on when one is
+ * connected, else on the same one after dead_after_ms; any other verdict is
+ * final. Attempts are spent by what a task did (infra_error, its worker lost
+ * while running it, its deadline missed), never by a repeated HELLO or a
+ * reconnect (the units such a session lets go do not go back to it while
+ * another worker is connected). A RESULT is applied only when it answers the current
+ * token of a unit its sender holds; any other is logged, acknowledged and dropped. Bench
+ * files are served only to a worker holding a shard that needs them.
+ *
+ * Storage failures stop the run: when a CSV or journal record cannot be
+ * written, sx_coordinator_run returns 1 with the error (the journal stays a
+ * valid prefix, --resume completes the run later). The journal keeps a
+ * fingerprint of each verdict's inputs (candidate SQL, task files, profile,
+ * version): --resume re-executes the units whose inputs changed. */
 #ifndef SX_COORDINATOR_H
 #define SX_COORDINATOR_H
 
 #include "common/error.h"
+#include "common/score.h"
 
 #include <czmq.h>
 #include <stdbool.h>
@@ -33,6 +48,8 @@ typedef struct {
     int heartbeat_ms;      /* default 1000 */
     int dead_after_ms;     /* default 5000 */
     int retry_budget;      /* attempts for infra_error (default 3) */
+    int attempt_grace_ms;  /* added to an attempt's deadline (default 60000) */
+    sx_profile_t profile;  /* the workers' comparison profile, for the fingerprint */
     bool resume;           /* continue from OUT/journal.jsonl */
     size_t subset_index;   /* --shard I/N: only tasks whose position % N == I */
     size_t subset_count;   /* 0 = every task */
@@ -59,8 +76,9 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p);
 const char *sx_coordinator_endpoint(const sx_coordinator_t *self);
 
 /* Serves workers until every pair is settled (writes the outputs, says a
- * final goodbye, returns 0), or until interrupted (Ctrl-C) or a message on
- * `stop` (returns 1; the journal keeps what was settled). -1 on a fatal error. */
+ * final goodbye, returns 0), or until interrupted (Ctrl-C), a message on
+ * `stop`, or a result that cannot be stored (returns 1, with err set in the
+ * last case; the journal keeps what was settled). -1 on a fatal error. */
 int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err);
 
 /* Tasks settled so far, those replayed from the journal included. */

@@ -15,9 +15,12 @@
 #include "worker/simexec.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #define BEAT_MS 100
 #define DEAD_MS                                                                          \
@@ -31,16 +34,17 @@
 typedef struct {
     sx_coordinator_t *coordinator;
     int rc;
+    sx_error_t err;
 } coord_run_t;
 
 static void coordinator_actor(zsock_t *pipe, void *arg)
 {
     coord_run_t *run = arg;
     zsock_signal(pipe, 0);
-    sx_error_t err;
-    run->rc = sx_coordinator_run(run->coordinator, pipe, &err);
+    sx_error_clear(&run->err);
+    run->rc = sx_coordinator_run(run->coordinator, pipe, &run->err);
     if (run->rc < 0)
-        fprintf(stderr, "coordinator: %s\n", err.msg);
+        fprintf(stderr, "coordinator: %s\n", run->err.msg);
     zstr_send(pipe, "done");
 }
 
@@ -204,12 +208,13 @@ static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
     return NULL;
 }
 
-static void fake_result(fake_t *f, const char *task_id, int attempt, sx_status_t status)
+static void fake_result(fake_t *f, const sx_msg_task_t *task, sx_status_t status)
 {
     sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
-    msg->method = strdup("m1");
-    sx_result_init(&msg->result, task_id, status, "scripted", NULL);
-    msg->result.attempts = attempt;
+    msg->method = strdup(task->method);
+    sx_result_init(&msg->result, task->task_id, status, "scripted", NULL);
+    msg->result.attempts = task->attempt;
+    msg->token = task->token;
     free(msg->result.worker);
     msg->result.worker = strdup(f->name);
     if (status == SX_STATUS_MATCH)
@@ -222,7 +227,7 @@ static void fake_result(fake_t *f, const char *task_id, int attempt, sx_status_t
 static void fake_answer(fake_t *f, const sx_msg_t *assign, sx_status_t status)
 {
     for (size_t i = 0; i < assign->task_count; i++)
-        fake_result(f, assign->tasks[i].task_id, assign->tasks[i].attempt, status);
+        fake_result(f, &assign->tasks[i], status);
 }
 
 static const char *const s_names[] = {"m1"};
@@ -265,9 +270,9 @@ static void test_credit_limits_shards(void)
     harness_destroy(&h);
 }
 
-/* A silent worker is declared dead; its shard goes to another worker as
- * attempt 2, and its late result is dropped. A repeated result is ACKed and
- * dropped too. */
+/* A silent worker is declared dead; its shard goes to another worker, the
+ * unit it was running (the first) as attempt 2, the other unspent; its late
+ * result is dropped. A repeated result is ACKed and dropped too. */
 static void test_dead_worker_requeued_and_late_results_dropped(void)
 {
     harness_t *h = harness_new(2, NULL);
@@ -279,19 +284,21 @@ static void test_dead_worker_requeued_and_late_results_dropped(void)
     SX_CHECK(lost && lost->task_count == 2);
     fake_t *alive = fake_new(h->endpoint, "alive", 1);
     sx_msg_t *again = fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS);
-    SX_CHECK(again && again->task_count == 2 && again->tasks[0].attempt == 2);
+    SX_CHECK(again && again->task_count == 2 && again->tasks[0].attempt == 2 &&
+             again->tasks[1].attempt == 1);
+    SX_CHECK(strcmp(again->tasks[0].task_id, lost->tasks[0].task_id) == 0);
     /* The dead worker wakes up: it is unknown now and is told to say hello. */
-    fake_result(silent, lost->tasks[0].task_id, 1, SX_STATUS_MISMATCH);
+    fake_result(silent, &lost->tasks[0], SX_STATUS_MISMATCH);
     sx_msg_t *bye = fake_expect(silent, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
-    fake_result(alive, again->tasks[0].task_id, 2, SX_STATUS_MATCH);
+    fake_result(alive, &again->tasks[0], SX_STATUS_MATCH);
     sx_msg_t *ack = fake_expect(alive, SX_MSG_ACK, WAIT_MS);
     SX_CHECK(ack);
     sx_msg_destroy(&ack);
-    fake_result(alive, again->tasks[0].task_id, 2, SX_STATUS_MISMATCH);
+    fake_result(alive, &again->tasks[0], SX_STATUS_MISMATCH);
     ack = fake_expect(alive, SX_MSG_ACK, WAIT_MS);
     SX_CHECK(ack); /* a duplicate is still acknowledged, so the spool empties */
-    fake_result(alive, again->tasks[1].task_id, 2, SX_STATUS_MATCH);
+    fake_result(alive, &again->tasks[1], SX_STATUS_MATCH);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
     sx_result_t r;
     SX_CHECK(read_result(h, "m1", again->tasks[0].task_id, &r));
@@ -323,14 +330,14 @@ static void test_retry_budget_on_other_worker(void)
     fake_t *b = fake_new(h->endpoint, "wb", 1);
     sx_msg_t *other = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(other);
-    fake_result(b, other->tasks[0].task_id, 1, SX_STATUS_FLINK_ERROR);
+    fake_result(b, &other->tasks[0], SX_STATUS_FLINK_ERROR);
     zclock_sleep(50);
-    fake_result(a, first->tasks[0].task_id, 1, SX_STATUS_INFRA_ERROR);
+    fake_result(a, &first->tasks[0], SX_STATUS_INFRA_ERROR);
     /* The retry must go to b even though a has credit again. */
     sx_msg_t *retry = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(retry && strcmp(retry->tasks[0].task_id, first->tasks[0].task_id) == 0);
     SX_CHECK(retry->tasks[0].attempt == 2);
-    fake_result(b, retry->tasks[0].task_id, 2, SX_STATUS_INFRA_ERROR);
+    fake_result(b, &retry->tasks[0], SX_STATUS_INFRA_ERROR);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
     sx_result_t r;
     SX_CHECK(read_result(h, "m1", first->tasks[0].task_id, &r));
@@ -405,7 +412,8 @@ static void test_malformed_messages_rejected(void)
     ack->result.attempts = 1;
     sx_msg_send(ack, f->sock, NULL, NULL);
     sx_msg_destroy(&ack);
-    fake_result(f, "t001", 1, SX_STATUS_MATCH); /* before HELLO */
+    sx_msg_task_t unasked = {"m1", "t001", NULL, 1, 1};
+    fake_result(f, &unasked, SX_STATUS_MATCH); /* before HELLO */
     sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
     sx_msg_destroy(&bye);
@@ -420,6 +428,413 @@ static void test_malformed_messages_rejected(void)
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
     sx_msg_destroy(&assign);
     fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* Sends HELLO on the fake's socket (again, maybe under another name). */
+static void fake_hello(fake_t *f, const char *name, int capacity)
+{
+    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
+    hello->worker = strdup(name);
+    hello->capacity = capacity;
+    SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&hello);
+}
+
+/* Asks for a file by hash; true when the coordinator sends it. */
+static bool fake_fetch(fake_t *f, const char *hash, int timeout_ms)
+{
+    sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
+    request->hash = strdup(hash);
+    SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&request);
+    sx_msg_t *file = fake_expect(f, SX_MSG_FILE, timeout_ms);
+    bool got = file && strcmp(file->hash, hash) == 0;
+    sx_msg_destroy(&file);
+    return got;
+}
+
+static const char *gold_hash(const sx_msg_t *assign)
+{
+    for (size_t i = 0; i < assign->file_count; i++)
+        if (strncmp(assign->files[i].path, "gold/", 5) == 0)
+            return assign->files[i].hash;
+    return NULL;
+}
+
+/* Protocol noise and a hostile peer change nothing: repeated HELLOs under
+ * other names spend no attempt; a stale infra_error (an older token of the
+ * same unit) is dropped and the unit is not queued twice; a RESULT from a
+ * peer that does not hold the unit is dropped even with the right token; a
+ * file is served only to a peer holding a shard that needs it. */
+static void test_noise_and_forgery_change_nothing(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.retry_budget = 2;
+    harness_start(h, &c);
+    fake_t *a = fake_new(h->endpoint, "wa", 1);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && first->tasks[0].attempt == 1);
+    sx_msg_t *latest = NULL;
+    const char *names[] = {"wa-x", "wa-y", "wa-x", "wa"};
+    for (int i = 0; i < 4; i++) {
+        fake_hello(a, names[i], 1);
+        sx_msg_destroy(&latest);
+        latest = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(latest && latest->tasks[0].attempt == 1);
+        SX_CHECK(strcmp(latest->tasks[0].task_id, first->tasks[0].task_id) == 0);
+        SX_CHECK(latest->tasks[0].token != first->tasks[0].token);
+    }
+    /* The answer to the first dispatch comes late: dropped, acknowledged. */
+    fake_result(a, &first->tasks[0], SX_STATUS_INFRA_ERROR);
+    sx_msg_t *ack = fake_expect(a, SX_MSG_ACK, WAIT_MS);
+    SX_CHECK(ack && ack->token == first->tasks[0].token);
+    sx_msg_destroy(&ack);
+    /* Not queued again: the only other worker gets the other task only. */
+    fake_t *forger = fake_new(h->endpoint, "forger", 2);
+    sx_msg_t *other = fake_expect(forger, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(other && strcmp(other->tasks[0].task_id, first->tasks[0].task_id) != 0);
+    SX_CHECK(fake_expect(forger, SX_MSG_ASSIGN, 300) == NULL);
+    /* The forger knows a's current token, but does not hold that unit. */
+    fake_result(forger, &latest->tasks[0], SX_STATUS_MATCH);
+    ack = fake_expect(forger, SX_MSG_ACK, WAIT_MS);
+    SX_CHECK(ack);
+    sx_msg_destroy(&ack);
+    SX_CHECK(!fake_fetch(forger, gold_hash(latest), 300));
+    SX_CHECK(fake_fetch(forger, gold_hash(other), WAIT_MS));
+    fake_result(forger, &other->tasks[0], SX_STATUS_MISMATCH);
+    fake_result(a, &latest->tasks[0], SX_STATUS_FLINK_ERROR);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", latest->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_FLINK_ERROR && r.attempts == 1 &&
+             strcmp(r.worker, "wa") == 0);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", other->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MISMATCH && strcmp(r.worker, "forger") == 0);
+    sx_result_clear(&r);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 2);
+    snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 2);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&latest);
+    sx_msg_destroy(&other);
+    fake_destroy(&a);
+    fake_destroy(&forger);
+    harness_destroy(&h);
+}
+
+/* The issue's stall: a worker paused past dead-after while its task fails
+ * with infra_error. Its late infra_error must not requeue the unit a second
+ * time, and a worker killed after settling must not unsettle anything. */
+static void test_paused_worker_late_infra_error(void)
+{
+    harness_t *h = harness_new(3, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.dead_after_ms = 1000; /* the issue's; a loaded machine must not kill b */
+    harness_start(h, &c);
+    fake_t *a = fake_new(h->endpoint, "wa", 1);
+    sx_msg_t *held = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(held);
+    /* a pauses (sends nothing) while b works: a is declared dead. */
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    sx_msg_t *mine = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(mine);
+    fake_result(b, &mine->tasks[0], SX_STATUS_MATCH);
+    sx_msg_t *taken = NULL;
+    for (int i = 0; i < 3 && !taken; i++) {
+        sx_msg_t *next = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(next);
+        if (strcmp(next->tasks[0].task_id, held->tasks[0].task_id) == 0)
+            taken = next;
+        else {
+            fake_result(b, &next->tasks[0], SX_STATUS_MATCH);
+            sx_msg_destroy(&next);
+        }
+    }
+    SX_CHECK(taken && taken->tasks[0].attempt == 2);
+    /* a wakes up with its infra_error: it is unknown now, told to say hello. */
+    fake_result(a, &held->tasks[0], SX_STATUS_INFRA_ERROR);
+    sx_msg_t *bye = fake_expect(a, SX_MSG_GOODBYE, WAIT_MS);
+    SX_CHECK(bye && !bye->final);
+    sx_msg_destroy(&bye);
+    fake_hello(a, "wa", 1);
+    fake_result(a, &held->tasks[0], SX_STATUS_INFRA_ERROR);
+    SX_CHECK(fake_expect(a, SX_MSG_ASSIGN, 300) == NULL); /* nothing queued twice */
+    fake_result(b, &taken->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    /* b dies after the end: nothing changes. */
+    fake_destroy(&b);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 3);
+    snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 3);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", held->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 2 &&
+             strcmp(r.worker, "wb") == 0);
+    sx_result_clear(&r);
+    sx_msg_destroy(&held);
+    sx_msg_destroy(&mine);
+    sx_msg_destroy(&taken);
+    fake_destroy(&a);
+    harness_destroy(&h);
+}
+
+/* A worker that heartbeats but never answers loses the unit at its deadline
+ * (timeout_s 1 + grace); the attempt is spent and another worker takes it. */
+static void test_attempt_deadline(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.attempt_grace_ms = 200;
+    harness_start(h, &c);
+    int64_t given = zclock_mono(); /* no later than the dispatch */
+    fake_t *hang = fake_new(h->endpoint, "hang", 1);
+    sx_msg_t *held = fake_expect(hang, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(held);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    sx_msg_t *taken = NULL;
+    while (!taken && zclock_mono() - given < WAIT_MS) {
+        fake_beat(hang); /* alive all along */
+        taken = fake_expect(b, SX_MSG_ASSIGN, 50);
+    }
+    SX_CHECK(taken && taken->tasks[0].attempt == 2 && zclock_mono() - given >= 1200);
+    fake_result(hang, &held->tasks[0], SX_STATUS_MATCH); /* too late: dropped */
+    fake_result(b, &taken->tasks[0], SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", "t001", &r));
+    SX_CHECK(r.status == SX_STATUS_MISMATCH && r.attempts == 2);
+    sx_result_clear(&r);
+    sx_msg_destroy(&held);
+    sx_msg_destroy(&taken);
+    fake_destroy(&hang);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
+/* A journal that cannot take a record stops the run (1, the error names the
+ * journal and errno), stays a valid prefix, and --resume completes the run. */
+static void test_journal_failure_stops_and_resumes(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 2);
+    fake_result(f, &assign->tasks[0], SX_STATUS_MATCH);
+    sx_msg_t *ack = fake_expect(f, SX_MSG_ACK, WAIT_MS);
+    SX_CHECK(ack);
+    sx_msg_destroy(&ack);
+    char journal[PATH_MAX + 64];
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", h->out);
+    struct stat st;
+    SX_CHECK(stat(journal, &st) == 0);
+    /* The disk fills up (the file size limit stands in for it: EFBIG). */
+    struct rlimit saved_limit, small;
+    SX_CHECK(getrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    small = saved_limit;
+    small.rlim_cur = (rlim_t)st.st_size + 20;
+    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    fake_result(f, &assign->tasks[1], SX_STATUS_MISMATCH);
+    bool ended = harness_wait(h, WAIT_MS);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    signal(SIGXFSZ, saved_handler);
+    SX_CHECK(ended && h->run.rc == 1);
+    SX_CHECK(strstr(h->run.err.msg, "journal.jsonl: cannot append a record (errno 27"));
+    SX_CHECK(sx_testbench_count_lines(journal) == 1);
+    harness_stop(h);
+    fake_destroy(&f);
+    c.resume = true;
+    harness_start(h, &c);
+    f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *rest = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(rest && rest->task_count == 1 &&
+             strcmp(rest->tasks[0].task_id, assign->tasks[1].task_id) == 0);
+    fake_answer(f, rest, SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    SX_CHECK(sx_testbench_count_lines(journal) == 2);
+    sx_msg_destroy(&assign);
+    sx_msg_destroy(&rest);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* --resume with a changed candidate re-executes exactly that unit. */
+static void test_resume_reruns_changed_candidates(void)
+{
+    harness_t *h = harness_new(3, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 3;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 3);
+    fake_answer(f, assign, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    harness_stop(h);
+    fake_destroy(&f);
+    const char *preds = "{\"task_id\": \"t001\", \"sql\": \"SELECT 1 \"}\n"
+                        "{\"task_id\": \"t002\", \"sql\": \"SELECT 'changed'\"}\n"
+                        "{\"task_id\": \"t003\", \"sql\": \"SELECT 3 \"}\n";
+    SX_CHECK(sx_file_write_atomic(h->preds, preds, strlen(preds), NULL) == 0);
+    c.resume = true;
+    harness_start(h, &c);
+    f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *again = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(again && again->task_count == 1 &&
+             strcmp(again->tasks[0].task_id, "t002") == 0);
+    SX_CHECK(strcmp(again->tasks[0].sql, "SELECT 'changed'") == 0);
+    fake_answer(f, again, SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", "t002", &r) && r.status == SX_STATUS_MISMATCH);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", "t001", &r) && r.status == SX_STATUS_MATCH);
+    sx_result_clear(&r);
+    sx_msg_destroy(&assign);
+    sx_msg_destroy(&again);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* Method names that would land on a file of the OUT layout are refused. */
+static void test_method_names_colliding_with_out(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *bad[] = {"journal.jsonl", "summary.json", "summary.json.tmp"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *names[] = {bad[i]};
+        const char *files[] = {h->preds};
+        sx_coordinator_config_t c = base_config(h, names, files);
+        sx_error_t err;
+        SX_CHECK(sx_coordinator_new(&c, &err) == NULL && strstr(err.msg, "collides"));
+    }
+    const char *twice[] = {"m1", "m1"};
+    const char *files[] = {h->preds, h->preds};
+    sx_coordinator_config_t c = base_config(h, twice, files);
+    c.method_count = 2;
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL && strstr(err.msg, "twice"));
+    harness_destroy(&h);
+}
+
+/* A peer that says HELLO again does not get back the unit it let go while
+ * another worker is connected: it cannot hold a unit forever that way. */
+static void test_rehello_does_not_keep_the_unit(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *greedy = fake_new(h->endpoint, "greedy", 1);
+    sx_msg_t *held = fake_expect(greedy, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(held);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    SX_CHECK(fake_expect(b, SX_MSG_ASSIGN, 300) == NULL);
+    fake_hello(greedy, "greedy2", 1);
+    sx_msg_t *taken = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(taken && taken->tasks[0].attempt == 1);
+    SX_CHECK(fake_expect(greedy, SX_MSG_ASSIGN, 300) == NULL);
+    fake_result(b, &taken->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&held);
+    sx_msg_destroy(&taken);
+    fake_destroy(&greedy);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
+/* A unit that failed on one worker and was let go by the other (HELLO
+ * again) still goes to one of them: shunning both never stalls it. */
+static void test_shunned_everywhere_still_dispatched(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.retry_budget = 10;
+    harness_start(h, &c);
+    fake_t *a = fake_new(h->endpoint, "wa", 1);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    fake_beat(b);
+    zclock_sleep(200); /* b is in before a fails */
+    fake_result(a, &first->tasks[0], SX_STATUS_INFRA_ERROR);
+    sx_msg_t *second = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(second && second->tasks[0].attempt == 2);
+    fake_hello(b, "wb", 1);
+    sx_msg_t *third = NULL;
+    fake_t *taker = NULL;
+    for (int64_t end = zclock_mono() + WAIT_MS; !third && zclock_mono() < end;) {
+        taker = a;
+        third = fake_expect(a, SX_MSG_ASSIGN, 50);
+        if (!third) {
+            taker = b;
+            third = fake_expect(b, SX_MSG_ASSIGN, 50);
+        }
+    }
+    SX_CHECK(third && third->tasks[0].attempt == 2);
+    fake_result(taker, &third->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    sx_msg_destroy(&third);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
+/* Workers that fail everything at once (a full disk) cannot spend a unit's
+ * budget between them: once it failed on both, it waits for the third. */
+static void test_broken_workers_do_not_take_a_unit_back(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.retry_budget = 10;
+    harness_start(h, &c);
+    fake_t *healthy = fake_new(h->endpoint, "healthy", 1);
+    sx_msg_t *busy = fake_expect(healthy, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(busy);
+    fake_t *broken[2] = {fake_new(h->endpoint, "broken0", 1), NULL};
+    sx_msg_t *unit = fake_expect(broken[0], SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(unit);
+    broken[1] = fake_new(h->endpoint, "broken1", 1);
+    fake_result(broken[0], &unit->tasks[0], SX_STATUS_INFRA_ERROR);
+    sx_msg_t *retry = fake_expect(broken[1], SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(retry && retry->tasks[0].attempt == 2);
+    fake_result(broken[1], &retry->tasks[0], SX_STATUS_INFRA_ERROR);
+    for (int i = 0; i < 2; i++)
+        SX_CHECK(fake_expect(broken[i], SX_MSG_ASSIGN, 300) == NULL);
+    fake_result(healthy, &busy->tasks[0], SX_STATUS_MATCH);
+    sx_msg_t *last = fake_expect(healthy, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(last && last->tasks[0].attempt == 3 &&
+             strcmp(last->tasks[0].task_id, unit->tasks[0].task_id) == 0);
+    fake_result(healthy, &last->tasks[0], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&busy);
+    sx_msg_destroy(&unit);
+    sx_msg_destroy(&retry);
+    sx_msg_destroy(&last);
+    fake_destroy(&healthy);
+    for (int i = 0; i < 2; i++)
+        fake_destroy(&broken[i]);
     harness_destroy(&h);
 }
 
@@ -593,6 +1008,15 @@ void sx_coordinator_test(bool verbose)
     test_retry_budget_on_other_worker();
     test_resume_skips_settled();
     test_malformed_messages_rejected();
+    test_noise_and_forgery_change_nothing();
+    test_paused_worker_late_infra_error();
+    test_attempt_deadline();
+    test_journal_failure_stops_and_resumes();
+    test_resume_reruns_changed_candidates();
+    test_method_names_colliding_with_out();
+    test_broken_workers_do_not_take_a_unit_back();
+    test_rehello_does_not_keep_the_unit();
+    test_shunned_everywhere_still_dispatched();
     test_agents_complete_run();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();

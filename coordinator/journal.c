@@ -7,14 +7,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct _sx_journal_t {
     char *path;
     int fd;
+    off_t length; /* of the valid prefix: every record appended in full */
 };
 
 /* Parses one complete line into (method, result) and hands it to visit. */
@@ -24,6 +28,7 @@ static int replay_line(const char *path, size_t line_no, const char *line,
     json_error_t jerr;
     json_t *root = json_loads(line, 0, &jerr);
     const char *method = root ? json_string_value(json_object_get(root, "method")) : NULL;
+    const char *inputs = root ? json_string_value(json_object_get(root, "inputs")) : NULL;
     json_t *inner = root ? json_object_get(root, "result") : NULL;
     if (!method || !json_is_object(inner)) {
         json_decref(root);
@@ -36,7 +41,7 @@ static int replay_line(const char *path, size_t line_no, const char *line,
     if (rc != 0)
         sx_error_prefix(err, "%s:%zu", path, line_no);
     else
-        rc = visit(method, &result, arg, err);
+        rc = visit(method, inputs, &result, arg, err);
     sx_result_clear(&result);
     free(text);
     json_decref(root);
@@ -93,26 +98,58 @@ sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void
     sx_journal_t *self = calloc(1, sizeof *self);
     self->path = strdup(path);
     self->fd = fd;
+    self->length = lseek(fd, 0, SEEK_END);
     return self;
 }
 
-int sx_journal_append(sx_journal_t *self, const char *method, const sx_result_t *result,
-                      sx_error_t *err)
+/* Writes all of line; -1 with errno set (a short write goes on until the
+ * system says why it cannot). */
+static int write_all(int fd, const char *line, size_t len)
+{
+    while (len > 0) {
+        ssize_t wrote = write(fd, line, len);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote < 0)
+            return -1;
+        if (wrote == 0)
+            return errno = EIO, -1;
+        line += wrote;
+        len -= (size_t)wrote;
+    }
+    return 0;
+}
+
+int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
+                      const sx_result_t *result, sx_error_t *err)
 {
     char *inner = sx_result_to_json(result);
     json_t *record = json_object();
     json_object_set_new(record, "method", json_string(method));
+    if (inputs)
+        json_object_set_new(record, "inputs", json_string(inputs));
     json_object_set_new(record, "result", json_loads(inner, 0, NULL));
     char *line = json_dumps(record, JSON_COMPACT);
     json_decref(record);
     free(inner);
     size_t len = strlen(line);
     line[len] = '\n'; /* json_dumps left room for the NUL we overwrite */
-    ssize_t wrote = write(self->fd, line, len + 1);
+    int rc = write_all(self->fd, line, len + 1) == 0 && fsync(self->fd) == 0 ? 0 : -1;
     free(line);
-    if (wrote != (ssize_t)(len + 1) || fsync(self->fd) != 0)
-        return sx_error_set(err, "%s: cannot append: %s", self->path, strerror(errno));
-    return 0;
+    if (rc == 0) {
+        self->length += (off_t)(len + 1);
+        return 0;
+    }
+    int saved = errno;
+    /* Cut the partial record off, so the journal stays a valid prefix; if
+     * even that fails, opening it again drops the torn last line. */
+    if (ftruncate(self->fd, self->length) != 0)
+        sx_error_set(err, "%s: cannot append a record (errno %d: %s), nor cut it off: %s",
+                     self->path, saved, strerror(saved), strerror(errno));
+    else
+        sx_error_set(err, "%s: cannot append a record (errno %d: %s)", self->path, saved,
+                     strerror(saved));
+    return -1;
 }
 
 void sx_journal_destroy(sx_journal_t **self_p)
@@ -126,11 +163,12 @@ void sx_journal_destroy(sx_journal_t **self_p)
     *self_p = NULL;
 }
 
-static int count_visit(const char *method, const sx_result_t *result, void *arg,
-                       sx_error_t *err)
+static int count_visit(const char *method, const char *inputs, const sx_result_t *result,
+                       void *arg, sx_error_t *err)
 {
     (void)err;
     SX_CHECK(strcmp(method, "m1") == 0);
+    SX_CHECK(!inputs || strcmp(inputs, "abc") == 0);
     SX_CHECK(result->status == SX_STATUS_MATCH || result->status == SX_STATUS_TIMEOUT);
     (*(int *)arg)++;
     return 0;
@@ -147,10 +185,10 @@ void sx_journal_test(bool verbose)
     SX_CHECK(journal);
     sx_result_t result;
     sx_result_init(&result, "t1", SX_STATUS_MATCH, "", "/x/t1.csv");
-    SX_CHECK(sx_journal_append(journal, "m1", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
     sx_result_clear(&result);
     sx_result_init(&result, "t2", SX_STATUS_TIMEOUT, "after 120 s", NULL);
-    SX_CHECK(sx_journal_append(journal, "m1", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
     sx_result_clear(&result);
     sx_journal_destroy(&journal);
 
@@ -162,22 +200,46 @@ void sx_journal_test(bool verbose)
     journal = sx_journal_open(path, count_visit, &seen, NULL);
     SX_CHECK(journal && seen == 2);
     sx_result_init(&result, "t3", SX_STATUS_MATCH, "", NULL);
-    SX_CHECK(sx_journal_append(journal, "m1", &result, NULL) == 0);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
     sx_result_clear(&result);
     sx_journal_destroy(&journal);
     seen = 0;
     journal = sx_journal_open(path, count_visit, &seen, NULL);
     SX_CHECK(journal && seen == 3);
+
+    /* A record that cannot be written in full (here the file size limit
+     * gives EFBIG where a full disk gives ENOSPC) is cut off again: the
+     * journal stays a valid prefix and takes the next record once it can. */
+    struct stat before, after;
+    SX_CHECK(stat(path, &before) == 0);
+    struct rlimit saved_limit, small;
+    SX_CHECK(getrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    small = saved_limit;
+    small.rlim_cur = (rlim_t)before.st_size + 10;
+    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    sx_error_t err;
+    sx_result_init(&result, "t4", SX_STATUS_MATCH, "longer than ten bytes", NULL);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, &err) == -1);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    signal(SIGXFSZ, saved_handler);
+    SX_CHECK(strstr(err.msg, "journal.jsonl: cannot append a record (errno 27"));
+    SX_CHECK(stat(path, &after) == 0 && after.st_size == before.st_size);
+    SX_CHECK(sx_journal_append(journal, "m1", "abc", &result, NULL) == 0);
+    sx_result_clear(&result);
+    sx_journal_destroy(&journal);
+    seen = 0;
+    journal = sx_journal_open(path, count_visit, &seen, NULL);
+    SX_CHECK(journal && seen == 4);
     sx_journal_destroy(&journal);
 
     /* A bad line in the middle is an error naming the line. */
     out = fopen(path, "a");
     fputs("garbage\n{}\n", out);
     fclose(out);
-    sx_error_t err;
     seen = 0;
     SX_CHECK(sx_journal_open(path, count_visit, &seen, &err) == NULL);
-    SX_CHECK(strstr(err.msg, "journal.jsonl:4"));
+    SX_CHECK(strstr(err.msg, "journal.jsonl:5"));
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     SX_CHECK(system(cmd) == 0);

@@ -1,10 +1,13 @@
 /* journal.h: the coordinator's durable record of settled results, OUT/journal.jsonl.
- * One line per settled (method, task): {"method": NAME, "result": <a
- * results.jsonl object>}, fsync'ed before the worker is acknowledged, so a
- * crash or Ctrl-C never loses a settled result and `--resume` re-executes
- * only what the journal does not hold. A torn last line (a crash in the
- * middle of a write) is ignored and cut off; any other bad line is an error
- * naming the journal and its line. */
+ * One line per settled (method, task): {"method": NAME, "inputs": SHA1,
+ * "result": <a results.jsonl object>}, fsync'ed before the worker is
+ * acknowledged, so a crash or Ctrl-C never loses a settled result and
+ * `--resume` re-executes only what the journal does not hold. "inputs" is the
+ * coordinator's fingerprint of what the verdict was computed from (NULL when
+ * a record predates it). A failed append cuts the journal back to where it
+ * was, so it stays a valid prefix; a torn last line (a crash in the middle of
+ * a write) is ignored and cut off when opening; any other bad line is an
+ * error naming the journal and its line. */
 #ifndef SX_JOURNAL_H
 #define SX_JOURNAL_H
 
@@ -16,15 +19,17 @@
 typedef struct _sx_journal_t sx_journal_t;
 
 /* Called for every record when loading; returns non-zero to stop with an error. */
-typedef int(sx_journal_visit_fn)(const char *method, const sx_result_t *result, void *arg,
-                                 sx_error_t *err);
+typedef int(sx_journal_visit_fn)(const char *method, const char *inputs,
+                                 const sx_result_t *result, void *arg, sx_error_t *err);
 
 /* Opens path for appending. With visit, first replays every complete record
  * through it (resume); a torn last line is cut off. */
 sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void *arg,
                               sx_error_t *err);
-int sx_journal_append(sx_journal_t *self, const char *method, const sx_result_t *result,
-                      sx_error_t *err);
+/* Appends one record durably; on failure (err names the journal and errno)
+ * the journal is cut back to its previous length. */
+int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
+                      const sx_result_t *result, sx_error_t *err);
 void sx_journal_destroy(sx_journal_t **self_p);
 
 void sx_journal_test(bool verbose);

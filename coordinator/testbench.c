@@ -29,7 +29,7 @@ char *sx_testbench_make(size_t tasks, const char *const *markers)
         strcat(ids, id);
         strcat(ids, "\n");
         snprintf(rel, sizeof rel, "tasks/%s/task.json", id);
-        snprintf(text, sizeof text, "{\"task_id\": \"%s\"}\n", id);
+        snprintf(text, sizeof text, "{\"task_id\": \"%s\", \"timeout_s\": 1}\n", id);
         write_text(dir, rel, text);
         snprintf(rel, sizeof rel, "tasks/%s/sources/s.csv", id);
         write_text(dir, rel, "a,b\n1,2\n");

@@ -6,6 +6,7 @@
 
 #include "common/selftest.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <msgpack.h>
 #include <stdio.h>
@@ -68,14 +69,14 @@ static char *dup_or_null(const char *text)
 }
 
 void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
-                     const char *sql, int attempt)
+                     const char *sql, int attempt, uint64_t token)
 {
     sx_msg_task_t *grown = realloc(self->tasks, (self->task_count + 1) * sizeof *grown);
     if (!grown)
         abort();
     self->tasks = grown;
-    grown[self->task_count++] =
-        (sx_msg_task_t){strdup(method), strdup(task_id), dup_or_null(sql), attempt};
+    grown[self->task_count++] = (sx_msg_task_t){strdup(method), strdup(task_id),
+                                                dup_or_null(sql), attempt, token};
 }
 
 void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size)
@@ -183,7 +184,7 @@ static int field_count(sx_msg_type_t type)
     case SX_MSG_HEARTBEAT:
         return 0;
     case SX_MSG_ACK:
-        return 3;
+        return 4;
     case SX_MSG_GOODBYE:
         return 2;
     case SX_MSG_FILE_REQUEST:
@@ -245,11 +246,12 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         msgpack_pack_uint64(pk, m->shard_id);
         msgpack_pack_array(pk, m->task_count);
         for (size_t i = 0; i < m->task_count; i++) {
-            msgpack_pack_array(pk, 4);
+            msgpack_pack_array(pk, 5);
             pack_str(pk, m->tasks[i].method);
             pack_str(pk, m->tasks[i].task_id);
             pack_str(pk, m->tasks[i].sql);
             msgpack_pack_int(pk, m->tasks[i].attempt);
+            msgpack_pack_uint64(pk, m->tasks[i].token);
         }
         msgpack_pack_array(pk, m->file_count);
         for (size_t i = 0; i < m->file_count; i++) {
@@ -260,7 +262,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         }
         break;
     case SX_MSG_RESULT:
-        msgpack_pack_uint64(pk, m->shard_id);
+        msgpack_pack_uint64(pk, m->token);
         pack_str(pk, m->method);
         pack_str(pk, m->result.task_id);
         pack_str(pk, sx_status_name(m->result.status));
@@ -276,6 +278,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_str(pk, m->method);
         pack_str(pk, m->result.task_id);
         msgpack_pack_int(pk, m->result.attempts);
+        msgpack_pack_uint64(pk, m->token);
         break;
     case SX_MSG_GOODBYE:
         pack_str(pk, m->reason ? m->reason : "");
@@ -425,17 +428,19 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
         const msgpack_object *t = &f[1].via.array.ptr[i];
         char *method = NULL, *task_id = NULL, *sql = NULL;
         int64_t attempt = 0;
-        int rc = get_array(t, "task", 4, err) == 0 &&
+        uint64_t token = 0;
+        int rc = get_array(t, "task", 5, err) == 0 &&
                          get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
                          get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
                          get_str(&t->via.array.ptr[2], "sql", true, TEXT_MAX_LEN, &sql,
                                  err) == 0 &&
                          get_int(&t->via.array.ptr[3], "attempt", 1, MAX_ATTEMPT,
-                                 &attempt, err) == 0
+                                 &attempt, err) == 0 &&
+                         get_u64(&t->via.array.ptr[4], "token", &token, err) == 0
                      ? 0
                      : -1;
         if (rc == 0)
-            sx_msg_add_task(m, method, task_id, sql, (int)attempt);
+            sx_msg_add_task(m, method, task_id, sql, (int)attempt, token);
         free(method);
         free(task_id);
         free(sql);
@@ -481,7 +486,7 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
 {
     char *status = NULL;
     int64_t attempts = 0, strict = 0;
-    int rc = get_u64(&f[0], "shard_id", &m->shard_id, err) == 0 &&
+    int rc = get_u64(&f[0], "token", &m->token, err) == 0 &&
                      get_name(&f[1], "method", &m->method, err) == 0 &&
                      get_name(&f[2], "task_id", &m->result.task_id, err) == 0 &&
                      get_str(&f[3], "status", false, NAME_MAX_LEN, &status, err) == 0 &&
@@ -527,7 +532,8 @@ static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     case SX_MSG_ACK:
         if (get_name(&f[0], "method", &m->method, err) != 0 ||
             get_name(&f[1], "task_id", &m->result.task_id, err) != 0 ||
-            get_int(&f[2], "attempt", 1, MAX_ATTEMPT, &number, err) != 0)
+            get_int(&f[2], "attempt", 1, MAX_ATTEMPT, &number, err) != 0 ||
+            get_u64(&f[3], "token", &m->token, err) != 0)
             return -1;
         m->result.attempts = (int)number;
         return 0;
@@ -719,14 +725,54 @@ int sx_msg_send(const sx_msg_t *self, zsock_t *sock, zframe_t *routing_id,
     return rc;
 }
 
+/* Whether one side of a tcp endpoint ("HOST:PORT", "[IPV6]:PORT", or a
+ * source HOST without a port) names a literal loopback address. Hostnames
+ * and interface names are not literals: what they resolve to is not ours to
+ * trust, so they fail. */
+static bool side_is_loopback(const char *side, size_t len)
+{
+    char host[128];
+    const char *end = side + len;
+    if (len > 0 && side[0] == '[') {
+        const char *close = memchr(side, ']', len);
+        if (!close || (close + 1 != end && close[1] != ':'))
+            return false;
+        side++;
+        len = (size_t)(close - side);
+    } else {
+        const char *colon = memchr(side, ':', len);
+        if (colon && memchr(colon + 1, ':', (size_t)(end - colon - 1)))
+            return false; /* a bare IPv6 address is ambiguous with its port */
+        if (colon)
+            len = (size_t)(colon - side);
+    }
+    if (len == 0 || len >= sizeof host)
+        return false;
+    memcpy(host, side, len);
+    host[len] = '\0';
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, host, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &v6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&v6) ||
+               (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
+    return false;
+}
+
 bool sx_endpoint_is_loopback(const char *endpoint)
 {
-    static const char *local[] = {"ipc://",           "inproc://",    "tcp://127.",
-                                  "tcp://localhost:", "tcp://[::1]:", "tcp://lo:"};
-    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
-        if (strncmp(endpoint, local[i], strlen(local[i])) == 0)
-            return true;
-    return false;
+    if (strncmp(endpoint, "ipc://", 6) == 0 || strncmp(endpoint, "inproc://", 9) == 0)
+        return true;
+    if (strncmp(endpoint, "tcp://", 6) != 0)
+        return false;
+    /* ZeroMQ's tcp://SOURCE;DESTINATION: both sides must stay on this host. */
+    const char *rest = endpoint + 6;
+    const char *semi = strchr(rest, ';');
+    if (!semi)
+        return side_is_loopback(rest, strlen(rest));
+    return !strchr(semi + 1, ';') && side_is_loopback(rest, (size_t)(semi - rest)) &&
+           side_is_loopback(semi + 1, strlen(semi + 1));
 }
 
 sx_msg_t *sx_msg_recv(zsock_t *sock, zframe_t **routing_id_p, sx_error_t *err)
@@ -816,8 +862,8 @@ static void test_roundtrips(void)
 
     sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
     assign->shard_id = 1ull << 40;
-    sx_msg_add_task(assign, "m1", "t0001", "SELECT 1", 1);
-    sx_msg_add_task(assign, "m1", "t0002", NULL, 2);
+    sx_msg_add_task(assign, "m1", "t0001", "SELECT 1", 1, 7);
+    sx_msg_add_task(assign, "m1", "t0002", NULL, 2, UINT64_MAX);
     sx_msg_add_file(assign, "tasks/t0001/task.json",
                     "0123456789abcdef0123456789abcdef01234567", 12);
     back = roundtrip(assign);
@@ -825,6 +871,7 @@ static void test_roundtrips(void)
              back->file_count == 1);
     SX_CHECK(strcmp(back->tasks[0].sql, "SELECT 1") == 0 && back->tasks[1].sql == NULL);
     SX_CHECK(back->tasks[1].attempt == 2 && back->files[0].size == 12);
+    SX_CHECK(back->tasks[0].token == 7 && back->tasks[1].token == UINT64_MAX);
     sx_msg_destroy(&back);
     sx_msg_destroy(&assign);
 
@@ -832,6 +879,7 @@ static void test_roundtrips(void)
     result->method = strdup("m1");
     sx_result_init(&result->result, "t0001", SX_STATUS_FLINK_ERROR, "root cause", NULL);
     result->result.attempts = 2;
+    result->token = 1ull << 63;
     result->result.seconds = 1.5;
     free(result->result.worker);
     result->result.worker = strdup("w-1");
@@ -841,7 +889,7 @@ static void test_roundtrips(void)
     SX_CHECK(back->result.status == SX_STATUS_FLINK_ERROR && back->result.score == 0);
     SX_CHECK(back->result.strict == 0);
     SX_CHECK(strcmp(back->result.detail, "root cause") == 0 &&
-             back->result.attempts == 2);
+             back->result.attempts == 2 && back->token == 1ull << 63);
     SX_CHECK(back->timings.run == 0.25 && back->size == 8 &&
              memcmp(back->data, "a,b", 3) == 0);
     SX_CHECK(strcmp(back->result.worker, "w-1") == 0);
@@ -857,6 +905,17 @@ static void test_roundtrips(void)
     SX_CHECK(back->result.strict == 1 && back->result.score == 0);
     sx_msg_destroy(&back);
     sx_msg_destroy(&result);
+
+    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
+    ack->method = strdup("m1");
+    ack->result.task_id = strdup("t0001");
+    ack->result.attempts = 3;
+    ack->token = 42;
+    back = roundtrip(ack);
+    SX_CHECK(strcmp(back->result.task_id, "t0001") == 0 && back->result.attempts == 3 &&
+             back->token == 42);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&ack);
 
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
     bye->reason = strdup("done");
@@ -904,6 +963,10 @@ static void test_malformed(void)
     size_t size = 0;
     char *data = forge(&size, "SXP", SX_PROTO_VERSION + 1, SX_MSG_HEARTBEAT, 0);
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "protocol version");
+    free(data);
+    /* Version 1 had no attempt tokens: its results must not be taken for ours. */
+    data = forge(&size, "SXP", 1, SX_MSG_HEARTBEAT, 0);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "protocol version 1");
     free(data);
     data = forge(&size, "XXX", SX_PROTO_VERSION, SX_MSG_HEARTBEAT, 0);
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "bad magic");
@@ -973,10 +1036,34 @@ static void test_names_and_hashes(void)
     SX_CHECK(sx_msg_from_worker(SX_MSG_RESULT) && !sx_msg_from_worker(SX_MSG_ASSIGN));
     SX_CHECK(sx_msg_from_coordinator(SX_MSG_ASSIGN) &&
              !sx_msg_from_coordinator(SX_MSG_HELLO));
-    SX_CHECK(sx_endpoint_is_loopback("tcp://127.0.0.1:5555"));
-    SX_CHECK(sx_endpoint_is_loopback("ipc:///tmp/x"));
-    SX_CHECK(!sx_endpoint_is_loopback("tcp://*:5555"));
-    SX_CHECK(!sx_endpoint_is_loopback("tcp://10.0.0.1:5555"));
+    static const char *const loopback[] = {"tcp://127.0.0.1:5555",
+                                           "tcp://127.0.0.1:*",
+                                           "tcp://127.8.9.10:1",
+                                           "ipc:///tmp/x",
+                                           "inproc://sx",
+                                           "tcp://[::1]:5555",
+                                           "tcp://[::ffff:127.0.0.1]:5555",
+                                           "tcp://127.0.0.1:0;127.0.0.1:5555",
+                                           "tcp://127.0.0.1;[::1]:5555"};
+    static const char *const elsewhere[] = {"tcp://*:5555",
+                                            "tcp://10.0.0.1:5555",
+                                            "tcp://127.0.0.1:0;192.0.2.2:5555",
+                                            "tcp://192.0.2.2:0;127.0.0.1:5555",
+                                            "tcp://localhost:5555",
+                                            "tcp://127.0.0.1.example.com:5555",
+                                            "tcp://lo:5555",
+                                            "tcp://[::2]:5555",
+                                            "tcp://[::1]x:5555",
+                                            "tcp://::1:5555",
+                                            "tcp://127.0.0.1:1;127.0.0.1:2;10.0.0.1:3",
+                                            "tcp://",
+                                            "udp://127.0.0.1:5555",
+                                            "tcp://[fe80::1%lo]:5555",
+                                            "tcp://;127.0.0.1:1"};
+    for (size_t i = 0; i < sizeof loopback / sizeof loopback[0]; i++)
+        SX_CHECK(sx_endpoint_is_loopback(loopback[i]));
+    for (size_t i = 0; i < sizeof elsewhere / sizeof elsewhere[0]; i++)
+        SX_CHECK(!sx_endpoint_is_loopback(elsewhere[i]));
 }
 
 static void test_sockets(void)

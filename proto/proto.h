@@ -21,17 +21,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SX_PROTO_VERSION 1
+/* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. */
+#define SX_PROTO_VERSION 2
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
 
 typedef enum {
-    SX_MSG_HELLO = 1,    /* worker name, capacity (shards it may hold) */
-    SX_MSG_ASSIGN,       /* one shard: tasks and the bench files they need */
-    SX_MSG_RESULT,       /* one task's verdict and final CSV */
-    SX_MSG_HEARTBEAT,    /* either way, when nothing else was sent lately */
-    SX_MSG_ACK,          /* the coordinator journaled a result: drop it from the spool */
-    SX_MSG_GOODBYE,      /* either way; `final` = the run is over, do not reconnect */
+    SX_MSG_HELLO = 1, /* worker name, capacity (shards it may hold) */
+    SX_MSG_ASSIGN,    /* one shard: tasks and the bench files they need */
+    SX_MSG_RESULT,    /* one task's verdict and final CSV, with its attempt token */
+    SX_MSG_HEARTBEAT, /* either way, when nothing else was sent lately */
+    SX_MSG_ACK,       /* the coordinator is done with a result: drop it from the spool */
+    SX_MSG_GOODBYE,   /* either way; `final` = the run is over, do not reconnect */
     SX_MSG_FILE_REQUEST, /* worker asks for a bench file by content hash */
     SX_MSG_FILE,         /* the file's bytes */
 } sx_msg_type_t;
@@ -41,7 +42,8 @@ typedef struct {
     char *method;
     char *task_id;
     char *sql;
-    int attempt; /* 1-based */
+    int attempt;    /* 1-based */
+    uint64_t token; /* this dispatch; a RESULT must carry it back */
 } sx_msg_task_t;
 
 /* A bench file a shard needs: path relative to BENCH, SHA-1 of its bytes. */
@@ -57,7 +59,8 @@ typedef struct {
     sx_msg_type_t type;
     char *worker;         /* HELLO */
     int capacity;         /* HELLO */
-    uint64_t shard_id;    /* ASSIGN, RESULT */
+    uint64_t shard_id;    /* ASSIGN */
+    uint64_t token;       /* RESULT, ACK: the attempt token of the ASSIGN task */
     sx_msg_task_t *tasks; /* ASSIGN */
     size_t task_count;
     sx_msg_file_t *files; /* ASSIGN */
@@ -78,7 +81,7 @@ const char *sx_msg_type_name(sx_msg_type_t type);
 
 /* Appends a task / file to an ASSIGN (copies the strings). */
 void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
-                     const char *sql, int attempt);
+                     const char *sql, int attempt, uint64_t token);
 void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size);
 /* Copies `size` bytes into data. */
 void sx_msg_set_data(sx_msg_t *self, const void *data, size_t size);
@@ -114,8 +117,11 @@ int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *e
 /* A relative path of safe components separated by '/' (bench file paths). */
 bool sx_proto_safe_path(const char *path);
 
-/* Whether a ZeroMQ endpoint stays on this machine (ipc://, inproc://, tcp on
- * 127.0.0.0/8, localhost or ::1). Plain TCP elsewhere needs CURVE or --insecure. */
+/* Whether a ZeroMQ endpoint stays on this machine: ipc://, inproc://, or tcp
+ * whose address (and source address, in ZeroMQ's tcp://SOURCE;DESTINATION
+ * form) is a literal loopback address, 127.0.0.0/8 or [::1]. Hostnames
+ * (even localhost), interface names and '*' do not count. Plain TCP
+ * elsewhere needs CURVE or --insecure. */
 bool sx_endpoint_is_loopback(const char *endpoint);
 
 void sx_proto_test(bool verbose);

@@ -165,4 +165,22 @@ if "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$tm
     fail "plain TCP on * accepted"
 fi
 grep -q -- "--insecure" "$tmp/err.txt" || fail "no hint about --insecure"
+echo "== bad outputs and a bad --simulate: exit 2 with the reason, before anything exists"
+# expect_usage_error WANT ARGS...: streamex ARGS exits 2 and says WANT.
+expect_usage_error() {
+    local want="$1" code=0
+    shift
+    "$STREAMEX" -q "$@" >/dev/null 2>"$tmp/err.txt" || code=$?
+    [ "$code" = 2 ] || fail "$*: exit $code, expected 2"
+    grep -qF -- "$want" "$tmp/err.txt" || fail "$*: no '$want' in: $(cat "$tmp/err.txt")"
+}
+expect_usage_error "streamex run: the output path is empty" run --simulate delay_ms=1 --output ""
+expect_usage_error "streamex run: --simulate 'fast': unknown or bad item 'fast'" \
+    run --simulate fast --output "$tmp/never"
+[ ! -e "$tmp/never" ] || fail "a bad --simulate created its output"
+expect_usage_error "is not a folder" run --simulate delay_ms=1 --output "$preds/out"
+expect_usage_error "streamex coordinator: the output path is empty" \
+    coordinator --bench "$bench" --method "m=$preds" --output "" --bind "tcp://127.0.0.1:$(port)"
+expect_usage_error "streamex merge: the output path is empty" \
+    merge --bench "$bench" --output "" "$tmp/full"
 echo "cli_run_simulated: OK"

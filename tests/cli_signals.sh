@@ -2,7 +2,7 @@
 # cli_signals.sh: SIGINT or SIGTERM at a seeded random moment, start-up
 # included, ends `run`, `coordinator` and `worker` cleanly: the status is
 # 130/143 (or 1, resumable, once something was settled, or 0 if the run had
-# already finished), never an abort or a core; no ZeroMQ complaint on stderr;
+# already finished), never an abort or a core; check and score stop too; no ZeroMQ complaint on stderr;
 # the journal is a valid prefix (whole JSON records, no task twice) and
 # --resume completes it. The simulated executor keeps each trial under a
 # second; SX_SIGNAL_TRIALS (default 24) and SX_SIGNAL_SEED choose how many
@@ -16,12 +16,23 @@ RANDOM="${SX_SIGNAL_SEED:-2026}"
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
+    [ "$BASHPID" = "$$" ] || return 0 # not in a forked child signalled before its exec
     for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
     rm -rf "$tmp"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 declare -A outcomes=()
+
+# Waits (up to 10 s) until background process $1 runs streamex, not the
+# forked shell that is about to exec it: the signal must reach streamex.
+wait_exec() {
+    for _ in $(seq 1000); do
+        [ "$(cat "/proc/$1/comm" 2>/dev/null)" = streamex ] && return 0
+        sleep 0.01
+    done
+    fail "process $1 never became streamex"
+}
 
 # A moment between 0 and $1 ms, as seconds for sleep(1); one in two within
 # the first 60 ms, while the process is still starting.
@@ -75,6 +86,7 @@ run_trial() {
     "$STREAMEX" -q run --simulate delay_ms=40 --workers 2 --output "$out" \
         > /dev/null 2> "$out.err" &
     local pid=$!
+    wait_exec "$pid"
     sleep "$at"
     kill -s "$sig" "$pid" 2>/dev/null || true
     wait "$pid" || rc=$?
@@ -128,6 +140,7 @@ process_trial() {
     "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$port" --simulate delay_ms=40 \
         --work-dir "$out.wd" > /dev/null 2> "$out.worker.err" &
     local worker=$!
+    wait_exec "$worker"
     sleep "$at"
     kill -s "$sig" "$worker" 2>/dev/null || true
     wait "$worker" || rc=$?
@@ -149,6 +162,54 @@ process_trial() {
     esac
     rm -rf "$out" "$out".*
 }
+
+# check and score on a bench of 60 copies of the sample (1,800 tasks): a
+# SIGTERM 0.3 s in stops check between two tasks, and score, signalled as it
+# starts, leaves OUT untouched; both exit 143 (or 0 if already done, which
+# the line says).
+big="$tmp/big"
+mkdir -p "$big/tasks" "$big/gold" "$big/evaluation"
+: > "$big/task_ids.txt"
+: > "$big/sub.jsonl"
+for k in $(seq 60); do
+    while read -r id; do
+        n="${id}_$k"
+        cp -r "$bench/tasks/$id" "$big/tasks/$n"
+        sed -i "s/\"$id\"/\"$n\"/" "$big/tasks/$n/task.json"
+        cp "$bench/gold/$id.csv" "$big/gold/$n.csv"
+        cp "$bench/evaluation/$id.json" "$big/evaluation/$n.json"
+        echo "$n" >> "$big/task_ids.txt"
+        echo "{\"task_id\": \"$n\", \"csv\": \"$big/gold/$n.csv\"}" >> "$big/sub.jsonl"
+    done < "$bench/task_ids.txt"
+done
+echo "== check and score stop on SIGTERM"
+rc=0
+"$STREAMEX" check --bench "$big" > /dev/null 2> "$tmp/check.err" &
+pid=$!
+wait_exec "$pid"
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid" || rc=$?
+case "$rc" in
+143) grep -q "stopped by signal 15" "$tmp/check.err" || fail "check: no stop message" ;;
+0) echo "   check finished within 0.3 s: not interrupted" ;;
+*) fail "check exited $rc after SIGTERM" ;;
+esac
+check_rc=$rc
+rc=0
+"$STREAMEX" -q score --bench "$big" --method "m=$big/sub.jsonl" --output "$tmp/score" \
+    > /dev/null 2> "$tmp/score.err" &
+pid=$!
+wait_exec "$pid"
+kill -TERM "$pid"
+wait "$pid" || rc=$?
+case "$rc" in
+143) [ -z "$(ls -A "$tmp/score" 2>/dev/null)" ] || fail "score: SIGTERM left $(ls "$tmp/score")" ;;
+0) [ "$(wc -l < "$tmp/score/m/results.jsonl")" = 1800 ] || fail "score: incomplete output" ;;
+*) fail "score exited $rc after SIGTERM" ;;
+esac
+echo "   check exit $check_rc; score exit $rc"
+rm -rf "$big"
 
 echo "== $trials signals to run at random moments"
 for n in $(seq "$trials"); do run_trial "$n"; done

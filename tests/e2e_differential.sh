@@ -11,14 +11,14 @@
 # $SX_DIFF_WORKERS workers (default 2) from pair $SX_DIFF_INDEX on (default
 # 50, 51). A gold pair already running is used and left running; every pair
 # started here is stopped at the end.
-# Env: SX_DIFF_COUNT (tasks, default 36: two per shape), SX_DIFF_SEED
+# Env: SX_DIFF_COUNT (tasks, default 18: one per shape), SX_DIFF_SEED
 # (default 22), SX_DIFF_KEEP=1 keeps the work folder.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 here="$SX_SOURCE_DIR/tests/differential"
 index="${SX_DIFF_INDEX:-50}"
 gold_index="${SX_DIFF_GOLD_INDEX:-52}"
-count="${SX_DIFF_COUNT:-36}"
+count="${SX_DIFF_COUNT:-18}"
 seed="${SX_DIFF_SEED:-22}"
 rt="$SX_SOURCE_DIR/.runtime"
 if [ ! -f "$rt/installed.env" ]; then

@@ -34,11 +34,15 @@ typedef struct {
     double seconds;
 } job_t;
 
-/* A received shard and how far it got. */
+/* A received shard and how far it got. A shard whose files cannot be stored
+ * here (disk full) or stop coming is failed: its tasks are answered with
+ * infra_error, so the coordinator retries them instead of waiting for us. */
 typedef struct {
     sx_msg_t *assign;
     size_t next_task;
     bool materialized;
+    char *failed;     /* why its files could not be had; NULL = fine */
+    int64_t received; /* when it arrived */
 } local_shard_t;
 
 struct _sx_agent_t {
@@ -52,6 +56,7 @@ struct _sx_agent_t {
     zlist_t *shards;     /* local_shard_t* in arrival order */
     zhashx_t *requested; /* hashes asked for and not yet received */
     job_t *running;
+    int64_t last_file_at; /* when a bench file was last stored */
     int64_t coordinator_expires;
     int64_t last_sent;
     int backoff_ms;
@@ -151,6 +156,8 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
         c->reconnect_min_ms = 250;
     if (c->reconnect_max_ms < c->reconnect_min_ms)
         c->reconnect_max_ms = 32 * c->reconnect_min_ms;
+    if (c->files_wait_ms <= 0)
+        c->files_wait_ms = 60000;
     snprintf(self->cache_dir, sizeof self->cache_dir, "%s/cache", self->work_dir);
     snprintf(self->bench_dir, sizeof self->bench_dir, "%s/bench", self->work_dir);
     snprintf(self->csv_dir, sizeof self->csv_dir, "%s/csv", self->work_dir);
@@ -171,13 +178,22 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
     return self;
 }
 
+static void shard_destroy(local_shard_t **shard_p)
+{
+    local_shard_t *shard = *shard_p;
+    if (!shard)
+        return;
+    sx_msg_destroy(&shard->assign);
+    free(shard->failed);
+    free(shard);
+    *shard_p = NULL;
+}
+
 static void forget_shards(sx_agent_t *self)
 {
     local_shard_t *shard;
-    while ((shard = zlist_pop(self->shards)) != NULL) {
-        sx_msg_destroy(&shard->assign);
-        free(shard);
-    }
+    while ((shard = zlist_pop(self->shards)) != NULL)
+        shard_destroy(&shard);
     zhashx_purge(self->requested);
 }
 
@@ -328,6 +344,17 @@ static void request_missing(sx_agent_t *self, const sx_msg_t *assign)
     }
 }
 
+/* Marks every waiting shard that needs hash as failed (see local_shard_t). */
+static void fail_shards_needing(sx_agent_t *self, const char *hash, const char *why)
+{
+    for (local_shard_t *shard = zlist_first(self->shards); shard;
+         shard = zlist_next(self->shards)) {
+        for (size_t i = 0; i < shard->assign->file_count && !shard->failed; i++)
+            if (strcmp(shard->assign->files[i].hash, hash) == 0)
+                shard->failed = strdup(why);
+    }
+}
+
 static void on_file(sx_agent_t *self, const sx_msg_t *msg)
 {
     char actual[41];
@@ -339,8 +366,11 @@ static void on_file(sx_agent_t *self, const sx_msg_t *msg)
     char path[PATH_MAX];
     object_path(self, msg->hash, path, sizeof path);
     sx_error_t err;
-    if (sx_file_write_atomic(path, msg->data, msg->size, &err) != 0)
+    if (sx_file_write_atomic(path, msg->data, msg->size, &err) != 0) {
         sx_err("%s", err.msg);
+        fail_shards_needing(self, msg->hash, err.msg);
+    } else
+        self->last_file_at = zclock_mono();
     zhashx_delete(self->requested, msg->hash);
 }
 
@@ -368,7 +398,7 @@ static int place_file(sx_agent_t *self, const sx_msg_file_t *file, sx_error_t *e
 /* True once every file of the shard is cached and placed in bench/. */
 static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
 {
-    if (shard->materialized)
+    if (shard->materialized || shard->failed)
         return true;
     for (size_t i = 0; i < shard->assign->file_count; i++) {
         char path[PATH_MAX];
@@ -376,10 +406,12 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
         if (!sx_file_exists(path))
             return false;
     }
-    for (size_t i = 0; i < shard->assign->file_count; i++) {
+    for (size_t i = 0; i < shard->assign->file_count && !shard->failed; i++) {
         sx_error_t err;
-        if (place_file(self, &shard->assign->files[i], &err) != 0)
-            sx_err("%s", err.msg); /* the executor will report the task's missing input */
+        if (place_file(self, &shard->assign->files[i], &err) != 0) {
+            sx_err("%s", err.msg);
+            shard->failed = strdup(err.msg);
+        }
     }
     shard->materialized = true;
     return true;
@@ -387,30 +419,76 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
 
 /* ---- tasks ------------------------------------------------------------- */
 
+static job_t *job_new(sx_agent_t *self, const sx_msg_task_t *task)
+{
+    job_t *job = calloc(1, sizeof *job);
+    job->task = (sx_msg_task_t){strdup(task->method), strdup(task->task_id),
+                                dup_or_null(task->sql), task->attempt, task->token};
+    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
+             task->method, task->task_id, task->attempt);
+    return job;
+}
+
+static void finish_job(sx_agent_t *self, job_t *job);
+
+/* Answers every task of a failed shard with infra_error, and drops it. */
+static void answer_failed_shard(sx_agent_t *self, local_shard_t *shard)
+{
+    char detail[1024];
+    snprintf(detail, sizeof detail, "worker %s cannot get the task's files: %s",
+             self->name, shard->failed);
+    for (size_t i = shard->next_task; i < shard->assign->task_count; i++) {
+        job_t *job = job_new(self, &shard->assign->tasks[i]);
+        sx_result_init(&job->result, job->task.task_id, SX_STATUS_INFRA_ERROR, detail,
+                       NULL);
+        finish_job(self, job);
+        job_destroy(&job);
+    }
+    zlist_remove(self->shards, shard);
+    shard_destroy(&shard);
+}
+
+/* Whether the first shard waits for files that stopped coming: the
+ * coordinator refuses files for units it took back (their deadline passed),
+ * and a shard waiting for them would block every shard behind it. */
+static bool files_stalled(sx_agent_t *self, local_shard_t *shard)
+{
+    int64_t progress =
+        shard->received > self->last_file_at ? shard->received : self->last_file_at;
+    if (zclock_mono() - progress < self->config.files_wait_ms)
+        return false;
+    char why[128];
+    snprintf(why, sizeof why, "no bench file arrived for %d ms",
+             self->config.files_wait_ms);
+    shard->failed = strdup(why);
+    return true;
+}
+
 static void start_next_task(sx_agent_t *self)
 {
     local_shard_t *shard = zlist_first(self->shards);
-    if (self->running || !shard || !shard_ready(self, shard))
+    if (self->running || !shard)
         return;
-    const sx_msg_task_t *task = &shard->assign->tasks[shard->next_task++];
-    job_t *job = calloc(1, sizeof *job);
-    job->task = (sx_msg_task_t){strdup(task->method), strdup(task->task_id),
-                                dup_or_null(task->sql), task->attempt};
-    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
-             task->method, task->task_id, task->attempt);
+    if (!shard_ready(self, shard) && !files_stalled(self, shard))
+        return;
+    if (shard->failed) {
+        answer_failed_shard(self, shard);
+        return;
+    }
+    job_t *job = job_new(self, &shard->assign->tasks[shard->next_task++]);
     if (shard->next_task >= shard->assign->task_count) {
         zlist_pop(self->shards);
-        sx_msg_destroy(&shard->assign);
-        free(shard);
+        shard_destroy(&shard);
     }
     self->running = job;
     zsock_send(self->runner, "p", job);
 }
 
+/* One entry per dispatch: the token tells two dispatches of one attempt apart. */
 static void spool_key(char *key, size_t size, const char *method, const char *task_id,
-                      int attempt)
+                      uint64_t token)
 {
-    snprintf(key, size, "%s.%s.%d", method, task_id, attempt);
+    snprintf(key, size, "%s.%s.%llu", method, task_id, (unsigned long long)token);
 }
 
 /* Turns a finished job into a spooled, sent RESULT. */
@@ -421,6 +499,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
     sx_result_init(&msg->result, job->task.task_id, job->result.status,
                    job->result.detail ? job->result.detail : "", NULL);
     msg->result.attempts = job->task.attempt;
+    msg->token = job->task.token;
     msg->result.seconds = job->seconds;
     msg->result.strict = job->result.strict;
     free(msg->result.worker);
@@ -440,7 +519,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
     size_t size = 0;
     char *data = sx_msg_encode(msg, &size, &err);
     char key[700];
-    spool_key(key, sizeof key, job->task.method, job->task.task_id, job->task.attempt);
+    spool_key(key, sizeof key, job->task.method, job->task.task_id, job->task.token);
     if (!data)
         sx_err("task %s: %s", job->task.task_id, err.msg);
     else if (sx_spool_put(self->spool, key, data, size, &err) != 0)
@@ -487,16 +566,15 @@ static int on_coordinator(sx_agent_t *self)
         request_missing(self, msg);
         local_shard_t *shard = calloc(1, sizeof *shard);
         shard->assign = msg;
+        shard->received = zclock_mono();
         msg = NULL;
-        if (shard->assign->task_count == 0) {
-            sx_msg_destroy(&shard->assign);
-            free(shard);
-        } else
+        if (shard->assign->task_count == 0)
+            shard_destroy(&shard);
+        else
             zlist_append(self->shards, shard);
     } else if (msg->type == SX_MSG_ACK) {
         char key[700];
-        spool_key(key, sizeof key, msg->method, msg->result.task_id,
-                  msg->result.attempts);
+        spool_key(key, sizeof key, msg->method, msg->result.task_id, msg->token);
         sx_spool_remove(self->spool, key);
     } else if (msg->type == SX_MSG_FILE) {
         on_file(self, msg);

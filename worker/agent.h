@@ -7,6 +7,10 @@
  * is spooled to disk before it is sent and dropped only on ACK; after a
  * reconnect (the coordinator went silent: back-off doubling from
  * reconnect_min_ms to reconnect_max_ms) or a restart the spool is sent again.
+ * Every RESULT carries the attempt token of its ASSIGN task. A shard whose
+ * files cannot be stored here (disk full) or stop coming (files_wait_ms) is
+ * answered with infra_error at once, so the coordinator retries it
+ * elsewhere instead of waiting.
  *
  * The executor is a function pointer so tests can plug in a simulated one;
  * the real one wraps sx_executor_run. */
@@ -31,11 +35,13 @@ typedef struct {
     const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
     sx_agent_exec_fn *exec;
     void *exec_ctx;
-    int heartbeat_ms;             /* default 1000 */
-    int dead_after_ms;            /* coordinator silent this long = gone (default 5000) */
-    int reconnect_min_ms;         /* default 250 */
-    int reconnect_max_ms;         /* default 8000 */
-    const char *cert_path;        /* CURVE: this worker's certificate */
+    int heartbeat_ms;      /* default 1000 */
+    int dead_after_ms;     /* coordinator silent this long = gone (default 5000) */
+    int reconnect_min_ms;  /* default 250 */
+    int reconnect_max_ms;  /* default 8000 */
+    int files_wait_ms;     /* a shard whose files stop coming (no file stored for this
+                              long) is answered with infra_error (default 60000) */
+    const char *cert_path; /* CURVE: this worker's certificate */
     const char *server_cert_path; /* CURVE: the coordinator's public certificate */
     bool insecure;                /* allow plain TCP to a non-loopback address */
 } sx_agent_config_t;

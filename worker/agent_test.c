@@ -2,7 +2,8 @@
  * coordinator (a raw ROUTER) drives one agent with the simulated executor:
  * files are fetched by hash once and verified, a result is spooled until
  * acknowledged and re-sent after the coordinator vanishes and comes back,
- * garbage is ignored, and a final goodbye ends the agent. */
+ * garbage is ignored, a cache that cannot take a file turns the task into
+ * infra_error, and a final goodbye ends the agent. */
 #include "worker/agent.h"
 
 #include "common/log.h"
@@ -65,7 +66,7 @@ static sx_msg_t *make_assign(const char *bench, const char *task_id, int attempt
 {
     sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
     assign->shard_id = 1;
-    sx_msg_add_task(assign, "m1", task_id, "SELECT 1", attempt);
+    sx_msg_add_task(assign, "m1", task_id, "SELECT 1", attempt, 100u * (unsigned)attempt);
     char rel[256], abs[PATH_MAX + 256], hash[41];
     const char *patterns[] = {"tasks/%s/task.json", "gold/%s.csv"};
     for (int i = 0; i < 2; i++) {
@@ -165,7 +166,8 @@ void sx_agent_test(bool verbose)
                                 .heartbeat_ms = BEAT_MS,
                                 .dead_after_ms = DEAD_MS,
                                 .reconnect_min_ms = 50,
-                                .reconnect_max_ms = 200};
+                                .reconnect_max_ms = 200,
+                                .files_wait_ms = 1000};
     run_t run = {sx_agent_new(&config, NULL), -1};
     SX_CHECK(run.agent);
     zactor_t *actor = zactor_new(agent_actor, &run);
@@ -200,6 +202,7 @@ void sx_agent_test(bool verbose)
     ack->method = strdup("m1");
     ack->result.task_id = strdup("t001");
     ack->result.attempts = 1;
+    ack->token = 100;
     sx_msg_send(ack, router, who, NULL);
     sx_msg_destroy(&ack);
     sx_msg_destroy(&result);
@@ -210,9 +213,39 @@ void sx_agent_test(bool verbose)
     sx_msg_send(assign, router, who, NULL);
     requests = 0;
     result = serve_until_result(router, bench, assign, &who, &requests);
-    SX_CHECK(result && result->result.attempts == 2 && requests == 0);
+    SX_CHECK(result && result->result.attempts == 2 && result->token == 200 &&
+             requests == 0);
     sx_msg_destroy(&result);
     SX_CHECK(spool_entries(work) == 1); /* the first ACK emptied the old entry */
+
+    /* The cache cannot take a file (as on a full disk): the task is answered
+     * with infra_error at once instead of waiting for files forever. */
+    char cache[PATH_MAX + 16];
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    char cmd[2 * PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && touch '%s'", cache, cache);
+    SX_CHECK(system(cmd) == 0);
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t002", 1);
+    sx_msg_send(assign, router, who, NULL);
+    requests = 0;
+    result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR && requests > 0);
+    SX_CHECK(strstr(result->result.detail, "cannot get the task's files"));
+    SX_CHECK(result->token == 100);
+    sx_msg_destroy(&result);
+
+    /* Files that never come (the coordinator took the units back and refuses
+     * them) do not block the agent: after files_wait_ms, infra_error. */
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t002", 2);
+    sx_msg_add_file(assign, "tasks/t002/never.csv",
+                    "0123456789abcdef0123456789abcdef01234567", 5);
+    sx_msg_send(assign, router, who, NULL);
+    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(strstr(result->result.detail, "no bench file arrived for 1000 ms"));
+    sx_msg_destroy(&result);
 
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
     bye->reason = strdup("run complete");
@@ -224,7 +257,7 @@ void sx_agent_test(bool verbose)
     zpoller_destroy(&poller);
     char *done = zstr_recv(actor);
     zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 2);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 4);
     zactor_destroy(&actor);
     sx_agent_destroy(&run.agent);
     sx_simexec_destroy(&sim);

@@ -5,9 +5,11 @@
  * submit (a fresh gateway session, the registered DDL, the INSERT), run
  * (poll the job until it ends or the task timeout cancels it), materialize
  * (read the whole output topic, write the final CSV), score (only now open
- * gold and evaluation) and cleanup (cancel a job still running, close the
- * session, delete the topics), which runs whatever happened before. The first
- * step that fails decides the status; later steps are skipped. */
+ * gold and evaluation), settle (a verdict against the query stands only on a
+ * pair whose processes did not change during the task) and cleanup (cancel a
+ * job still running, close the session, delete the topics), which runs
+ * whatever happened before. The first step that fails decides the status;
+ * later steps are skipped. */
 #include "worker/executor.h"
 
 #include "common/log.h"
@@ -15,6 +17,7 @@
 #include "common/signals.h"
 #include "common/task.h"
 #include "worker/ddl.h"
+#include "worker/fakeflink.h"
 #include "worker/gateway.h"
 #include "worker/kafka.h"
 #include "worker/materialize.h"
@@ -22,6 +25,8 @@
 #include "worker/sqlcheck.h"
 
 #include <czmq.h>
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Per-request deadline of Kafka and gateway calls (not of the job). */
 #define CLIENT_TIMEOUT_MS 10000
@@ -37,6 +43,12 @@
 #define STATE_MISSES_MAX 3
 /* After a cancel request, how long to wait for Flink to confirm it. */
 #define CANCEL_WAIT_MS 15000
+/* How often a running job's pair is checked for a dead or restarted
+ * component: Flink itself may take a minute to fail the job (Kafka's client
+ * timeout, the TaskManager heartbeat). */
+#define PAIR_CHECK_MS 1000
+/* What every task's job name starts with (pipeline.name): the sweep's mark. */
+#define JOB_NAME_PREFIX "streamex "
 
 struct _sx_executor_t {
     char *bootstrap;
@@ -45,6 +57,8 @@ struct _sx_executor_t {
     bool keep;
     sx_kafka_t *kafka;
     sx_gateway_t *gateway;
+    sx_runtime_t *pair; /* NULL: not checked */
+    zlist_t *leftover;  /* topics a cleanup could not delete (Kafka was down) */
 };
 
 /* Everything one run of one task owns, released by run_release(). */
@@ -60,6 +74,7 @@ typedef struct {
     size_t topics_created;   /* the first ones of topics[]: cleanup deletes them */
     bool job_live;           /* a job was submitted and not seen ending */
     char job_id[SX_JOB_ID_SIZE];
+    sx_runtime_identity_t pair_at_start; /* the pair's processes when the task began */
     sx_status_t status;
     int strict; /* the strict verdict beside status, once scored */
     char detail[SX_ERROR_MAX];
@@ -107,7 +122,11 @@ sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *e
     self->run_id = strdup(config->run_id);
     self->profile = config->profile;
     self->keep = config->keep;
-    if (!self->bootstrap || !self->run_id) {
+    self->pair = config->pair;
+    self->leftover = zlist_new();
+    if (self->leftover)
+        zlist_autofree(self->leftover);
+    if (!self->bootstrap || !self->run_id || !self->leftover) {
         sx_error_set(err, "out of memory");
         sx_executor_destroy(&self);
         return NULL;
@@ -128,6 +147,7 @@ void sx_executor_destroy(sx_executor_t **self_p)
     sx_executor_t *self = *self_p;
     sx_gateway_destroy(&self->gateway);
     sx_kafka_destroy(&self->kafka);
+    zlist_destroy(&self->leftover);
     free(self->bootstrap);
     free(self->run_id);
     free(self);
@@ -248,7 +268,7 @@ static int step_submit(run_t *run)
     sx_gateway_t *gateway = run->self->gateway;
     sx_error_t err;
     char name[512];
-    snprintf(name, sizeof name, "streamex %s %s attempt %d", run->self->run_id,
+    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s attempt %d", run->self->run_id,
              run->task->task_id, run->request->attempt);
     if (sx_gateway_open_session(gateway, name, &err) != 0)
         return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
@@ -315,12 +335,30 @@ static int job_failed(run_t *run)
     return fail(run, SX_STATUS_FLINK_ERROR, "%s", cause);
 }
 
-/* Polls the job until it ends; submitted_at starts the task's timeout. */
+/* 0 while the pair is the one the task started on; else -1, err says why. */
+static int pair_intact(run_t *run, sx_error_t *err)
+{
+    if (!run->self->pair)
+        return 0;
+    return sx_runtime_intact(run->self->pair, &run->pair_at_start, err);
+}
+
+/* Polls the job until it ends; submitted_at starts the task's timeout. A
+ * pair that changes meanwhile ends the attempt at once as infra_error (the
+ * job is cancelled by cleanup): whatever the job does next is not the
+ * query's doing. */
 static int step_run(run_t *run, double submitted_at)
 {
     sx_error_t err;
     int misses = 0; /* consecutive failed polls: one slow answer is not a verdict */
+    double pair_checked = now_s();
     for (;;) {
+        if (now_s() - pair_checked >= PAIR_CHECK_MS / 1e3) {
+            if (pair_intact(run, &err) != 0)
+                return fail(run, SX_STATUS_INFRA_ERROR, "job %s: %s", run->job_id,
+                            err.msg);
+            pair_checked = now_s();
+        }
         sx_job_state_t state;
         if (sx_gateway_job_state(run->self->gateway, run->job_id, &state, &err) != 0) {
             if (++misses >= STATE_MISSES_MAX)
@@ -342,8 +380,19 @@ static int step_run(run_t *run, double submitted_at)
             return fail(run, SX_STATUS_INFRA_ERROR, "interrupted by signal %d",
                         sx_signals_caught());
         if (now_s() - submitted_at > run->task->timeout_s) {
-            /* The verdict is the query's either way; a cancel that fails is
-             * tried again by cleanup. */
+            /* A job whose tasks never all got a slot was not run at all: the
+             * cluster's fault (e.g. a killed TaskManager the JobManager still
+             * counts), not a slow query. */
+            char waiting[32] = "";
+            if (sx_gateway_job_waiting(run->self->gateway, run->job_id, waiting,
+                                       sizeof waiting, &err) == 0 &&
+                waiting[0])
+                return fail(run, SX_STATUS_INFRA_ERROR,
+                            "job %s: a task still %s after %d s: the cluster gave it "
+                            "no slot",
+                            run->job_id, waiting, run->task->timeout_s);
+            /* Else the verdict is the query's either way; a cancel that fails
+             * is tried again by cleanup. */
             if (cancel_job(run, &err) != 0)
                 return fail(run, SX_STATUS_TIMEOUT,
                             "job did not finish within %d s; cancel failed: %s",
@@ -425,6 +474,30 @@ static int step_score(run_t *run)
     return run->status == SX_STATUS_EVAL_ERROR ? -1 : 0;
 }
 
+/* ---- settle -------------------------------------------------------------- */
+
+/* A verdict that blames the query or its output is only given on a pair
+ * that stayed whole: a component that died or was restarted during the task
+ * makes it infra_error, which the coordinator retries once the pair is whole
+ * again (the worker's watchdog restores it before the next task). */
+static void step_settle(run_t *run)
+{
+    sx_status_t status = run->status;
+    if (status != SX_STATUS_FLINK_ERROR && status != SX_STATUS_TIMEOUT &&
+        status != SX_STATUS_MATERIALIZE_ERROR && status != SX_STATUS_MISMATCH)
+        return;
+    sx_error_t err;
+    if (pair_intact(run, &err) == 0)
+        return;
+    char was[SX_ERROR_MAX];
+    snprintf(was, sizeof was, "%s", run->detail);
+    fail(run, SX_STATUS_INFRA_ERROR, "%s (the attempt had ended as %s: %s)", err.msg,
+         sx_status_name(status), was);
+    if (run->csv[0])
+        unlink(run->csv);
+    run->csv[0] = '\0';
+}
+
 /* ---- cleanup ------------------------------------------------------------- */
 
 /* Leaves the pair clean for the next task whatever happened. A cleanup
@@ -449,8 +522,84 @@ static void step_cleanup(run_t *run)
         sx_warn("task %s: %s", run->request->task_id, err.msg);
     if (run->topics_created > 0 &&
         sx_kafka_delete_topics(self->kafka, (const char *const *)run->topics,
-                               run->topics_created, &err) != 0)
-        sx_warn("task %s: %s", run->request->task_id, err.msg);
+                               run->topics_created, &err) != 0) {
+        sx_warn("task %s: %s (tried again before the next task)", run->request->task_id,
+                err.msg);
+        for (size_t i = 0; i < run->topics_created; i++)
+            zlist_append(self->leftover, run->topics[i]);
+    }
+}
+
+/* Deletes the topics earlier cleanups could not (the broker was down then;
+ * the watchdog has restarted it since). */
+static void delete_leftover(sx_executor_t *self)
+{
+    size_t count = zlist_size(self->leftover);
+    if (count == 0)
+        return;
+    const char **topics = calloc(count, sizeof *topics);
+    if (!topics)
+        return;
+    size_t n = 0;
+    for (const char *t = zlist_first(self->leftover); t; t = zlist_next(self->leftover))
+        topics[n++] = t;
+    sx_error_t err;
+    if (sx_kafka_delete_topics(self->kafka, topics, count, &err) == 0) {
+        sx_info("deleted %zu topic(s) an earlier cleanup could not", count);
+        zlist_purge(self->leftover);
+    } else {
+        sx_warn("%s (tried again before the next task)", err.msg);
+    }
+    free(topics);
+}
+
+/* ---- sweep --------------------------------------------------------------- */
+
+static void sweep_jobs(sx_executor_t *self, bool remove, size_t *removed)
+{
+    char(*ids)[SX_JOB_ID_SIZE] = NULL;
+    size_t count = 0;
+    sx_error_t err;
+    if (sx_gateway_running_jobs(self->gateway, JOB_NAME_PREFIX, &ids, &count, &err) != 0)
+        sx_warn("sweep: listing jobs: %s", err.msg);
+    for (size_t i = 0; i < count; i++) {
+        if (!remove) {
+            sx_info("sweep: job %s of an earlier run still runs (shared pair: left)",
+                    ids[i]);
+        } else if (sx_gateway_job_cancel(self->gateway, ids[i], &err) != 0) {
+            sx_warn("sweep: cancelling job %s: %s", ids[i], err.msg);
+        } else {
+            sx_info("sweep: cancelled job %s left by an earlier run", ids[i]);
+            (*removed)++;
+        }
+    }
+    free(ids);
+}
+
+int sx_executor_sweep(sx_executor_t *self, size_t *removed, sx_error_t *err)
+{
+    *removed = 0;
+    bool remove = self->pair && sx_runtime_owned(self->pair);
+    sweep_jobs(self, remove, removed);
+    char **topics = NULL;
+    size_t count = 0;
+    if (sx_kafka_list_topics(self->kafka, "sx.", &topics, &count, err) != 0)
+        return sx_error_prefix(err, "sweep"), -1;
+    int rc = 0;
+    if (count > 0 && !remove) {
+        sx_info("sweep: %zu topic(s) sx.* of earlier runs on a shared pair: left", count);
+    } else if (count > 0 &&
+               sx_kafka_delete_topics(self->kafka, (const char *const *)topics, count,
+                                      err) != 0) {
+        rc = -1;
+        sx_error_prefix(err, "sweep");
+    } else if (count > 0) {
+        for (size_t i = 0; i < count; i++)
+            sx_info("sweep: deleted topic %s left by an earlier run", topics[i]);
+        *removed += count;
+    }
+    sx_kafka_topics_free(&topics, count);
+    return rc;
 }
 
 static void run_release(run_t *run)
@@ -468,15 +617,19 @@ static void run_release(run_t *run)
     sx_task_destroy(&run->task);
 }
 
+/* How the task's topics come to exist and be filled: step_replay, or in the
+ * self-test a stand-in for the mock Kafka cluster, which has no admin API. */
+typedef int (*replay_fn_t)(run_t *run);
+
 /* Runs the steps in order, timing each; stops at the first that fails. */
-static void run_steps(run_t *run, sx_timings_t *timings)
+static void run_steps(run_t *run, replay_fn_t replay, sx_timings_t *timings)
 {
     double t = now_s();
     int rc = step_prepare(run);
     timings->prepare = now_s() - t;
     if (rc == 0) {
         t = now_s();
-        rc = step_replay(run);
+        rc = replay(run);
         timings->replay = now_s() - t;
     }
     double submitted_at = now_s();
@@ -499,18 +652,22 @@ static void run_steps(run_t *run, sx_timings_t *timings)
         step_score(run);
         timings->score = now_s() - t;
     }
+    step_settle(run);
     t = now_s();
     step_cleanup(run);
     timings->cleanup = now_s() - t;
 }
 
-void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
-                     sx_result_t *result, sx_timings_t *timings)
+static void execute(sx_executor_t *self, const sx_exec_request_t *request,
+                    replay_fn_t replay, sx_result_t *result, sx_timings_t *timings)
 {
     double start = now_s();
     memset(timings, 0, sizeof *timings);
     run_t run = {.self = self, .request = request, .status = SX_STATUS_INFRA_ERROR};
-    run_steps(&run, timings);
+    delete_leftover(self);
+    if (self->pair)
+        sx_runtime_identify(self->pair, &run.pair_at_start);
+    run_steps(&run, replay, timings);
     if (run.status != SX_STATUS_MATCH && run.status != SX_STATUS_MISMATCH &&
         run.status != SX_STATUS_MISSING_PREDICTION)
         sx_info("task %s attempt %d: %s: %s", request->task_id, request->attempt,
@@ -525,51 +682,80 @@ void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
     run_release(&run);
 }
 
-/* ---- self-test: the steps that need no pair ------------------------------ */
-
-/* Writes a one-task bench under dir: one static source, an append sink. */
-static void write_bench(const char *dir)
+void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
+                     sx_result_t *result, sx_timings_t *timings)
 {
-    zsys_dir_create("%s/tasks/t1/sources", dir);
+    execute(self, request, step_replay, result, timings);
+}
+
+/* ---- self-test ------------------------------------------------------------
+ * Outcomes decided before Kafka or Flink are touched run against nothing.
+ * Every verdict decided on the cluster runs the executor's own code against
+ * librdkafka's in-process mock Kafka and the scripted fake Flink of
+ * worker/fakeflink.c: the mock has no topic admin API, so only topic creation
+ * is stood in for (mock_replay); the replay itself, the job polling, cancel,
+ * root cause, materialization, scoring and settling are the real code. The
+ * same paths on the real runtime: tests/e2e_exec.sh and e2e_chaos.sh. */
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/task_ids.txt", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     SX_CHECK(f);
-    fputs("t1\n", f);
+    fputs(text, f);
     fclose(f);
-    snprintf(path, sizeof path, "%s/tasks/t1/sources/s.csv", dir);
-    f = fopen(path, "w");
-    SX_CHECK(f);
-    fputs("id,v\n1,a\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/tasks/t1/task.json", dir);
-    f = fopen(path, "w");
-    SX_CHECK(f);
-    fputs("{\"task_id\": \"t1\", \"question\": \"q\", \"sources\": [{\"name\": \"s\", "
-          "\"kind\": \"static\", \"file\": \"sources/s.csv\", \"columns\": [{\"name\": "
-          "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"CREATE TABLE s (id BIGINT, v STRING) "
-          "WITH "
-          "('connector'='kafka','topic'='${topic}','properties.bootstrap.servers'="
-          "'${bootstrap}','format'='json')\"}], \"sink\": {\"name\": \"result\", "
-          "\"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id BIGINT) WITH "
-          "('connector'='kafka','topic'='${topic}','properties.bootstrap.servers'="
-          "'${bootstrap}','format'='json')\"}, \"output_schema\": [{\"name\": \"id\", "
-          "\"type\": \"BIGINT\"}], \"timeout_s\": 30}\n",
-          f);
-    fclose(f);
+}
+
+static void write_task(const char *dir, const char *id, int timeout_s)
+{
+    char path[PATH_MAX], json[2048];
+    snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
+    zsys_dir_create("%s", path);
+    write_file(path, "s.csv", "id,v\n1,a\n");
+    snprintf(
+        json, sizeof json,
+        "{\"task_id\": \"%s\", \"question\": \"q\", \"sources\": [{\"name\": \"s\", "
+        "\"kind\": \"static\", \"file\": \"sources/s.csv\", \"columns\": [{\"name\": "
+        "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"CREATE TABLE s (id BIGINT, v STRING) "
+        "WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
+        "servers'='${bootstrap}','format'='json')\"}], \"sink\": {\"name\": "
+        "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
+        "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
+        "servers'='${bootstrap}','format'='json')\"}, \"output_schema\": [{\"name\": "
+        "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
+        id, timeout_s);
+    snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
+    write_file(path, "task.json", json);
+}
+
+/* A bench of two tasks, one static source and an append sink each: t1 (30 s,
+ * gold is the row id=1) and t2 (1 s, no gold nor evaluation). */
+static void write_bench(const char *dir)
+{
+    write_file(dir, "task_ids.txt", "t1\nt2\n");
+    write_task(dir, "t1", 30);
+    write_task(dir, "t2", 1);
+    zsys_dir_create("%s/gold", dir);
+    zsys_dir_create("%s/evaluation", dir);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/gold", dir);
+    write_file(path, "t1.csv", "id\n1\n");
+    snprintf(path, sizeof path, "%s/evaluation", dir);
+    write_file(path, "t1.json", "{}\n");
 }
 
 /* Outcomes decided before Kafka or Flink are touched, so an executor
  * pointed at nothing still gives each its own status. */
 static void test_outcome(sx_executor_t *executor, const char *bench, const char *task_id,
-                         const char *sql, sx_status_t expected, const char *detail_part)
+                         const char *sql, sx_status_t expected, const char *detail)
 {
     sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv", NULL};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
     SX_CHECK(result.status == expected);
-    SX_CHECK(strstr(result.detail, detail_part) != NULL);
+    SX_CHECK(strcmp(result.detail, detail) == 0);
     SX_CHECK(result.csv == NULL && result.score == 0 && result.attempts == 1);
     SX_CHECK(timings.submit == 0 && timings.run == 0);
     sx_result_clear(&result);
@@ -577,7 +763,7 @@ static void test_outcome(sx_executor_t *executor, const char *bench, const char 
 
 /* Past the checks, a Kafka that does not answer is infra trouble (retried
  * elsewhere), never a verdict on the query; the topic in the detail shows the
- * naming scheme sx.<run>.<task>.<attempt>.<table>. */
+ * naming scheme sx.<run>.<task>.<attempt>.<table>. Real code, no stand-in. */
 static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
 {
     sx_exec_request_t request = {
@@ -590,6 +776,306 @@ static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
     SX_CHECK(result.attempts == 2 && result.csv == NULL);
     SX_CHECK(timings.replay > 0 && timings.submit == 0);
     sx_result_clear(&result);
+}
+
+static rd_kafka_mock_cluster_t *s_mock; /* the mock Kafka of the tests below */
+
+/* Stands in for step_replay's topic creation, which the mock cannot do; the
+ * sources are then produced by the real replay_source. */
+static int mock_replay(run_t *run)
+{
+    for (size_t i = 0; i < run->table_count; i++)
+        SX_CHECK(rd_kafka_mock_topic_create(s_mock, run->topics[i], 1, 1) == 0);
+    sx_error_t err;
+    for (size_t i = 0; i < run->task->source_count; i++)
+        if (replay_source(run, i, &err) != 0)
+            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    return 0;
+}
+
+/* What the fake job writes to the sink topic when its INSERT arrives. */
+typedef struct {
+    sx_kafka_t *kafka;
+    char topic[128];
+    const char *value;
+} sink_output_t;
+
+static void write_sink(void *arg)
+{
+    sink_output_t *output = arg;
+    sx_kafka_record_t record = {
+        .value = output->value, .value_len = strlen(output->value), .timestamp_ms = 1};
+    sx_error_t err;
+    SX_CHECK(sx_kafka_produce(output->kafka, output->topic, &record, 1, &err) == 0);
+}
+
+typedef struct {
+    const char *bench;
+    const char *bootstrap; /* the mock's */
+    const char *csv_dir;
+    sx_runtime_t *pair;
+    sink_output_t *output;
+    int runs; /* each run has its own run id, so its own topics */
+} harness_t;
+
+/* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
+ * with `script`, the executor watching `pair` (NULL: none); fills *result and
+ * returns the fake for its request counts (the caller destroys it). */
+static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
+                                   const char *task_id, sx_result_t *result)
+{
+    sx_fakeflink_t *fake = sx_fakeflink_new(script);
+    SX_CHECK(fake);
+    char run_id[32];
+    snprintf(run_id, sizeof run_id, "fake%d", ++h->runs);
+    snprintf(h->output->topic, sizeof h->output->topic, "sx.%s.%s.3.result", run_id,
+             task_id);
+    sx_executor_config_t config = {
+        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
+        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, false,
+        h->pair};
+    sx_error_t err;
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    char csv[PATH_MAX];
+    snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
+    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
+    sx_timings_t timings;
+    execute(executor, &request, mock_replay, result, &timings);
+    SX_CHECK(result->attempts == 3);
+    sx_executor_destroy(&executor);
+    return fake;
+}
+
+/* Exact status and detail, and a CSV exactly when the output was scored. */
+static void check_verdict(sx_result_t *result, sx_status_t status, const char *detail)
+{
+    if (result->status != status || strcmp(result->detail, detail) != 0)
+        fprintf(stderr, "got %s: \"%s\"\nwant %s: \"%s\"\n",
+                sx_status_name(result->status), result->detail, sx_status_name(status),
+                detail);
+    SX_CHECK(result->status == status);
+    SX_CHECK(strcmp(result->detail, detail) == 0);
+    bool scored = status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH ||
+                  status == SX_STATUS_EVAL_ERROR;
+    SX_CHECK((result->csv != NULL) == scored);
+    SX_CHECK(result->score == (status == SX_STATUS_MATCH));
+    sx_result_clear(result);
+}
+
+/* One verdict on the fake whose detail does not name the fake's address. */
+static sx_fakeflink_t *expect(harness_t *h, sx_fakeflink_script_t *script,
+                              const char *task_id, sx_status_t status, const char *detail)
+{
+    sx_result_t result;
+    sx_fakeflink_t *fake = run_on_fake(h, script, task_id, &result);
+    check_verdict(&result, status, detail);
+    return fake;
+}
+
+#define JOB SX_FAKEFLINK_JOB
+
+static const char s_sql_trace[] =
+    "org.apache.flink.table.gateway.service.utils.SqlExecutionException: Failed.\n"
+    "Caused by: org.apache.flink.table.api.ValidationException: SQL validation failed. "
+    "Column 'nope' not found in any table\n";
+static const char s_query_cause[] =
+    "org.apache.flink.runtime.JobException: Recovery is suppressed\n"
+    "Caused by: java.lang.ArithmeticException: / by zero\n";
+static const char s_slot_cause[] =
+    "org.apache.flink.runtime.JobException: Recovery is suppressed\n"
+    "Caused by: org.apache.flink.runtime.jobmanager.scheduler."
+    "NoResourceAvailableException: Could not acquire the minimum required resources.\n";
+
+/* Verdicts decided by what Flink says, on a pair nobody watches. */
+static void test_flink_verdicts(harness_t *h, sink_output_t *output)
+{
+    char want[SX_ERROR_MAX];
+    /* A DDL Flink refuses is the task's fault; an INSERT it refuses, the query's. */
+    sx_fakeflink_script_t ddl = {.ddl_error = s_sql_trace};
+    sx_fakeflink_t *fake =
+        expect(h, &ddl, "t1", SX_STATUS_INPUT_ERROR,
+               "task t1: Flink rejected the DDL of s: "
+               "org.apache.flink.table.api.ValidationException: SQL "
+               "validation failed. Column 'nope' not found in any table");
+    sx_fakeflink_destroy(&fake);
+    sx_fakeflink_script_t insert = {.insert_error = s_sql_trace};
+    fake = expect(h, &insert, "t1", SX_STATUS_FLINK_ERROR,
+                  "org.apache.flink.table.api.ValidationException: SQL validation "
+                  "failed. Column 'nope' not found in any table");
+    sx_fakeflink_destroy(&fake);
+    /* A failed job: the query's root cause, or the cluster's. */
+    sx_fakeflink_script_t failed = {.states = "RUNNING,FAILED",
+                                    .root_exception = s_query_cause};
+    fake = expect(h, &failed, "t1", SX_STATUS_FLINK_ERROR,
+                  "java.lang.ArithmeticException: / by zero");
+    sx_fakeflink_destroy(&fake);
+    sx_fakeflink_script_t no_slot = {.states = "FAILED", .root_exception = s_slot_cause};
+    fake = expect(h, &no_slot, "t1", SX_STATUS_INFRA_ERROR,
+                  "job " JOB " failed: org.apache.flink.runtime.jobmanager.scheduler."
+                  "NoResourceAvailableException: Could not acquire the minimum required "
+                  "resources.");
+    sx_fakeflink_destroy(&fake);
+    /* A root cause that cannot be read: never guessed to be the query's. */
+    sx_fakeflink_script_t unreadable = {.states = "FAILED", .exceptions_status = 503};
+    sx_result_t result;
+    sx_fakeflink_t *used = run_on_fake(h, &unreadable, "t1", &result);
+    snprintf(want, sizeof want,
+             "job " JOB " failed and its root cause is unavailable: GET "
+             "%s/jobs/" JOB "/exceptions: HTTP 503: Internal server error.",
+             sx_fakeflink_url(used));
+    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    sx_fakeflink_destroy(&used);
+    /* Job-state polls that keep failing: the JobManager, not the query. One
+     * failed poll alone is not a verdict (the job then finishes). */
+    sx_fakeflink_script_t polls = {.states = "RUNNING,500,500,500"};
+    used = run_on_fake(h, &polls, "t1", &result);
+    snprintf(want, sizeof want,
+             "GET %s/jobs/" JOB "/status: HTTP 500: Internal server error.",
+             sx_fakeflink_url(used));
+    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    /* Four polls, then cleanup cancels the job it last saw running and asks once. */
+    SX_CHECK(sx_fakeflink_count(used, "GET /jobs/" JOB "/status") == 5);
+    SX_CHECK(sx_fakeflink_count(used, "PATCH /jobs/" JOB "?mode=cancel") == 1);
+    sx_fakeflink_destroy(&used);
+    output->value = "{\"id\":1}";
+    sx_fakeflink_script_t one_miss = {
+        .states = "500,FINISHED", .on_insert = write_sink, .arg = output};
+    fake = expect(h, &one_miss, "t1", SX_STATUS_MATCH, "");
+    sx_fakeflink_destroy(&fake);
+    /* Cancelled by someone else: not a verdict on the query. */
+    sx_fakeflink_script_t external = {.states = "RUNNING,CANCELED"};
+    fake = expect(h, &external, "t1", SX_STATUS_INFRA_ERROR,
+                  "job " JOB " was cancelled outside streamex");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_fakeflink_destroy(&fake);
+}
+
+/* A job that outlives timeout_s (t2: 1 s) is the query's timeout whether or
+ * not the cancel works; a failed cancel is tried once more by cleanup. */
+static void test_timeouts(harness_t *h)
+{
+    sx_fakeflink_script_t cancels = {.states = "RUNNING", .after_cancel = "CANCELED"};
+    sx_fakeflink_t *fake = expect(h, &cancels, "t2", SX_STATUS_TIMEOUT,
+                                  "job did not finish within 1 s; cancelled");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
+    sx_fakeflink_destroy(&fake);
+    sx_fakeflink_script_t refuses = {.states = "RUNNING", .cancel_status = 500};
+    sx_result_t result;
+    fake = run_on_fake(h, &refuses, "t2", &result);
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want,
+             "job did not finish within 1 s; cancel failed: PATCH "
+             "%s/jobs/" JOB "?mode=cancel: HTTP 500",
+             sx_fakeflink_url(fake));
+    check_verdict(&result, SX_STATUS_TIMEOUT, want);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 2);
+    sx_fakeflink_destroy(&fake);
+    /* Never started for want of a slot: infra_error, and cleanup cancels it. */
+    sx_fakeflink_script_t no_slot = {
+        .states = "RUNNING", .after_cancel = "CANCELED", .vertex_state = "SCHEDULED"};
+    fake = expect(h, &no_slot, "t2", SX_STATUS_INFRA_ERROR,
+                  "job " JOB ": a task still SCHEDULED after 1 s: the cluster gave it no "
+                  "slot");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
+    sx_fakeflink_destroy(&fake);
+}
+
+/* The job finished: what the sink topic holds decides. */
+static void test_output_verdicts(harness_t *h, sink_output_t *output)
+{
+    sx_fakeflink_script_t finished = {
+        .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = output};
+    output->value = "{\"id\":2}";
+    sx_fakeflink_t *fake = expect(h, &finished, "t1", SX_STATUS_MISMATCH,
+                                  "gold column 0 has no equal column in the prediction");
+    sx_fakeflink_destroy(&fake);
+    output->value = "not json";
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want,
+             "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is not "
+             "valid JSON: '[' or '{' expected near 'not'",
+             h->runs + 1);
+    fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
+    sx_fakeflink_destroy(&fake);
+    /* Gold and evaluation are the bench's: missing, they are eval_error. */
+    output->value = "{\"id\":1}";
+    snprintf(want, sizeof want,
+             "%s/evaluation/t2.json: cannot open: No such file or directory", h->bench);
+    fake = expect(h, &finished, "t2", SX_STATUS_EVAL_ERROR, want);
+    sx_fakeflink_destroy(&fake);
+}
+
+/* On a pair whose components are not (or no longer) the processes the task
+ * started with, a failure is the pair's. The pair here is one that does not
+ * run at all (a real sx_runtime_t over an empty folder): the job is cancelled
+ * at the first pair check, and a verdict reached before it (the INSERT
+ * refused) is turned into infra_error with the original kept in the detail.
+ * sx_runtime_test checks dead and restarted components on live processes. */
+static void test_pair_changed(harness_t *h, sink_output_t *output)
+{
+    char dir[] = "/tmp/sx-executor-pair-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    sx_runtime_config_t config;
+    sx_runtime_config_defaults(&config, 7);
+    config.runtime_dir = dir;
+    sx_error_t err;
+    h->pair = sx_runtime_new(&config, &err);
+    SX_CHECK(h->pair);
+    sx_fakeflink_script_t running = {.states = "RUNNING", .after_cancel = "CANCELED"};
+    sx_fakeflink_t *fake = expect(h, &running, "t1", SX_STATUS_INFRA_ERROR,
+                                  "job " JOB ": pair 7: kafka is not running");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
+    sx_fakeflink_destroy(&fake);
+    sx_fakeflink_script_t insert = {.insert_error = s_sql_trace};
+    fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR,
+                  "pair 7: kafka is not running (the attempt had ended as flink_error: "
+                  "org.apache.flink.table.api.ValidationException: SQL validation "
+                  "failed. Column 'nope' not found in any table)");
+    sx_fakeflink_destroy(&fake);
+    /* A mismatch too: its CSV is not kept. */
+    output->value = "{\"id\":2}";
+    sx_fakeflink_script_t finished = {
+        .states = "FINISHED", .on_insert = write_sink, .arg = output};
+    fake = expect(h, &finished, "t1", SX_STATUS_INFRA_ERROR,
+                  "pair 7: kafka is not running (the attempt had ended as mismatch: "
+                  "gold column 0 has no equal column in the prediction)");
+    sx_fakeflink_destroy(&fake);
+    char csv[PATH_MAX];
+    snprintf(csv, sizeof csv, "%s/t1.csv", h->csv_dir);
+    SX_CHECK(access(csv, F_OK) != 0);
+    /* A match stands: nothing wrong was blamed on the query. */
+    output->value = "{\"id\":1}";
+    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
+    sx_fakeflink_destroy(&fake);
+    sx_runtime_destroy(&h->pair);
+    SX_CHECK(rmdir(dir) == 0);
+}
+
+static void test_on_fake_flink(const char *bench)
+{
+    char reason[256];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "log_level", "0", reason, sizeof reason);
+    rd_kafka_t *owner = rd_kafka_new(RD_KAFKA_PRODUCER, conf, reason, sizeof reason);
+    SX_CHECK(owner);
+    s_mock = rd_kafka_mock_cluster_new(owner, 1);
+    SX_CHECK(s_mock);
+    char csv_dir[PATH_MAX];
+    snprintf(csv_dir, sizeof csv_dir, "%s/csv", bench);
+    sx_error_t err;
+    sink_output_t output = {
+        sx_kafka_new(rd_kafka_mock_cluster_bootstraps(s_mock), 5000, &err), "", NULL};
+    SX_CHECK(output.kafka);
+    harness_t h = {
+        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0};
+    test_flink_verdicts(&h, &output);
+    test_timeouts(&h);
+    test_output_verdicts(&h, &output);
+    test_pair_changed(&h, &output);
+    sx_kafka_destroy(&output.kafka);
+    rd_kafka_mock_cluster_destroy(s_mock);
+    rd_kafka_destroy(owner);
 }
 
 void sx_executor_test(bool verbose)
@@ -605,20 +1091,25 @@ void sx_executor_test(bool verbose)
                                    "http://127.0.0.1:1",
                                    "selftest",
                                    SX_PROFILE_SPIDER2_LITE_2025_11,
-                                   false};
+                                   false,
+                                   NULL};
     sx_executor_t *executor = sx_executor_new(&config, &err);
     SX_CHECK(executor);
-    test_outcome(executor, bench, "t1", NULL, SX_STATUS_MISSING_PREDICTION, "t1");
+    test_outcome(executor, bench, "t1", NULL, SX_STATUS_MISSING_PREDICTION,
+                 "no prediction for task t1");
     test_outcome(executor, bench, "t1", "DROP TABLE s", SX_STATUS_REJECTED_SQL,
-                 "rejected");
+                 "task t1: rejected: DROP TABLE statement");
     test_outcome(executor, bench, "t1", "SELECT id FROM s; SELECT 1",
-                 SX_STATUS_REJECTED_SQL, "rejected");
-    test_outcome(executor, bench, "t9", "SELECT id FROM s", SX_STATUS_INPUT_ERROR, "t9");
+                 SX_STATUS_REJECTED_SQL, "task t1: rejected: 2 statements");
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "task t9: %s/tasks/t9: no such folder", bench);
+    test_outcome(executor, bench, "t9", "SELECT id FROM s", SX_STATUS_INPUT_ERROR, want);
     test_unreachable_kafka(executor, bench);
     sx_executor_destroy(&executor);
     SX_CHECK(executor == NULL);
     config.run_id = NULL;
     SX_CHECK(sx_executor_new(&config, &err) == NULL);
+    test_on_fake_flink(bench);
     char command[PATH_MAX + 16];
     snprintf(command, sizeof command, "rm -rf '%s'", bench);
     SX_CHECK(system(command) == 0);

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/result.h"
 #include "common/score.h"
+#include "worker/runtime.h"
 
 #include <stdbool.h>
 
@@ -22,6 +23,11 @@ typedef struct {
     const char *run_id;      /* unique per run; part of every topic name */
     sx_profile_t profile;
     bool keep; /* keep topics and session for debugging */
+    /* The pair's processes, or NULL. When given, a task whose pair changed
+     * under it (a component died or was restarted) is infra_error, never
+     * flink_error, timeout, materialize_error or mismatch: the pair is
+     * watched while the job runs and checked again before such a verdict. */
+    sx_runtime_t *pair;
 } sx_executor_config_t;
 
 /* One task to execute. bench_dir holds tasks/ID/ (task.json, sources) and,
@@ -45,6 +51,13 @@ void sx_executor_destroy(sx_executor_t **self_p);
  * path when a final CSV was written) and *timings. */
 void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
                      sx_result_t *result, sx_timings_t *timings);
+
+/* Removes what an earlier run that crashed left on a pair this process
+ * started (so owns alone): topics named sx.*, and running streamex jobs.
+ * Gateway sessions die with the gateway, which such a pair starts afresh.
+ * On an external pair, which others may share, it only logs what it finds.
+ * Says what it removed in *removed (topics and jobs counted). */
+int sx_executor_sweep(sx_executor_t *self, size_t *removed, sx_error_t *err);
 
 void sx_executor_test(bool verbose);
 

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/selftest.h"
 #include "common/signals.h"
+#include "worker/fakeflink.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -109,6 +110,15 @@ bool sx_gateway_trace_is_infra(const char *trace)
         "NoResourceAvailableException",
         "Could not find any factory for identifier", /* a connector jar is missing */
         "SqlGatewayException: Session '",            /* the session itself vanished */
+        /* The broker unreachable from the job ("Timeout of 60000ms expired
+         * before the position for partition ... could be determined"): the
+         * topics are the worker's, so no query can cause these. */
+        "org.apache.kafka.common.errors.TimeoutException",
+        "org.apache.kafka.common.errors.NetworkException",
+        "org.apache.kafka.common.errors.DisconnectException",
+        /* A lost TaskManager: "TaskManager with id X is no longer reachable",
+         * "Heartbeat of TaskManager with id X timed out". */
+        "TaskManager with id ",
     };
     for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++)
         if (strstr(trace, markers[i]))
@@ -546,6 +556,61 @@ int sx_gateway_job_cancel(sx_gateway_t *self, const char *job_id, sx_error_t *er
     return sx_error_set(err, "PATCH %s: HTTP %ld", url, status);
 }
 
+int sx_gateway_job_waiting(sx_gateway_t *self, const char *job_id, char *waiting,
+                           size_t size, sx_error_t *err)
+{
+    static const char *const waiting_states[] = {"CREATED", "SCHEDULED", "DEPLOYING",
+                                                 "INITIALIZING"};
+    snprintf(waiting, size, "%s", "");
+    char url[1024];
+    snprintf(url, sizeof url, "%s/jobs/%s", self->rest_url, job_id);
+    json_t *answer = http_ok(self, "GET", url, NULL, err);
+    if (!answer)
+        return -1;
+    size_t i;
+    json_t *vertex;
+    json_array_foreach(json_object_get(answer, "vertices"), i, vertex)
+    {
+        const char *state = json_string_value(json_object_get(vertex, "status"));
+        for (size_t k = 0; state && !waiting[0] && k < 4; k++)
+            if (strcmp(state, waiting_states[k]) == 0)
+                snprintf(waiting, size, "%s", state);
+    }
+    json_decref(answer);
+    return 0;
+}
+
+int sx_gateway_running_jobs(sx_gateway_t *self, const char *name_prefix,
+                            char (**ids)[SX_JOB_ID_SIZE], size_t *count, sx_error_t *err)
+{
+    *ids = NULL;
+    *count = 0;
+    char url[1024];
+    snprintf(url, sizeof url, "%s/jobs/overview", self->rest_url);
+    json_t *answer = http_ok(self, "GET", url, NULL, err);
+    if (!answer)
+        return -1;
+    json_t *jobs = json_object_get(answer, "jobs");
+    *ids = calloc(json_array_size(jobs) + 1, sizeof **ids);
+    size_t i;
+    json_t *job;
+    json_array_foreach(jobs, i, job)
+    {
+        const char *id = json_string_value(json_object_get(job, "jid"));
+        const char *name = json_string_value(json_object_get(job, "name"));
+        sx_job_state_t state;
+        if (!*ids || !id || !name ||
+            strncmp(name, name_prefix, strlen(name_prefix)) != 0 ||
+            job_state_parse(json_string_value(json_object_get(job, "state")), &state) !=
+                0 ||
+            state != SX_JOB_RUNNING)
+            continue;
+        snprintf((*ids)[(*count)++], SX_JOB_ID_SIZE, "%s", id);
+    }
+    json_decref(answer);
+    return *ids ? 0 : sx_error_set(err, "out of memory");
+}
+
 int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
                               size_t out_size, bool *infra, sx_error_t *err)
 {
@@ -670,6 +735,19 @@ static void test_summaries(void)
     SX_CHECK(sx_gateway_trace_is_infra(
         "org.apache.flink.table.gateway.api.utils.SqlGatewayException: Session "
         "'0a1b' does not exist.\n"));
+    /* The broker killed under a running job (issue 12), a TaskManager lost. */
+    SX_CHECK(sx_gateway_trace_is_infra(
+        "org.apache.flink.runtime.JobException: Recovery is suppressed\nCaused by: "
+        "org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired "
+        "before the position for partition sx.r.sb10_vwap.1.trades-0 could be "
+        "determined\n"));
+    SX_CHECK(sx_gateway_trace_is_infra(
+        "org.apache.flink.runtime.JobException: Recovery is suppressed\nCaused by: "
+        "org.apache.flink.runtime.jobmaster.JobMasterException: TaskManager with id "
+        "127.0.0.1:21046-5b3f1c is no longer reachable.\n"));
+    SX_CHECK(sx_gateway_trace_is_infra(
+        "Caused by: java.util.concurrent.TimeoutException: Heartbeat of TaskManager with "
+        "id 127.0.0.1:21046-5b3f1c timed out.\n"));
 }
 
 static json_t *errors_answer(const char *trace)
@@ -734,6 +812,26 @@ static void test_result_pages(void)
     json_decref(answer);
 }
 
+/* Of the fake cluster's jobs, only the running one named like a task's is
+ * listed (what a sweep cancels). */
+static void test_running_jobs(void)
+{
+    sx_fakeflink_script_t script = {.states = "RUNNING"};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake);
+    sx_error_t err;
+    sx_gateway_t *gw =
+        sx_gateway_new(sx_fakeflink_url(fake), sx_fakeflink_url(fake), 5000, &err);
+    SX_CHECK(gw);
+    char(*ids)[SX_JOB_ID_SIZE] = NULL;
+    size_t count = 0;
+    SX_CHECK(sx_gateway_running_jobs(gw, "streamex ", &ids, &count, &err) == 0);
+    SX_CHECK(count == 1 && strcmp(ids[0], SX_FAKEFLINK_JOB) == 0);
+    free(ids);
+    sx_gateway_destroy(&gw);
+    sx_fakeflink_destroy(&fake);
+}
+
 /* Nothing listens on port 1: every call fails fast as infra trouble. */
 static void test_unreachable(void)
 {
@@ -763,5 +861,6 @@ void sx_gateway_test(bool verbose)
     test_summaries();
     test_classification();
     test_result_pages();
+    test_running_jobs();
     test_unreachable();
 }

@@ -65,6 +65,16 @@ int sx_gateway_job_state(sx_gateway_t *self, const char *job_id, sx_job_state_t 
                          sx_error_t *err);
 /* Asks Flink to cancel the job (already finished is fine). */
 int sx_gateway_job_cancel(sx_gateway_t *self, const char *job_id, sx_error_t *err);
+/* Whether every task of the job got a slot and started: *waiting receives
+ * the state of the first vertex still waiting (CREATED, SCHEDULED,
+ * DEPLOYING, INITIALIZING), or "" when none is. */
+int sx_gateway_job_waiting(sx_gateway_t *self, const char *job_id, char *waiting,
+                           size_t size, sx_error_t *err);
+/* The IDs of the jobs that still run (not finished, failed or cancelled)
+ * whose name starts with name_prefix; a heap array, count in *count. */
+int sx_gateway_running_jobs(sx_gateway_t *self, const char *name_prefix,
+                            char (**ids)[SX_JOB_ID_SIZE], size_t *count, sx_error_t *err);
+
 /* The failed job's root cause as one line (see sx_gateway_summarize_trace);
  * *infra tells whether the cluster rather than the query was at fault (e.g.
  * no slot for the job). */

@@ -88,6 +88,10 @@ static rd_kafka_conf_t *base_conf(sx_kafka_t *self, sx_error_t *err)
         {"socket.timeout.ms", timeout},
         {"reconnect.backoff.max.ms", "1000"},
         {"log.connection.close", "false"},
+        /* A long-lived producer refreshes the metadata of every topic it
+         * wrote to; with auto-creation allowed, that brings back the topics
+         * cleanup deleted (all of a worker's, five minutes on). */
+        {"allow.auto.create.topics", "false"},
     };
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {
@@ -188,6 +192,40 @@ int sx_kafka_check(sx_kafka_t *self, sx_error_t *err)
     if (brokers == 0)
         return fail_with_cause(self, err, "metadata request failed", "no broker listed");
     return 0;
+}
+
+int sx_kafka_list_topics(sx_kafka_t *self, const char *prefix, char ***topics,
+                         size_t *count, sx_error_t *err)
+{
+    *topics = NULL;
+    *count = 0;
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t code =
+        rd_kafka_metadata(self->producer, 1, NULL, &md, self->timeout_ms);
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
+        return fail_with_cause(self, err, "listing topics", rd_kafka_err2str(code));
+    int rc = 0;
+    *topics = calloc((size_t)md->topic_cnt + 1, sizeof **topics);
+    for (int i = 0; *topics && i < md->topic_cnt; i++) {
+        const char *name = md->topics[i].topic;
+        if (strncmp(name, prefix, strlen(prefix)) != 0)
+            continue;
+        if (!((*topics)[*count] = strdup(name)))
+            break;
+        (*count)++;
+    }
+    if (!*topics)
+        rc = sx_error_set(err, "out of memory");
+    rd_kafka_metadata_destroy(md);
+    return rc;
+}
+
+void sx_kafka_topics_free(char ***topics, size_t count)
+{
+    for (size_t i = 0; *topics && i < count; i++)
+        free((*topics)[i]);
+    free(*topics);
+    *topics = NULL;
 }
 
 /* Waits for an admin result event on `queue`; NULL (and err set) on timeout. */
@@ -651,6 +689,29 @@ static void test_empty_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
     SX_CHECK(count == 0 && messages == NULL);
 }
 
+/* Listing keeps only the names with the prefix: what a sweep removes. */
+static void test_list_topics(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
+{
+    rd_kafka_mock_topic_create(mock, "sx.old.t1.1.s", 1, 1);
+    rd_kafka_mock_topic_create(mock, "sx.old.t1.1.result", 1, 1);
+    char **topics = NULL;
+    size_t count = 0;
+    sx_error_t err;
+    SX_CHECK(sx_kafka_list_topics(kafka, "sx.", &topics, &count, &err) == 0);
+    SX_CHECK(count == 2);
+    bool s = false, result = false;
+    for (size_t i = 0; i < count; i++) {
+        s = s || strcmp(topics[i], "sx.old.t1.1.s") == 0;
+        result = result || strcmp(topics[i], "sx.old.t1.1.result") == 0;
+    }
+    SX_CHECK(s && result);
+    sx_kafka_topics_free(&topics, count);
+    SX_CHECK(topics == NULL);
+    SX_CHECK(sx_kafka_list_topics(kafka, "nothing-", &topics, &count, &err) == 0);
+    SX_CHECK(count == 0);
+    sx_kafka_topics_free(&topics, count);
+}
+
 /* A broker that refuses the records: produce fails, names the topic, and the
  * client still works for the next task. */
 static void test_refused_delivery(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
@@ -723,6 +784,7 @@ void sx_kafka_test(bool verbose)
     double start = now_ms();
     test_round_trip(kafka, mock);
     test_empty_topic(kafka, mock);
+    test_list_topics(kafka, mock);
     if (verbose)
         printf("kafka: round trip %.0f ms\n", now_ms() - start);
     test_refused_delivery(kafka, mock);

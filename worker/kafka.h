@@ -55,6 +55,12 @@ int sx_kafka_create_topic(sx_kafka_t *self, const char *topic, sx_error_t *err);
 int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t count,
                            sx_error_t *err);
 
+/* The names of the broker's topics that start with `prefix` (a heap array of
+ * heap strings, free with sx_kafka_topics_free). */
+int sx_kafka_list_topics(sx_kafka_t *self, const char *prefix, char ***topics,
+                         size_t *count, sx_error_t *err);
+void sx_kafka_topics_free(char ***topics, size_t count);
+
 /* Produces records to partition 0 of `topic`, in array order, and waits for
  * every delivery report: returns 0 only when all were acknowledged. */
 int sx_kafka_produce(sx_kafka_t *self, const char *topic,

@@ -572,6 +572,11 @@ const char *sx_runtime_rest_url(const sx_runtime_t *self)
     return self->rest_url;
 }
 
+bool sx_runtime_owned(const sx_runtime_t *self)
+{
+    return !self->external && self->started;
+}
+
 const char *sx_runtime_pair_dir(const sx_runtime_t *self)
 {
     return self->external ? NULL : self->pair_dir;
@@ -601,7 +606,10 @@ static char *kafka_properties(const sx_runtime_t *self)
         "transaction.state.log.replication.factor=1\n"
         "transaction.state.log.min.isr=1\n"
         "transaction.state.log.num.partitions=1\n"
-        "group.initial.rebalance.delay.ms=0\n",
+        "group.initial.rebalance.delay.ms=0\n"
+        /* Topics are created by the worker only: a client asking for a
+         * deleted one must not bring it back. */
+        "auto.create.topics.enable=false\n",
         i, controller, broker, controller, broker, self->pair_dir);
 }
 
@@ -882,6 +890,21 @@ static bool process_alive(pid_t pid)
     return alive;
 }
 
+/* The kernel's start time of `pid` (clock ticks since boot), 0 when unknown. */
+static unsigned long long process_start_time(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char *stat = read_text(path);
+    const char *p = stat ? strrchr(stat, ')') : NULL;
+    /* Field 22, counted from field 3 (the state) right after the ") ". */
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    unsigned long long started = p ? strtoull(p + 1, NULL, 10) : 0;
+    free(stat);
+    return started;
+}
+
 /* True when `pid` runs with this pair's marker for component `name`. */
 static bool process_is(const sx_runtime_t *self, pid_t pid, const char *name)
 {
@@ -1015,7 +1038,12 @@ static bool component_healthy(sx_runtime_t *self, component_t c)
     case JOBMANAGER:
         return registered_taskmanagers(self) >= 0;
     case TASKMANAGER:
-        return registered_taskmanagers(self) >= 1;
+        /* A local pair has one TaskManager: two registered means the
+         * JobManager still counts a killed one (until its heartbeat times
+         * out) and may ask it for slots, which stalls the next job for
+         * minutes. */
+        return self->external ? registered_taskmanagers(self) >= 1
+                              : registered_taskmanagers(self) == 1;
     case GATEWAY: {
         char url[512];
         snprintf(url, sizeof url, "%s/v1/info", self->gateway_url);
@@ -1366,7 +1394,59 @@ int sx_runtime_watch(sx_runtime_t *self, sx_error_t *err)
             return -1;
         restarted++;
     }
+    /* A component that survived may need the restarted one (the TaskManager
+     * registers again with a new JobManager): the pair is whole only when
+     * every component answers. */
+    for (int c = 0; restarted > 0 && c < SX_RUNTIME_COMPONENTS; c++)
+        if (wait_healthy(self, (component_t)c, now_s() + self->config.start_timeout_s,
+                         err) != 0)
+            return -1;
     return restarted;
+}
+
+void sx_runtime_identify(sx_runtime_t *self, sx_runtime_identity_t *identity)
+{
+    memset(identity, 0, sizeof *identity);
+    for (int c = 0; c < SX_RUNTIME_COMPONENTS && !self->external; c++) {
+        identity->pid[c] = find_component(self, (component_t)c);
+        identity->started[c] =
+            identity->pid[c] > 0 ? process_start_time(identity->pid[c]) : 0;
+    }
+}
+
+/* An external pair: each service answers (the TaskManager through the
+ * JobManager's count of registered ones). */
+static int external_intact(sx_runtime_t *self, sx_error_t *err)
+{
+    for (int c = 0; c < SX_RUNTIME_COMPONENTS; c++)
+        if (!component_healthy(self, (component_t)c))
+            return sx_error_set(err, "external %s at %s does not answer",
+                                s_component_names[c],
+                                component_endpoint(self, (component_t)c));
+    return 0;
+}
+
+int sx_runtime_intact(sx_runtime_t *self, const sx_runtime_identity_t *since,
+                      sx_error_t *err)
+{
+    if (self->external)
+        return external_intact(self, err);
+    sx_runtime_identity_t now;
+    sx_runtime_identify(self, &now);
+    for (int c = 0; c < SX_RUNTIME_COMPONENTS; c++) {
+        const char *name = s_component_names[c];
+        if (now.pid[c] == 0)
+            return since->pid[c] > 0
+                       ? sx_error_set(err, "pair %d: %s (pid %d) is not running",
+                                      self->config.index, name, (int)since->pid[c])
+                       : sx_error_set(err, "pair %d: %s is not running",
+                                      self->config.index, name);
+        if (now.pid[c] != since->pid[c] || now.started[c] != since->started[c])
+            return sx_error_set(err, "pair %d: %s was restarted (pid %d, now %d)",
+                                self->config.index, name, (int)since->pid[c],
+                                (int)now.pid[c]);
+    }
+    return 0;
 }
 
 static long resident_kb(pid_t pid)
@@ -1515,6 +1595,7 @@ static void test_generated_config(void)
                            "21021\n") != NULL);
     SX_CHECK(strstr(kafka, "controller.quorum.voters=1@127.0.0.1:21021\n") != NULL);
     SX_CHECK(strstr(kafka, "log.dirs=/rt/pairs/1/kafka-data\n") != NULL);
+    SX_CHECK(strstr(kafka, "auto.create.topics.enable=false\n") != NULL);
     char *flink = flink_config(rt);
     SX_CHECK(strstr(flink, "taskmanager.numberOfTaskSlots: 3\n") != NULL);
     SX_CHECK(strstr(flink, "taskmanager.memory.task.heap.size: 700m\n") != NULL);
@@ -1621,6 +1702,96 @@ static void test_clear_flink_tmp(void)
     sx_runtime_destroy(&rt);
 }
 
+/* A stand-in for one component: a shell blocked on a read, with the pair's
+ * markers on its command line as a JVM of the pair would have them, and its
+ * pid file written as launch() writes it. */
+static pid_t spawn_fake_component(sx_runtime_t *rt, component_t c)
+{
+    char *pair = format_string("-Dsx.pair=%s", rt->pair_dir);
+    char *comp = format_string("-Dsx.component=%s", s_component_names[c]);
+    pid_t pid = fork();
+    SX_CHECK(pid >= 0);
+    if (pid == 0) {
+        /* Its stdin a pipe whose write end it holds itself: the read never ends. */
+        int pipefd[2];
+        if (pipe(pipefd) == 0)
+            dup2(pipefd[0], STDIN_FILENO);
+        execl("/bin/sh", "sh", "-c", "read x", pair, comp, (char *)NULL);
+        _exit(127);
+    }
+    free(pair);
+    free(comp);
+    /* The command line is the shell's only once it has exec'd. */
+    double deadline = now_s() + 10;
+    while (!process_is(rt, pid, s_component_names[c]) && now_s() < deadline)
+        sleep_ms(5);
+    SX_CHECK(process_is(rt, pid, s_component_names[c]));
+    char path[PATH_MAX], text[32];
+    pid_path(rt, c, path, sizeof path);
+    snprintf(text, sizeof text, "%d\n", (int)pid);
+    SX_CHECK(write_text(path, text, NULL) == 0);
+    return pid;
+}
+
+static void kill_fake_component(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* A component killed, or killed and started again, is a pair that changed
+ * under a task: sx_runtime_intact says which and how. A pair that never ran
+ * is not intact either. */
+static void test_identity(void)
+{
+    char dir[] = "/tmp/sx_runtime_identity_XXXXXX";
+    SX_CHECK(mkdtemp(dir) != NULL);
+    sx_runtime_config_t c;
+    sx_runtime_config_defaults(&c, 7);
+    c.runtime_dir = dir;
+    sx_error_t err;
+    sx_runtime_t *rt = sx_runtime_new(&c, &err);
+    SX_CHECK(rt);
+    sx_runtime_identity_t before;
+    sx_runtime_identify(rt, &before);
+    SX_CHECK(before.pid[KAFKA] == 0 && before.pid[GATEWAY] == 0);
+    SX_CHECK(sx_runtime_intact(rt, &before, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "pair 7: kafka is not running") == 0);
+
+    char pids_dir[PATH_MAX];
+    pair_path(rt, pids_dir, sizeof pids_dir, "%s", "pids");
+    SX_CHECK(make_dirs(pids_dir, &err) == 0);
+    pid_t pids[SX_RUNTIME_COMPONENTS];
+    for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++)
+        pids[i] = spawn_fake_component(rt, (component_t)i);
+    sx_runtime_identify(rt, &before);
+    for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++)
+        SX_CHECK(before.pid[i] == pids[i] && before.started[i] > 0);
+    SX_CHECK(sx_runtime_intact(rt, &before, &err) == 0);
+
+    kill_fake_component(pids[TASKMANAGER]);
+    char want[256];
+    snprintf(want, sizeof want, "pair 7: taskmanager (pid %d) is not running",
+             (int)pids[TASKMANAGER]);
+    SX_CHECK(sx_runtime_intact(rt, &before, &err) == -1);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    pid_t again = spawn_fake_component(rt, TASKMANAGER);
+    snprintf(want, sizeof want, "pair 7: taskmanager was restarted (pid %d, now %d)",
+             (int)pids[TASKMANAGER], (int)again);
+    SX_CHECK(sx_runtime_intact(rt, &before, &err) == -1);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    pids[TASKMANAGER] = again;
+    sx_runtime_identify(rt, &before);
+    SX_CHECK(sx_runtime_intact(rt, &before, &err) == 0);
+
+    for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++)
+        kill_fake_component(pids[i]);
+    sx_runtime_destroy(&rt);
+    char command[PATH_MAX + 16];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    SX_CHECK(system(command) == 0);
+}
+
 void sx_runtime_test(bool verbose)
 {
     (void)verbose;
@@ -1632,4 +1803,5 @@ void sx_runtime_test(bool verbose)
     test_cluster_id_and_log_tail();
     test_describe_install();
     test_clear_flink_tmp();
+    test_identity();
 }

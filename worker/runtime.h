@@ -137,9 +137,31 @@ int sx_runtime_start(sx_runtime_t *self, sx_error_t *err);
 int sx_runtime_stop(sx_runtime_t *self, sx_error_t *err);
 
 /* The watchdog: restarts every component this object started that has died
- * and waits until it is healthy again. Returns the number restarted, or -1
+ * and, when it restarted any, waits until the whole pair is healthy again (a
+ * restarted JobManager is only useful once the TaskManager registered with
+ * it). Returns the number restarted, or -1
  * when a restart failed (err says which and why). Call it periodically. */
 int sx_runtime_watch(sx_runtime_t *self, sx_error_t *err);
+
+/* Which process each component of a pair is: its pid and the start time the
+ * kernel gives it (so a pid reused by another process is not taken for the
+ * same one). pid 0: not running, or an external pair (no processes seen). */
+typedef struct {
+    pid_t pid[SX_RUNTIME_COMPONENTS];
+    unsigned long long started[SX_RUNTIME_COMPONENTS]; /* clock ticks since boot */
+} sx_runtime_identity_t;
+
+/* Records the current process of every component. */
+void sx_runtime_identify(sx_runtime_t *self, sx_runtime_identity_t *identity);
+
+/* 0 when the pair is whole and unchanged since `since` was recorded: every
+ * component alive and the very process it was then. An external pair has no
+ * processes to compare: every service must answer its health check. Else -1
+ * and err names the first component that is not, e.g. "pair 40: kafka (pid
+ * 123) is not running" or "pair 40: jobmanager was restarted (pid 123, now
+ * 456)". A failure seen then is the pair's, not the query's. */
+int sx_runtime_intact(sx_runtime_t *self, const sx_runtime_identity_t *since,
+                      sx_error_t *err);
 
 /* Fills *status: each component's process and health. */
 int sx_runtime_status(sx_runtime_t *self, sx_runtime_status_t *status, sx_error_t *err);
@@ -149,6 +171,8 @@ const char *sx_runtime_bootstrap(const sx_runtime_t *self); /* "127.0.0.1:21000"
 const char *
 sx_runtime_gateway_url(const sx_runtime_t *self);          /* "http://127.0.0.1:21003" */
 const char *sx_runtime_rest_url(const sx_runtime_t *self); /* "http://127.0.0.1:21002" */
+/* True when this object started the pair's JVMs (so nobody else uses it). */
+bool sx_runtime_owned(const sx_runtime_t *self);
 /* The pair's folder (conf, kafka-data, logs, pids); NULL for an external pair. */
 const char *sx_runtime_pair_dir(const sx_runtime_t *self);
 

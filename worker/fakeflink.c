@@ -1,0 +1,349 @@
+/* fakeflink.c: the scripted fake Flink of self-tests (see fakeflink.h). One
+ * thread accepts one connection at a time and answers one request on it
+ * (Connection: close), which is all libcurl needs. State that the test reads
+ * (the request log) is guarded by a mutex. */
+#include "worker/fakeflink.h"
+
+#include "common/selftest.h"
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_OPERATIONS 64
+#define MAX_REQUEST (1 << 20)
+
+struct _sx_fakeflink_t {
+    const sx_fakeflink_script_t *script;
+    int listener;
+    char url[64];
+    pthread_t thread;
+    volatile bool stop;
+    pthread_mutex_t lock;
+    char **log; /* "METHOD PATH" of every request */
+    size_t log_count;
+    /* Server-thread state. */
+    bool is_insert[MAX_OPERATIONS];
+    int operations;
+    int state_polls;
+    bool cancelled;
+    bool inserted;
+};
+
+/* The cluster's jobs: a task's job of an earlier run still running, one that
+ * finished, the pair's warm-up job and someone else's. */
+static const char s_overview[] =
+    "{\"jobs\":[{\"jid\":\"" SX_FAKEFLINK_JOB "\",\"name\":\"streamex old t1 attempt 1\","
+    "\"state\":\"RUNNING\"},{\"jid\":\"0b0b\",\"name\":\"streamex old t2 attempt 1\","
+    "\"state\":\"FINISHED\"},{\"jid\":\"0c0c\",\"name\":\"streamex-warm-up\","
+    "\"state\":\"FINISHED\"},{\"jid\":\"0d0d\",\"name\":\"other\",\"state\":"
+    "\"RUNNING\"}]}";
+
+/* ---- one request --------------------------------------------------------- */
+
+typedef struct {
+    char method[16];
+    char path[512];
+    char *body; /* NUL-terminated, "" when none */
+} request_t;
+
+/* Reads one request: headers, then Content-Length bytes of body. */
+static int read_request(int fd, request_t *request)
+{
+    char *data = malloc(MAX_REQUEST + 1);
+    size_t size = 0;
+    char *body = NULL;
+    long length = 0;
+    while (data && size < MAX_REQUEST) {
+        ssize_t n = read(fd, data + size, MAX_REQUEST - size);
+        if (n <= 0)
+            break;
+        size += (size_t)n;
+        data[size] = '\0';
+        if (!body && (body = strstr(data, "\r\n\r\n")) != NULL) {
+            body += 4;
+            char *header = strcasestr(data, "\r\ncontent-length:");
+            if (header && header < body)
+                length = strtol(header + 17, NULL, 10);
+        }
+        if (body && (long)(size - (size_t)(body - data)) >= length)
+            break;
+    }
+    int rc = -1;
+    if (body && sscanf(data, "%15s %511s", request->method, request->path) == 2) {
+        request->body = strdup(body);
+        rc = request->body ? 0 : -1;
+    }
+    free(data);
+    return rc;
+}
+
+static void respond(int fd, int status, const char *json)
+{
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d Fake\r\nContent-Type: application/json\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                     status, strlen(json));
+    if (write(fd, head, (size_t)n) != n || write(fd, json, strlen(json)) < 0)
+        return; /* the client went away: nothing to tell it */
+}
+
+/* An error answer as Flink gives it: "errors" holds the trace. */
+static void respond_error(int fd, int status, const char *trace)
+{
+    json_t *answer = json_pack("{s:[s,s]}", "errors", "Internal server error.", trace);
+    char *text = json_dumps(answer, JSON_COMPACT);
+    respond(fd, status, text);
+    free(text);
+    json_decref(answer);
+}
+
+/* The n-th state of the comma-separated list, the last one repeated. */
+static void nth_state(const char *states, int n, char *out, size_t size)
+{
+    const char *p = states;
+    for (int i = 0; i < n && strchr(p, ','); i++)
+        p = strchr(p, ',') + 1;
+    size_t len = strcspn(p, ",");
+    snprintf(out, size, "%.*s", (int)(len < size ? len : size - 1), p);
+}
+
+static bool statement_is_insert(const char *body)
+{
+    json_t *root = json_loads(body, 0, NULL);
+    const char *statement = json_string_value(json_object_get(root, "statement"));
+    bool insert = statement && strncasecmp(statement, "INSERT", 6) == 0;
+    json_decref(root);
+    return insert;
+}
+
+static void serve_statement(sx_fakeflink_t *self, int fd, const request_t *request)
+{
+    if (self->operations >= MAX_OPERATIONS)
+        return respond_error(fd, 500, "fake: too many statements");
+    int op = self->operations++;
+    self->is_insert[op] = statement_is_insert(request->body);
+    char answer[64];
+    snprintf(answer, sizeof answer, "{\"operationHandle\":\"op%d\"}", op);
+    respond(fd, 200, answer);
+}
+
+static void serve_result(sx_fakeflink_t *self, int fd, int op)
+{
+    const sx_fakeflink_script_t *script = self->script;
+    if (op < 0 || op >= self->operations)
+        return respond_error(fd, 404, "fake: no such operation");
+    if (!self->is_insert[op]) {
+        if (script->ddl_error)
+            return respond_error(fd, 500, script->ddl_error);
+        return respond(
+            fd, 200,
+            "{\"resultType\":\"EOS\",\"results\":{\"columns\":[{\"name\":"
+            "\"result\"}],\"data\":[{\"kind\":\"INSERT\",\"fields\":[\"OK\"]}]}}");
+    }
+    if (script->insert_error)
+        return respond_error(fd, 500, script->insert_error);
+    if (!self->inserted && script->on_insert)
+        script->on_insert(script->arg);
+    self->inserted = true;
+    respond(fd, 200, "{\"resultType\":\"PAYLOAD\",\"jobID\":\"" SX_FAKEFLINK_JOB "\"}");
+}
+
+static void serve_state(sx_fakeflink_t *self, int fd)
+{
+    const sx_fakeflink_script_t *script = self->script;
+    char state[32];
+    if (self->cancelled && script->after_cancel)
+        snprintf(state, sizeof state, "%s", script->after_cancel);
+    else
+        nth_state(script->states ? script->states : "RUNNING", self->state_polls++, state,
+                  sizeof state);
+    if (strcmp(state, "500") == 0)
+        return respond_error(fd, 500, "fake: the JobManager is not there");
+    char answer[64];
+    snprintf(answer, sizeof answer, "{\"status\":\"%s\"}", state);
+    respond(fd, 200, answer);
+}
+
+static void serve_exceptions(sx_fakeflink_t *self, int fd)
+{
+    const sx_fakeflink_script_t *script = self->script;
+    int status = script->exceptions_status ? script->exceptions_status : 200;
+    if (status != 200)
+        return respond_error(fd, status, "fake: exceptions unavailable");
+    json_t *answer = json_pack("{s:s?}", "root-exception", script->root_exception);
+    char *text = json_dumps(answer, JSON_COMPACT);
+    respond(fd, 200, text);
+    free(text);
+    json_decref(answer);
+}
+
+static void serve_job(sx_fakeflink_t *self, int fd)
+{
+    const char *state =
+        self->script->vertex_state ? self->script->vertex_state : "RUNNING";
+    char answer[256];
+    snprintf(answer, sizeof answer,
+             "{\"jid\":\"" SX_FAKEFLINK_JOB "\",\"vertices\":[{\"name\":\"Source\","
+             "\"status\":\"%s\"}]}",
+             state);
+    respond(fd, 200, answer);
+}
+
+static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
+{
+    const char *m = request->method, *p = request->path;
+    int op = -1;
+    if (strcmp(m, "POST") == 0 && strcmp(p, "/v1/sessions") == 0)
+        respond(fd, 200, "{\"sessionHandle\":\"fake-session\"}");
+    else if (strcmp(m, "POST") == 0 && strstr(p, "/statements"))
+        serve_statement(self, fd, request);
+    else if (strcmp(m, "GET") == 0 &&
+             sscanf(p, "/v1/sessions/fake-session/operations/op%d", &op) == 1)
+        serve_result(self, fd, op);
+    else if (strcmp(m, "DELETE") == 0 && strncmp(p, "/v1/sessions/", 13) == 0)
+        respond(fd, 200, "{}");
+    else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/" SX_FAKEFLINK_JOB "/status") == 0)
+        serve_state(self, fd);
+    else if (strcmp(m, "PATCH") == 0 && strncmp(p, "/jobs/" SX_FAKEFLINK_JOB, 38) == 0) {
+        int status = self->script->cancel_status ? self->script->cancel_status : 202;
+        self->cancelled = self->cancelled || status == 202;
+        respond(fd, status, "{}");
+    } else if (strcmp(m, "GET") == 0 &&
+               strcmp(p, "/jobs/" SX_FAKEFLINK_JOB "/exceptions") == 0)
+        serve_exceptions(self, fd);
+    else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/" SX_FAKEFLINK_JOB) == 0)
+        serve_job(self, fd);
+    else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/overview") == 0)
+        respond(fd, 200, s_overview);
+    else
+        respond_error(fd, 404, "fake: not found");
+}
+
+/* ---- the server ---------------------------------------------------------- */
+
+static void log_request(sx_fakeflink_t *self, const request_t *request)
+{
+    char *line = malloc(strlen(request->method) + strlen(request->path) + 2);
+    if (!line)
+        return;
+    sprintf(line, "%s %s", request->method, request->path);
+    pthread_mutex_lock(&self->lock);
+    char **grown = realloc(self->log, (self->log_count + 1) * sizeof *grown);
+    if (grown) {
+        self->log = grown;
+        self->log[self->log_count++] = line;
+    } else {
+        free(line);
+    }
+    pthread_mutex_unlock(&self->lock);
+}
+
+static void *server_thread(void *arg)
+{
+    sx_fakeflink_t *self = arg;
+    while (!self->stop) {
+        struct pollfd pfd = {self->listener, POLLIN, 0};
+        if (poll(&pfd, 1, 50) != 1)
+            continue;
+        int fd = accept(self->listener, NULL, NULL);
+        if (fd < 0)
+            continue;
+        request_t request;
+        if (read_request(fd, &request) == 0) {
+            log_request(self, &request);
+            serve(self, fd, &request);
+            free(request.body);
+        }
+        close(fd);
+    }
+    return NULL;
+}
+
+sx_fakeflink_t *sx_fakeflink_new(const sx_fakeflink_script_t *script)
+{
+    sx_fakeflink_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->script = script;
+    pthread_mutex_init(&self->lock, NULL);
+    self->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET,
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof addr;
+    if (self->listener < 0 || bind(self->listener, (struct sockaddr *)&addr, len) != 0 ||
+        listen(self->listener, 16) != 0 ||
+        getsockname(self->listener, (struct sockaddr *)&addr, &len) != 0 ||
+        pthread_create(&self->thread, NULL, server_thread, self) != 0) {
+        if (self->listener >= 0)
+            close(self->listener);
+        pthread_mutex_destroy(&self->lock);
+        free(self);
+        return NULL;
+    }
+    snprintf(self->url, sizeof self->url, "http://127.0.0.1:%d", ntohs(addr.sin_port));
+    return self;
+}
+
+void sx_fakeflink_destroy(sx_fakeflink_t **self_p)
+{
+    sx_fakeflink_t *self = self_p ? *self_p : NULL;
+    if (!self)
+        return;
+    self->stop = true;
+    pthread_join(self->thread, NULL);
+    close(self->listener);
+    for (size_t i = 0; i < self->log_count; i++)
+        free(self->log[i]);
+    free(self->log);
+    pthread_mutex_destroy(&self->lock);
+    free(self);
+    *self_p = NULL;
+}
+
+const char *sx_fakeflink_url(const sx_fakeflink_t *self)
+{
+    return self->url;
+}
+
+int sx_fakeflink_count(sx_fakeflink_t *self, const char *prefix)
+{
+    int count = 0;
+    pthread_mutex_lock(&self->lock);
+    for (size_t i = 0; i < self->log_count; i++)
+        count += strncmp(self->log[i], prefix, strlen(prefix)) == 0;
+    pthread_mutex_unlock(&self->lock);
+    return count;
+}
+
+/* ---- self-test: the fake answers as the client expects ------------------- */
+
+void sx_fakeflink_test(bool verbose)
+{
+    (void)verbose;
+    char state[32];
+    nth_state("RUNNING,500,FAILED", 0, state, sizeof state);
+    SX_CHECK(strcmp(state, "RUNNING") == 0);
+    nth_state("RUNNING,500,FAILED", 1, state, sizeof state);
+    SX_CHECK(strcmp(state, "500") == 0);
+    nth_state("RUNNING,500,FAILED", 9, state, sizeof state);
+    SX_CHECK(strcmp(state, "FAILED") == 0);
+    SX_CHECK(statement_is_insert("{\"statement\":\"insert into x select 1\"}"));
+    SX_CHECK(!statement_is_insert("{\"statement\":\"CREATE TABLE x\"}"));
+    sx_fakeflink_script_t script = {.states = "RUNNING"};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake && strncmp(sx_fakeflink_url(fake), "http://127.0.0.1:", 17) == 0);
+    SX_CHECK(sx_fakeflink_count(fake, "GET") == 0);
+    sx_fakeflink_destroy(&fake);
+    SX_CHECK(fake == NULL);
+    sx_fakeflink_destroy(&fake);
+}

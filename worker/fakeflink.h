@@ -1,0 +1,51 @@
+/* fakeflink.h: a fake Flink for self-tests: one loopback HTTP server, run by
+ * a thread on plain sockets, that answers the SQL Gateway and Flink REST
+ * calls worker/gateway.c makes (sessions, statements and their result pages,
+ * job state, cancel, exceptions) from a script. It lets the executor's
+ * verdict paths that a real cluster produces only by accident (a root cause
+ * that cannot be read, failing state polls, a job cancelled by someone else,
+ * a cancel that fails) be pinned by fast unit tests. It knows nothing of SQL:
+ * a statement is an INSERT when it starts with INSERT, else DDL. */
+#ifndef SX_FAKEFLINK_H
+#define SX_FAKEFLINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The job ID the fake gives every INSERT. /jobs/overview lists it running
+ * as "streamex old t1 attempt 1", beside finished and foreign jobs. */
+#define SX_FAKEFLINK_JOB "fa4efa4efa4efa4efa4efa4efa4efa4e"
+
+typedef struct {
+    const char *ddl_error;    /* Java trace of a refused DDL, or NULL */
+    const char *insert_error; /* Java trace of a refused INSERT, or NULL */
+    /* Job states answered in turn, comma-separated, the last one repeated;
+     * "500" answers HTTP 500 instead. */
+    const char *states;
+    const char *after_cancel; /* state once a cancel was accepted; NULL: unchanged */
+    int cancel_status;        /* HTTP status of a cancel; 0 means 202 */
+    int exceptions_status;    /* HTTP status of /jobs/ID/exceptions; 0 means 200 */
+    const char *root_exception;
+    const char *vertex_state; /* the job's one vertex in /jobs/ID; NULL: RUNNING */
+    /* Called once, from the server thread, when the INSERT's result is
+     * fetched (the moment the job starts): e.g. writes the sink topic. */
+    void (*on_insert)(void *arg);
+    void *arg;
+} sx_fakeflink_script_t;
+
+typedef struct _sx_fakeflink_t sx_fakeflink_t;
+
+/* Listens on 127.0.0.1 (a free port) and serves `script` (kept by pointer)
+ * until destroyed. NULL when no socket could be opened. */
+sx_fakeflink_t *sx_fakeflink_new(const sx_fakeflink_script_t *script);
+void sx_fakeflink_destroy(sx_fakeflink_t **self_p);
+
+/* "http://127.0.0.1:PORT": the SQL Gateway and the Flink REST API alike. */
+const char *sx_fakeflink_url(const sx_fakeflink_t *self);
+
+/* How many requests "METHOD PATH" started with `prefix`, e.g. "PATCH /jobs/". */
+int sx_fakeflink_count(sx_fakeflink_t *self, const char *prefix);
+
+void sx_fakeflink_test(bool verbose);
+
+#endif
