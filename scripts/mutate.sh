@@ -32,7 +32,11 @@ budget="${SX_MUTATE_SECONDS:-3600}"
 jobs="${SX_MUTATE_JOBS:-2}"
 excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format)$}"
 equivalents="$repo/tests/mutants-equivalent.txt"
-mutate="$repo/.venv/bin/mutate"
+python="$repo/.venv/bin/python"
+# universalmutator's "mutate" console script, called through the venv's
+# python: the script's shebang names the venv it was installed from, which
+# is wrong in a venv that was moved or shared between worktrees.
+mutate() { "$python" -c 'import sys; from universalmutator.genmutants import main; sys.argv[0] = "mutate"; sys.exit(main())' "$@"; }
 
 if [ $# -gt 0 ]; then
     files=("$@")
@@ -42,7 +46,7 @@ fi
 for file in "${files[@]}"; do
     [ -f "$file" ] || { echo "mutate.sh: no file $file" >&2; exit 2; }
 done
-if [ ! -x "$mutate" ]; then
+if ! "$python" -c 'import universalmutator' 2>/dev/null; then
     scripts/setup-python.sh >/dev/null
     echo "mutate.sh: installing universalmutator into .venv" >&2
     .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input \
@@ -84,13 +88,19 @@ is_equivalent() {
 }
 
 # Runs the fast suite in the copy for at most $1 seconds; prints the first
-# failed test's name.
+# failed test's name. The unit tests (seconds) run before the command-line
+# tests (minutes): most mutants die in the first, and a killed mutant stops
+# the run.
 run_suite() {
-    local log="$work/ctest.log" status=0 limit="$1"
-    timeout -k 10 "$limit" ctest --test-dir "$build" -L 'unit|cli' -E "$excluded" \
-        -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
+    local log="$work/ctest.log" status=0 deadline=$((SECONDS + $1)) label
+    for label in unit cli; do
+        timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)) \
+            ctest --test-dir "$build" -L "^$label\$" -E "$excluded" \
+            -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
+        [ "$status" -eq 0 ] || break
+    done
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        echo "timeout after $limit s"
+        echo "timeout after $1 s"
     elif [ "$status" -ne 0 ]; then
         awk '/^The following tests FAILED:/ {getline; print $3; exit}' "$log" | grep . ||
             echo "ctest exit $status"
@@ -123,7 +133,7 @@ for file in "${files[@]}"; do
         "$original" | cut -d: -f1 || true)
     last=$(($(wc -l <"$original") + 1))
     seq 1 $((${selftest:-$last} - 1)) >"$dir.lines"
-    "$mutate" "$original" c --noCheck --lines "$dir.lines" --mutantDir "$dir" >"$dir.log" 2>&1
+    mutate "$original" c --noCheck --lines "$dir.lines" --mutantDir "$dir" >"$dir.log" 2>&1
     mapfile -t mutants < <(find "$dir" -name '*.mutant.*' | sort -V |
         shuf --random-source=<(openssl enc -aes-256-ctr -pass "pass:$seed:$file" -nosalt -pbkdf2 \
             </dev/zero 2>/dev/null))
