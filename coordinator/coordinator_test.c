@@ -14,6 +14,7 @@
 #include "worker/agent.h"
 #include "worker/simexec.h"
 
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -355,6 +356,49 @@ static void test_retry_budget_on_other_worker(void)
 }
 
 /* A stopped run resumes from its journal and executes only what is unsettled. */
+/* Appends to OUT/journal.jsonl a second record of its first task, turned
+ * into a mismatch, and a record of a task the bench does not have; `task`
+ * gets the first task's quoted ID, "task_id":"t00N". */
+static void journal_add_noise(harness_t *h, char *task, size_t size)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
+    FILE *in = fopen(path, "r");
+    SX_CHECK(in);
+    char line[65536];
+    SX_CHECK(fgets(line, sizeof line, in));
+    fclose(in);
+    json_t *record = json_loads(line, 0, NULL);
+    json_t *result = json_object_get(record, "result");
+    SX_CHECK(result);
+    snprintf(task, size, "\"task_id\":\"%s\"",
+             json_string_value(json_object_get(result, "task_id")));
+    SX_CHECK(json_object_set_new(result, "status", json_string("mismatch")) == 0);
+    SX_CHECK(json_object_set_new(result, "score", json_integer(0)) == 0);
+    SX_CHECK(json_object_set_new(result, "strict", json_integer(0)) == 0);
+    char *twice = json_dumps(record, JSON_COMPACT);
+    SX_CHECK(json_object_set_new(result, "task_id", json_string("t99")) == 0);
+    char *foreign = json_dumps(record, JSON_COMPACT);
+    FILE *out = fopen(path, "a");
+    SX_CHECK(out && fprintf(out, "%s\n%s\n", twice, foreign) > 0 && fclose(out) == 0);
+    free(twice);
+    free(foreign);
+    json_decref(record);
+}
+
+/* How many lines of a results.jsonl hold both texts. */
+static long count_lines_with(const char *path, const char *text, const char *other)
+{
+    FILE *in = fopen(path, "r");
+    SX_CHECK(in);
+    char line[65536];
+    long count = 0;
+    while (fgets(line, sizeof line, in))
+        count += strstr(line, text) && strstr(line, other);
+    fclose(in);
+    return count;
+}
+
 static void test_resume_skips_settled(void)
 {
     harness_t *h = harness_new(4, NULL);
@@ -378,6 +422,8 @@ static void test_resume_skips_settled(void)
 
     sx_error_t err;
     SX_CHECK(sx_coordinator_new(&c, &err) == NULL && strstr(err.msg, "--resume"));
+    char task[64];
+    journal_add_noise(h, task, sizeof task);
     c.resume = true;
     harness_start(h, &c);
     f = fake_new(h->endpoint, "fw", 2);
@@ -388,7 +434,12 @@ static void test_resume_skips_settled(void)
             SX_CHECK(strcmp(rest->tasks[i].task_id, first->tasks[j].task_id) != 0);
     fake_answer(f, rest, SX_STATUS_MISMATCH);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    /* The journal's first verdict of a task stands, a foreign task is not
+     * counted: the bench's four tasks, two matches, two mismatches. */
     SX_CHECK(sx_testbench_count_lines(path) == 4);
+    SX_CHECK(count_lines_with(path, task, "\"status\":\"match\"") == 1);
+    SX_CHECK(count_lines_with(path, "\"task_id\":\"t00", "\"status\":\"match\"") == 2);
+    SX_CHECK(count_lines_with(path, "\"task_id\":\"t00", "\"status\":\"mismatch\"") == 2);
     sx_msg_destroy(&first);
     sx_msg_destroy(&rest);
     fake_destroy(&f);
