@@ -1103,6 +1103,29 @@ static void test_pair_changed(harness_t *h, sink_output_t *output)
     SX_CHECK(rmdir(dir) == 0);
 }
 
+/* On a pair streamex does not own (none given: a shared one), the sweep
+ * only lists what earlier runs left: the running job of "streamex old"
+ * among the fake's jobs is not cancelled, no topic is deleted. */
+static void test_sweep_shared_pair(harness_t *h)
+{
+    sx_fakeflink_script_t script = {.states = "RUNNING"};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake);
+    sx_executor_config_t config = {
+        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
+        "sweep",      SX_PROFILE_SPIDER2_LITE_2025_11, false,
+        NULL};
+    sx_error_t err;
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    size_t removed = 99;
+    SX_CHECK(sx_executor_sweep(executor, &removed, &err) == 0 && removed == 0);
+    SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/overview") == 1);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_executor_destroy(&executor);
+    sx_fakeflink_destroy(&fake);
+}
+
 static void test_on_fake_flink(const char *bench)
 {
     char reason[256];
@@ -1125,6 +1148,7 @@ static void test_on_fake_flink(const char *bench)
     test_timeouts(&h);
     test_output_verdicts(&h, &output);
     test_pair_changed(&h, &output);
+    test_sweep_shared_pair(&h);
     sx_kafka_destroy(&output.kafka);
     rd_kafka_mock_cluster_destroy(s_mock);
     rd_kafka_destroy(owner);
