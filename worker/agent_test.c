@@ -274,6 +274,27 @@ void sx_agent_test(bool verbose)
     SX_CHECK(strstr(result->result.detail, "no bench file arrived for 1000 ms"));
     sx_msg_destroy(&result);
 
+    /* A worker's message sent to the worker and an empty shard change
+     * nothing (nothing more is executed, see the count at the end); a
+     * goodbye that is not final makes it connect again. */
+    sx_msg_t *stray = sx_msg_new(SX_MSG_HELLO);
+    stray->worker = strdup("w9");
+    stray->capacity = 1;
+    SX_CHECK(sx_msg_send(stray, router, who, NULL) == 0);
+    sx_msg_destroy(&stray);
+    sx_msg_t *empty = sx_msg_new(SX_MSG_ASSIGN);
+    empty->shard_id = 9;
+    SX_CHECK(sx_msg_send(empty, router, who, NULL) == 0);
+    sx_msg_destroy(&empty);
+    sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
+    again->reason = strdup("reconnect");
+    again->final = false;
+    SX_CHECK(sx_msg_send(again, router, who, NULL) == 0);
+    sx_msg_destroy(&again);
+    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello && strcmp(hello->worker, "w1") == 0);
+    sx_msg_destroy(&hello);
+
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
     bye->reason = strdup("run complete");
     bye->final = true;
