@@ -18,7 +18,13 @@
 # The tree is never mutated: everything happens in a copy (the working tree's
 # files, uncommitted edits included) under a temporary folder, removed at the
 # end, Ctrl-C included. Mutants listed in tests/mutants-equivalent.txt (format
-# there) are skipped. Environment: SX_MUTATE_SEED (default 2026: same seed,
+# there) are skipped. SX_MUTATE_ONLY=FILE tries only the mutants whose
+# signatures FILE lists, one a line, e.g. the survivors of an earlier run
+# once tests were added for them (same seed, same mutants; a line edited
+# since has another signature):
+#   sed -n 's/^SURVIVED  //p' before.log >survivors.txt
+#   SX_MUTATE_ONLY=survivors.txt SX_MUTATE_PER_FILE=1000 scripts/mutate.sh
+# Environment: SX_MUTATE_SEED (default 2026: same seed,
 # same mutants), SX_MUTATE_SECONDS (time box for the mutants, default 3600:
 # no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
 # default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
@@ -32,6 +38,8 @@ budget="${SX_MUTATE_SECONDS:-3600}"
 jobs="${SX_MUTATE_JOBS:-2}"
 excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format)$}"
 equivalents="$repo/tests/mutants-equivalent.txt"
+only="${SX_MUTATE_ONLY:-}"
+[ -z "$only" ] || only=$(realpath "$only")
 python="$repo/.venv/bin/python"
 # universalmutator's "mutate" console script, called through the venv's
 # python: the script's shebang names the venv it was installed from, which
@@ -146,6 +154,9 @@ for file in "${files[@]}"; do
             break
         fi
         sig=$(signature "$file" "$original" "$mutant")
+        if [ -n "$only" ] && ! grep -qxF -- "$sig" "$only"; then
+            continue
+        fi
         if is_equivalent "$sig"; then
             skipped=$((skipped + 1))
             continue
