@@ -71,23 +71,27 @@ mkdir -p "$src"
 git ls-files -z --cached --others --exclude-standard |
     tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$src"
 
-# The signature of a mutant, the way tests/mutants-equivalent.txt lists it:
-# "FILE: ORIGINAL ==> MUTANT", the changed lines with their spaces squeezed
-# (several lines joined by " \n "; an inserted line comes with the line above).
-signature() {
-    python3 - "$1" "$2" "$3" <<'PY'
+# The signatures of mutants, the way tests/mutants-equivalent.txt lists them,
+# one a line in the order given: "FILE: ORIGINAL ==> MUTANT", the changed
+# lines with their spaces squeezed (several lines joined by " \n "; an
+# inserted line comes with the line above). One process for all of a file's
+# mutants: thousands of them.
+signatures() {
+    python3 - "$@" <<'PY'
 import sys
-name, original, mutant = sys.argv[1], open(sys.argv[2]).readlines(), open(sys.argv[3]).readlines()
-start = 0
-while start < min(len(original), len(mutant)) and original[start] == mutant[start]:
-    start += 1
-end = 0
-while end < min(len(original), len(mutant)) - start and original[-1 - end] == mutant[-1 - end]:
-    end += 1
-if start == len(original) - end and start > 0:
-    start -= 1  # pure insertion: anchor it to the line above
+name, original = sys.argv[1], open(sys.argv[2]).readlines()
 squeeze = lambda lines: " \\n ".join(" ".join(line.split()) for line in lines)
-print(f"{name}: {squeeze(original[start:len(original) - end])} ==> {squeeze(mutant[start:len(mutant) - end])}")
+for path in sys.argv[3:]:
+    mutant = open(path).readlines()
+    start = 0
+    while start < min(len(original), len(mutant)) and original[start] == mutant[start]:
+        start += 1
+    end = 0
+    while end < min(len(original), len(mutant)) - start and original[-1 - end] == mutant[-1 - end]:
+        end += 1
+    if start == len(original) - end and start > 0:
+        start -= 1  # pure insertion: anchor it to the line above
+    print(f"{name}: {squeeze(original[start:len(original) - end])} ==> {squeeze(mutant[start:len(mutant) - end])}")
 PY
 }
 
@@ -147,13 +151,15 @@ for file in "${files[@]}"; do
             </dev/zero 2>/dev/null))
     valid=0 killed=0 invalid=0 skipped=0 timebox=""
     echo "== $file: ${#mutants[@]} mutants generated, trying up to $per_file valid ones"
-    for mutant in "${mutants[@]}"; do
+    mapfile -t sigs < <(signatures "$file" "$original" "${mutants[@]}")
+    for index in "${!mutants[@]}"; do
+        mutant=${mutants[$index]}
+        sig=${sigs[$index]}
         [ "$valid" -lt "$per_file" ] || break
         if [ $((SECONDS - started)) -ge "$budget" ]; then
             timebox=" (time box of ${budget} s reached)"
             break
         fi
-        sig=$(signature "$file" "$original" "$mutant")
         if [ -n "$only" ] && ! grep -qxF -- "$sig" "$only"; then
             continue
         fi
