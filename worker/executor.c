@@ -821,7 +821,8 @@ typedef struct {
     const char *csv_dir;
     sx_runtime_t *pair;
     sink_output_t *output;
-    int runs; /* each run has its own run id, so its own topics */
+    int runs;  /* each run has its own run id, so its own topics */
+    bool keep; /* the executor's --keep */
 } harness_t;
 
 /* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
@@ -838,7 +839,7 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
              task_id);
     sx_executor_config_t config = {
         h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, false,
+        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, h->keep,
         h->pair};
     sx_error_t err;
     sx_executor_t *executor = sx_executor_new(&config, &err);
@@ -1049,6 +1050,20 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
                   "cannot create the folder of /dev/null/csv/t1.csv");
     sx_fakeflink_destroy(&fake);
     h->csv_dir = csv_dir;
+    /* The session is closed after every task (one DELETE beside those of
+     * its three statements), unless --keep leaves it (and the topics and
+     * job) for a look; the verdict is the same. */
+    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session/operations/") ==
+             3);
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 4);
+    sx_fakeflink_destroy(&fake);
+    h->keep = true;
+    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 3);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_fakeflink_destroy(&fake);
+    h->keep = false;
     /* Gold and evaluation are the bench's: missing, they are eval_error. */
     output->value = "{\"id\":1}";
     snprintf(want, sizeof want,
@@ -1142,7 +1157,8 @@ static void test_on_fake_flink(const char *bench)
         sx_kafka_new(rd_kafka_mock_cluster_bootstraps(s_mock), 5000, &err), "", NULL};
     SX_CHECK(output.kafka);
     harness_t h = {
-        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0};
+        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0,
+        false};
     test_flink_verdicts(&h, &output);
     test_submit_verdicts(&h);
     test_timeouts(&h);
