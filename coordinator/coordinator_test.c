@@ -784,6 +784,38 @@ static void test_method_names_colliding_with_out(void)
     harness_destroy(&h);
 }
 
+/* A configuration the coordinator cannot run with is refused before it
+ * binds, each with its reason. */
+static void test_config_refused(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    const char *unsafe[] = {"../m1"};
+    sx_coordinator_config_t c = base_config(h, unsafe, files);
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "method name '../m1' is not a safe folder name") == 0);
+    c = base_config(h, s_names, files);
+    c.subset_index = 2;
+    c.subset_count = 2;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "--shard 2/2: I must be below N") == 0);
+    c = base_config(h, s_names, files);
+    c.cert_path = "/nonexistent/coordinator.cert";
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "--cert needs --allow DIR of worker public keys") == 0);
+    c.allow_dir = h->bench;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "/nonexistent/coordinator.cert: cannot load the CURVE "
+                             "certificate (and its _secret file)") == 0);
+    c = base_config(h, s_names, files);
+    c.endpoint = "ipc:///nonexistent/coordinator.sock";
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strncmp(err.msg, "cannot bind ipc:///nonexistent/coordinator.sock: ", 49) ==
+             0);
+    harness_destroy(&h);
+}
+
 /* A peer that says HELLO again does not get back the unit it let go while
  * another worker is connected: it cannot hold a unit forever that way. */
 static void test_rehello_does_not_keep_the_unit(void)
@@ -1065,6 +1097,7 @@ void sx_coordinator_test(bool verbose)
     test_journal_failure_stops_and_resumes();
     test_resume_reruns_changed_candidates();
     test_method_names_colliding_with_out();
+    test_config_refused();
     test_broken_workers_do_not_take_a_unit_back();
     test_rehello_does_not_keep_the_unit();
     test_shunned_everywhere_still_dispatched();
