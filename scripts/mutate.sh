@@ -9,10 +9,10 @@
 # be committed, so it is no gap in the tests. Each valid mutant runs the fast
 # suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
 # cli_signals (hundreds of timed runs) and cli_format (a mutant is not
-# clang-formatted), stopping at the first failure; the whole run is killed
-# after SX_MUTATE_TEST_TIMEOUT seconds (default three times the unmutated
-# suite's time, measured first), which counts as killed (a mutant that
-# loops). Prints killed / survived per file and each
+# clang-formatted), unit tests first, stopping at the first failure; each
+# of the two phases is killed after SX_MUTATE_TEST_TIMEOUT seconds (default
+# three times the unmutated phase's time, measured first), which counts as
+# killed (a mutant that loops). Prints killed / survived per file and each
 # survivor's diff with its signature; exits 1 if a mutant survived.
 #
 # The tree is never mutated: everything happens in a copy (the working tree's
@@ -99,20 +99,22 @@ is_equivalent() {
     [ -f "$equivalents" ] && grep -qxF -- "$1" "$equivalents"
 }
 
-# Runs the fast suite in the copy for at most $1 seconds; prints the first
-# failed test's name. The unit tests (seconds) run before the command-line
-# tests (minutes): most mutants die in the first, and a killed mutant stops
-# the run.
+# Runs the fast suite in the copy, the unit tests for at most $1 seconds,
+# then the command-line tests for at most $2; prints the first failed test's
+# name. The unit tests (seconds) run first: most mutants die there, a killed
+# mutant stops the run, and a mutant that makes a unit test loop is stopped
+# long before that test's own 600 s timeout.
 run_suite() {
-    local log="$work/ctest.log" status=0 deadline=$((SECONDS + $1)) label
+    local log="$work/ctest.log" status=0 label limits=("$1" "$2") phase=0
     for label in unit cli; do
-        timeout -k 10 $((deadline - SECONDS > 1 ? deadline - SECONDS : 1)) \
+        timeout -k 10 "${limits[$phase]}" \
             ctest --test-dir "$build" -L "^$label\$" -E "$excluded" \
             -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
         [ "$status" -eq 0 ] || break
+        phase=1
     done
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        echo "timeout after $1 s"
+        echo "timeout after ${limits[$phase]} s ($label tests)"
     elif [ "$status" -ne 0 ]; then
         awk '/^The following tests FAILED:/ {getline; print $3; exit}' "$log" | grep . ||
             echo "ctest exit $status"
@@ -123,13 +125,20 @@ run_suite() {
 echo "mutate.sh: building the copy in $work"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-baseline_started=$SECONDS
-if ! first_failure=$(run_suite 86400); then
-    echo "mutate.sh: the unmutated tree fails the fast suite ($first_failure): fix that first" >&2
-    exit 1
-fi
-test_timeout="${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - baseline_started) + 30))}"
-echo "mutate.sh: unmutated suite $((SECONDS - baseline_started)) s; a mutant's run is killed after $test_timeout s"
+# The unmutated suite, timed phase by phase: a mutant's phase is stopped
+# after three times as long (plus 30 s for a loaded moment).
+limits=()
+for label in unit cli; do
+    phase_started=$SECONDS
+    if ! ctest --test-dir "$build" -L "^$label\$" -E "$excluded" -j"$jobs" \
+        --no-tests=error >"$work/ctest.log" 2>&1; then
+        echo "mutate.sh: the unmutated tree fails the $label tests: fix that first" >&2
+        cat "$work/ctest.log" >&2
+        exit 1
+    fi
+    limits+=("${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - phase_started) + 30))}")
+done
+echo "mutate.sh: a mutant's unit tests are stopped after ${limits[0]} s, its command-line tests after ${limits[1]} s"
 
 started=$SECONDS
 summary=()
@@ -173,7 +182,7 @@ for file in "${files[@]}"; do
             continue
         fi
         valid=$((valid + 1))
-        if reason=$(run_suite "$test_timeout"); then
+        if reason=$(run_suite "${limits[@]}"); then
             survivors=$((survivors + 1))
             echo "SURVIVED  $sig"
             diff -u --label "a/$file" --label "b/$file" "$original" "$mutant" || true
