@@ -494,24 +494,50 @@ static void test_result_json_round_trips(void)
     sx_result_clear(&r);
     sx_result_clear(&r); /* harmless twice */
     sx_error_t err;
-    static const char *const bad[] = {
-        "{\"task_id\":\"t\",\"score\":1,\"strict\":0,\"status\":\"mismatch\","
-        "\"detail\":\"\",\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
+    /* Each line differs from a valid one in one field. */
+#define LINE(task, score, strict, status, attempts, seconds)                             \
+    "{\"task_id\":" task ",\"score\":" score ",\"strict\":" strict ",\"status\":" status \
+    ",\"detail\":\"\",\"attempts\":" attempts ",\"seconds\":" seconds                    \
+    ",\"worker\":\"\"}"
+    SX_CHECK(sx_result_from_json(LINE("\"t\"", "0", "1", "\"mismatch\"", "3", "0.5"),
+                                 &back, &err) == 0);
+    SX_CHECK(back.status == SX_STATUS_MISMATCH && back.score == 0 && back.strict == 1);
+    SX_CHECK(back.attempts == 3 && back.seconds == 0.5 && back.csv == NULL);
+    sx_result_clear(&back);
+    static const char *const bad[][2] = {
+        {LINE("\"t\"", "1", "0", "\"mismatch\"", "0", "0"),
+         "field \"score\" must be 1 for match and 0 otherwise"},
+        {LINE("\"t\"", "0", "0", "\"match\"", "0", "0"),
+         "field \"score\" must be 1 for match and 0 otherwise"},
+        {LINE("\"t\"", "true", "0", "\"match\"", "0", "0"),
+         "field \"score\" must be 1 for match and 0 otherwise"},
         /* strict: required, 0 or 1, and 1 only for a scored task */
-        "{\"task_id\":\"t\",\"score\":0,\"status\":\"mismatch\",\"detail\":\"\","
-        "\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
-        "{\"task_id\":\"t\",\"score\":0,\"strict\":2,\"status\":\"mismatch\","
-        "\"detail\":\"\",\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
-        "{\"task_id\":\"t\",\"score\":0,\"strict\":1,\"status\":\"timeout\","
-        "\"detail\":\"\",\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
-        "{\"task_id\":\"t\",\"score\":0,\"status\":\"maybe\",\"detail\":\"\","
-        "\"attempts\":0,\"seconds\":0,\"worker\":\"\"}",
-        "[]",
-        "{",
+        {LINE("\"t\"", "0", "null", "\"mismatch\"", "0", "0"),
+         "field \"strict\" must be"},
+        {LINE("\"t\"", "0", "2", "\"mismatch\"", "0", "0"), "field \"strict\" must be"},
+        {LINE("\"t\"", "0", "-1", "\"mismatch\"", "0", "0"), "field \"strict\" must be"},
+        {LINE("\"t\"", "0", "1", "\"timeout\"", "0", "0"), "field \"strict\" must be"},
+        {LINE("\"t\"", "0", "0", "\"maybe\"", "0", "0"),
+         "field \"status\" is not a known status"},
+        {LINE("\"t\"", "0", "0", "\"mismatch\"", "-1", "0"),
+         "field \"attempts\" must be an integer >= 0"},
+        {LINE("\"t\"", "0", "0", "\"mismatch\"", "1.5", "0"),
+         "field \"attempts\" must be an integer >= 0"},
+        {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "-0.5"),
+         "field \"seconds\" must be a number >= 0"},
+        {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "\"1\""),
+         "field \"seconds\" must be a number >= 0"},
+        {LINE("1", "0", "0", "\"mismatch\"", "0", "0"), "task_id"},
+        {"[]", "not a JSON object"},
+        {"{", "not a JSON object"},
     };
+#undef LINE
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sx_error_clear(&err);
-        SX_CHECK(sx_result_from_json(bad[i], &back, &err) == -1 && sx_error_is_set(&err));
+        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
+        if (!strstr(err.msg, bad[i][1]))
+            fprintf(stderr, "%s: '%s' lacks '%s'\n", bad[i][0], err.msg, bad[i][1]);
+        SX_CHECK(strstr(err.msg, bad[i][1]) != NULL);
     }
 }
 

@@ -321,22 +321,62 @@ static void test_evaluation_loading_validates(void)
     ev = evaluation_from("{}", &err);
     SX_CHECK(ev && ev->condition_count == 0 && !ev->ignore_order);
     sx_evaluation_destroy(&ev);
-    static const char *const bad[] = {
-        "{\"condition_cols\": [-1]}",
-        "{\"ignore_order\": 1}",
-        "{\"extra\": 1}",
-        "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": -1}}",
-        "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 0}}",
-        "{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 1, "
-        "\"mandatory_rows\": 2}}",
-        "{\"answer_policy\": {\"kind\": \"best\"}}",
-        "[1]",
-        "{",
+    /* One index alone is upstream's shorthand for a list of one; k alone
+     * means no mandatory rows. */
+    ev = evaluation_from("{\"condition_cols\": 1, \"answer_policy\": {\"kind\": "
+                         "\"any_k_from_tie_set\", \"k\": 2}}",
+                         &err);
+    SX_CHECK(ev && ev->condition_count == 1 && ev->condition_cols[0] == 1);
+    SX_CHECK(ev->kind == SX_ANSWER_ANY_K_FROM_TIE_SET && ev->k == 2 &&
+             ev->mandatory_rows == 0);
+    sx_evaluation_destroy(&ev);
+    ev = evaluation_from("{\"condition_cols\": null, \"answer_policy\": {\"kind\": "
+                         "\"any_one_argmax\"}}",
+                         &err);
+    SX_CHECK(ev && ev->condition_count == 0 && ev->kind == SX_ANSWER_ANY_ONE_ARGMAX);
+    sx_evaluation_destroy(&ev);
+    static const char *const bad[][2] = {
+        {"{\"condition_cols\": [-1]}", "condition_cols[0] is not a column index (>= 0)"},
+        {"{\"condition_cols\": [0, \"1\"]}",
+         "condition_cols[1] is not a column index (>= 0)"},
+        {"{\"condition_cols\": \"0\"}",
+         "condition_cols must be a list of column indexes"},
+        {"{\"ignore_order\": 1}", "ignore_order"},
+        {"{\"extra\": 1}", "extra"},
+        {"{\"answer_policy\": \"ordinary\"}",
+         "answer_policy must be an object with a string kind"},
+        {"{\"answer_policy\": {\"k\": 1}}",
+         "answer_policy must be an object with a string kind"},
+        {"{\"answer_policy\": {\"kind\": \"ordinary\", \"top\": 1}}",
+         "answer_policy: unknown field 'top'"},
+        {"{\"answer_policy\": {\"kind\": \"ordinary\", \"k\": 1}}",
+         "answer_policy 'ordinary' takes no k or mandatory_rows"},
+        {"{\"answer_policy\": {\"kind\": \"any_one_argmax\", \"mandatory_rows\": 0}}",
+         "answer_policy 'any_one_argmax' takes no k or mandatory_rows"},
+        {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": -1}}",
+         "answer_policy.k must be an integer >= 0"},
+        {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\"}}",
+         "answer_policy.k must be an integer >= 0"},
+        {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 1, "
+         "\"mandatory_rows\": -1}}",
+         "answer_policy.mandatory_rows must be an integer >= 0"},
+        {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 0}}",
+         "answer_policy: need 1 <= k and mandatory_rows <= k (k=0, mandatory_rows=0)"},
+        {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 1, "
+         "\"mandatory_rows\": 2}}",
+         "answer_policy: need 1 <= k and mandatory_rows <= k (k=1, mandatory_rows=2)"},
+        {"{\"answer_policy\": {\"kind\": \"best\"}}",
+         "answer_policy: unknown kind 'best'"},
+        {"[1]", ""},
+        {"{", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sx_error_clear(&err);
-        SX_CHECK(!evaluation_from(bad[i], &err));
+        SX_CHECK(!evaluation_from(bad[i][0], &err));
+        if (!strstr(err.msg, bad[i][1]))
+            fprintf(stderr, "%s: '%s' lacks '%s'\n", bad[i][0], err.msg, bad[i][1]);
         SX_CHECK(strstr(err.msg, "/tmp/sx-score-test-") != NULL);
+        SX_CHECK(strstr(err.msg, bad[i][1]) != NULL);
     }
 }
 

@@ -138,6 +138,9 @@ int sx_tie_match(sx_tie_check_fn *check, void *arg, const sx_frame_t *gold,
 
 /* ---- self-test ----------------------------------------------------------- */
 
+/* What the last tie_verdict said: the mismatch's detail or the error. */
+static char s_said[SX_ERROR_MAX];
+
 static int tie_verdict(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev,
                        sx_tie_check_fn *check)
 {
@@ -160,7 +163,15 @@ static int tie_verdict(const char *pred_csv, const char *gold_csv, sx_evaluation
     sx_strict_destroy(&target.strict);
     sx_frame_destroy(&pred);
     sx_frame_destroy(&gold);
+    snprintf(s_said, sizeof s_said, "%s", v < 0 ? err.msg : v == 0 ? detail : "");
     return v;
+}
+
+static void check_said(const char *expected)
+{
+    if (strcmp(s_said, expected) != 0)
+        fprintf(stderr, "tie said '%s', expected '%s'\n", s_said, expected);
+    SX_CHECK(strcmp(s_said, expected) == 0);
 }
 
 static int frozen(const char *pred_csv, const char *gold_csv, sx_evaluation_t *ev)
@@ -205,7 +216,11 @@ void sx_tie_test(bool verbose)
     const char *gold = "team,points\nA,10\nB,10\nC,10\n";
     SX_CHECK(frozen("t,p\nB,10\n", gold, &argmax) == 1);
     SX_CHECK(frozen("t,p\nD,10\n", gold, &argmax) == 0);
+    check_said("no allowed choice of tied gold rows matches");
     SX_CHECK(frozen("t,p\nA,10\nB,10\n", gold, &argmax) == 0);
+    check_said("prediction has 2 rows, a tie answer has 1");
+    SX_CHECK(frozen("t,p\nA,10\n", "team,points\n", &argmax) == -1);
+    check_said("any_one_argmax: gold has no rows");
     long beyond = 4;
     sx_evaluation_t argmax_bad_cols = {.kind = SX_ANSWER_ANY_ONE_ARGMAX,
                                        .condition_cols = &beyond,
@@ -220,8 +235,14 @@ void sx_tie_test(bool verbose)
     SX_CHECK(frozen("t,p\nC,10\nB,10\nA,10\n", ranked, &two) == 0); /* Z needed */
     sx_evaluation_t too_wide = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 5};
     SX_CHECK(frozen("t\n1\n2\n3\n4\n5\n", ranked, &too_wide) == -1);
+    check_said("any_k_from_tie_set: k=5 (mandatory_rows=0) does not fit gold's 4 rows");
     sx_evaluation_t empty = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 0};
     SX_CHECK(frozen("t\n", ranked, &empty) == -1);
+    check_said("any_k_from_tie_set: k=0 (mandatory_rows=0) does not fit gold's 4 rows");
+    sx_evaluation_t over = {
+        .kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 1, .mandatory_rows = 2};
+    SX_CHECK(frozen("t\n1\n", ranked, &over) == -1);
+    check_said("any_k_from_tie_set: k=1 (mandatory_rows=2) does not fit gold's 4 rows");
     /* 20 of 40 tied rows is ~1.4e11 golds: refused at once, not enumerated. */
     char gold40[512] = "v\n", pred20[256] = "v\n";
     for (int i = 0; i < 40; i++)
@@ -230,6 +251,8 @@ void sx_tie_test(bool verbose)
         snprintf(pred20 + strlen(pred20), sizeof pred20 - strlen(pred20), "7\n");
     sx_evaluation_t huge = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 20};
     SX_CHECK(frozen(pred20, gold40, &huge) == -1);
+    check_said("tie policy allows more than 100000 gold combinations (choose 20 of 40 "
+               "tied rows)");
     SX_CHECK(strict(pred20, gold40, &huge) == -1);
     test_tie_policies_apply_to_strict();
 }

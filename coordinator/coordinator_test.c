@@ -14,6 +14,7 @@
 #include "worker/agent.h"
 #include "worker/simexec.h"
 
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -354,6 +355,49 @@ static void test_retry_budget_on_other_worker(void)
     harness_destroy(&h);
 }
 
+/* Appends to OUT/journal.jsonl a second record of its first task, turned
+ * into a mismatch, and a record of a task the bench does not have; `task`
+ * gets the first task's quoted ID, "task_id":"t00N". */
+static void journal_add_noise(harness_t *h, char *task, size_t size)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
+    FILE *in = fopen(path, "r");
+    SX_CHECK(in);
+    char line[65536];
+    SX_CHECK(fgets(line, sizeof line, in));
+    fclose(in);
+    json_t *record = json_loads(line, 0, NULL);
+    json_t *result = json_object_get(record, "result");
+    SX_CHECK(result);
+    snprintf(task, size, "\"task_id\":\"%s\"",
+             json_string_value(json_object_get(result, "task_id")));
+    SX_CHECK(json_object_set_new(result, "status", json_string("mismatch")) == 0);
+    SX_CHECK(json_object_set_new(result, "score", json_integer(0)) == 0);
+    SX_CHECK(json_object_set_new(result, "strict", json_integer(0)) == 0);
+    char *twice = json_dumps(record, JSON_COMPACT);
+    SX_CHECK(json_object_set_new(result, "task_id", json_string("t99")) == 0);
+    char *foreign = json_dumps(record, JSON_COMPACT);
+    FILE *out = fopen(path, "a");
+    SX_CHECK(out && fprintf(out, "%s\n%s\n", twice, foreign) > 0 && fclose(out) == 0);
+    free(twice);
+    free(foreign);
+    json_decref(record);
+}
+
+/* How many lines of a results.jsonl hold both texts. */
+static long count_lines_with(const char *path, const char *text, const char *other)
+{
+    FILE *in = fopen(path, "r");
+    SX_CHECK(in);
+    char line[65536];
+    long count = 0;
+    while (fgets(line, sizeof line, in))
+        count += strstr(line, text) && strstr(line, other);
+    fclose(in);
+    return count;
+}
+
 /* A stopped run resumes from its journal and executes only what is unsettled. */
 static void test_resume_skips_settled(void)
 {
@@ -378,6 +422,8 @@ static void test_resume_skips_settled(void)
 
     sx_error_t err;
     SX_CHECK(sx_coordinator_new(&c, &err) == NULL && strstr(err.msg, "--resume"));
+    char task[64];
+    journal_add_noise(h, task, sizeof task);
     c.resume = true;
     harness_start(h, &c);
     f = fake_new(h->endpoint, "fw", 2);
@@ -388,7 +434,13 @@ static void test_resume_skips_settled(void)
             SX_CHECK(strcmp(rest->tasks[i].task_id, first->tasks[j].task_id) != 0);
     fake_answer(f, rest, SX_STATUS_MISMATCH);
     SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    /* The journal's last verdict of a task stands (a --rerun appends the
+     * new one), a foreign task is not counted: the bench's four tasks, one
+     * match, three mismatches. */
     SX_CHECK(sx_testbench_count_lines(path) == 4);
+    SX_CHECK(count_lines_with(path, task, "\"status\":\"mismatch\"") == 1);
+    SX_CHECK(count_lines_with(path, "\"task_id\":\"t00", "\"status\":\"match\"") == 1);
+    SX_CHECK(count_lines_with(path, "\"task_id\":\"t00", "\"status\":\"mismatch\"") == 3);
     sx_msg_destroy(&first);
     sx_msg_destroy(&rest);
     fake_destroy(&f);
@@ -884,6 +936,38 @@ static void test_method_names_colliding_with_out(void)
     harness_destroy(&h);
 }
 
+/* A configuration the coordinator cannot run with is refused before it
+ * binds, each with its reason. */
+static void test_config_refused(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    const char *unsafe[] = {"../m1"};
+    sx_coordinator_config_t c = base_config(h, unsafe, files);
+    sx_error_t err;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "method name '../m1' is not a safe folder name") == 0);
+    c = base_config(h, s_names, files);
+    c.subset_index = 2;
+    c.subset_count = 2;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "--shard 2/2: I must be below N") == 0);
+    c = base_config(h, s_names, files);
+    c.cert_path = "/nonexistent/coordinator.cert";
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "--cert needs --allow DIR of worker public keys") == 0);
+    c.allow_dir = h->bench;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "/nonexistent/coordinator.cert: cannot load the CURVE "
+                             "certificate (and its _secret file)") == 0);
+    c = base_config(h, s_names, files);
+    c.endpoint = "ipc:///nonexistent/coordinator.sock";
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strncmp(err.msg, "cannot bind ipc:///nonexistent/coordinator.sock: ", 49) ==
+             0);
+    harness_destroy(&h);
+}
+
 /* A peer that says HELLO again does not get back the unit it let go while
  * another worker is connected: it cannot hold a unit forever that way. */
 static void test_rehello_does_not_keep_the_unit(void)
@@ -1167,6 +1251,7 @@ void sx_coordinator_test(bool verbose)
     test_rerun_replaces_verdicts_journal_keeps_history();
     test_tasks_subset();
     test_method_names_colliding_with_out();
+    test_config_refused();
     test_broken_workers_do_not_take_a_unit_back();
     test_rehello_does_not_keep_the_unit();
     test_shunned_everywhere_still_dispatched();

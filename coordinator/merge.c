@@ -314,6 +314,25 @@ void sx_merge_test(bool verbose)
     const char *subset_ok[] = {c};
     SX_CHECK(sx_merge(bench, subset_ok, 1, out, true, &report, &err) == 0);
     SX_CHECK(report.tasks == 4 && report.missing == 3);
+    /* The same score is not the same verdict: mismatch against flink_error
+     * (both 0) is refused too, naming both statuses. */
+    char d[PATH_MAX + 16], e[PATH_MAX + 16], want[4 * PATH_MAX];
+    snprintf(d, sizeof d, "%s/shard1-failed", bench);
+    const sx_status_t st_d[] = {SX_STATUS_FLINK_ERROR};
+    write_results(d, "m1", ids_c, st_d, 1);
+    const char *same_score[] = {a, d};
+    SX_CHECK(sx_merge(bench, same_score, 2, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want,
+             "m1/t003 disagrees: %s says mismatch, %s says flink_error", a, d);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    /* A task the bench does not have would change the denominator: refused. */
+    snprintf(e, sizeof e, "%s/shard-foreign", bench);
+    const char *ids_e[] = {"t099"};
+    write_results(e, "m1", ids_e, st_c, 1);
+    const char *foreign[] = {a, e};
+    SX_CHECK(sx_merge(bench, foreign, 2, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "%s/m1: task 't099' is not in task_ids.txt", e);
+    SX_CHECK(strcmp(err.msg, want) == 0);
     const char *self_input[] = {out};
     SX_CHECK(sx_merge(bench, self_input, 1, out, false, &report, &err) == -1);
     sx_testbench_remove(&bench);

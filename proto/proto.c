@@ -1023,6 +1023,110 @@ static void test_malformed(void)
     }
 }
 
+/* A RESULT packed field by field, so that attempts, status, seconds and
+ * strict can hold what the encoder never writes; `broken` names one more
+ * field to pack wrongly (NULL: none). */
+static char *forge_result(size_t *size, int64_t attempts, const char *status,
+                          double seconds, int64_t strict, const char *broken)
+{
+    broken = broken ? broken : "";
+    msgpack_sbuffer buffer;
+    msgpack_sbuffer_init(&buffer);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 3 + (size_t)field_count(SX_MSG_RESULT));
+    pack_str(&pk, MAGIC);
+    msgpack_pack_int(&pk, SX_PROTO_VERSION);
+    msgpack_pack_int(&pk, SX_MSG_RESULT);
+    if (strcmp(broken, "token") == 0)
+        msgpack_pack_int64(&pk, -7);
+    else
+        msgpack_pack_uint64(&pk, 7);
+    pack_str(&pk, "m1");
+    pack_str(&pk, strcmp(broken, "task_id") == 0 ? "../t1" : "t1");
+    if (strcmp(broken, "status") == 0) {
+        msgpack_pack_str(&pk, 6);
+        msgpack_pack_str_body(&pk, "match\0", 6);
+    } else {
+        pack_str(&pk, status);
+    }
+    pack_str(&pk, "why");
+    msgpack_pack_int64(&pk, attempts);
+    msgpack_pack_double(&pk, seconds);
+    pack_str(&pk, "w1");
+    sx_timings_t timings = {0};
+    if (strcmp(broken, "timings") == 0)
+        msgpack_pack_array(&pk, 0);
+    else if (strcmp(broken, "timings array") == 0)
+        msgpack_pack_double(&pk, 0);
+    else
+        pack_timings(&pk, &timings);
+    if (strcmp(broken, "csv") == 0)
+        pack_str(&pk, "a,b");
+    else
+        pack_bin(&pk, NULL, 0);
+    msgpack_pack_int64(&pk, strict);
+    *size = buffer.size;
+    char *data = msgpack_sbuffer_release(&buffer);
+    msgpack_sbuffer_destroy(&buffer);
+    return data;
+}
+
+/* A worker's verdict is taken as sent, and one that cannot be a verdict is
+ * refused: the score is the status's, never a field of its own. */
+static void test_result_fields(void)
+{
+    size_t size = 0;
+    char *data = forge_result(&size, 2, "match", 1.5, 1, NULL);
+    sx_msg_t *m = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL);
+    SX_CHECK(m && m->result.status == SX_STATUS_MATCH && m->result.score == 1);
+    SX_CHECK(m->result.strict == 1 && m->result.attempts == 2 && m->token == 7);
+    SX_CHECK(m->result.seconds == 1.5 && strcmp(m->result.detail, "why") == 0);
+    sx_msg_destroy(&m);
+    free(data);
+    data = forge_result(&size, 1000, "mismatch", 0, 0, NULL);
+    m = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL);
+    SX_CHECK(m && m->result.status == SX_STATUS_MISMATCH && m->result.score == 0);
+    SX_CHECK(m->result.strict == 0 && m->result.attempts == 1000);
+    sx_msg_destroy(&m);
+    free(data);
+    const struct {
+        int64_t attempts;
+        const char *status;
+        double seconds;
+        int64_t strict;
+        const char *broken;
+        const char *error;
+    } bad[] = {
+        {0, "match", 1, 0, NULL, "field 'attempts' = 0 is outside [1, 1000]"},
+        {1001, "match", 1, 0, NULL, "field 'attempts' = 1001 is outside [1, 1000]"},
+        {-1, "match", 1, 0, NULL, "field 'attempts' = -1 is outside [1, 1000]"},
+        {1, "maybe", 1, 0, NULL, "field 'status' is not a known status: 'maybe'"},
+        {1, "match", -1, 0, NULL, "field 'seconds' is not a finite duration"},
+        {1, "match", NAN, 0, NULL, "field 'seconds' is not a finite duration"},
+        {1, "match", 1, 2, NULL, "field 'strict' = 2 is outside [0, 1]"},
+        {1, "timeout", 1, 1, NULL,
+         "field 'strict' is 1 for an unscored status 'timeout'"},
+        {1, "match", 1, 0, "token", "field 'token' is not a non-negative integer"},
+        {1, "match", 1, 0, "task_id", "field 'task_id' is not a safe name: '../t1'"},
+        {1, "match", 1, 0, "status", "field 'status' holds a NUL byte"},
+        {1, "match", 1, 0, "timings", "field 'timings' has 0 items, expected 7"},
+        {1, "match", 1, 0, "timings array", "field 'timings' is not an array"},
+        {1, "match", 1, 0, "csv", "field 'csv' is not binary"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        data = forge_result(&size, bad[i].attempts, bad[i].status, bad[i].seconds,
+                            bad[i].strict, bad[i].broken);
+        sx_error_t err;
+        sx_error_clear(&err);
+        SX_CHECK(sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, &err) == NULL);
+        if (strstr(err.msg, bad[i].error) == NULL)
+            fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err.msg, bad[i].error);
+        SX_CHECK(strstr(err.msg, bad[i].error) != NULL);
+        free(data);
+    }
+}
+
 static void test_names_and_hashes(void)
 {
     SX_CHECK(sx_name_is_safe("t0001") && !sx_name_is_safe("a/b"));
@@ -1098,6 +1202,7 @@ void sx_proto_test(bool verbose)
     (void)verbose;
     test_roundtrips();
     test_malformed();
+    test_result_fields();
     test_names_and_hashes();
     test_sockets();
 }

@@ -2,9 +2,9 @@
 # setup-deps.sh: installs the Debian packages streamex builds and runs with
 # (compiler, clang for the fuzz targets, CMake, the C libraries found by
 # pkg-config, Java 17 and Maven for the runtime, Python for the pandas
-# reference, Slurm and munge for the private cluster of tests/e2e_slurm.sh,
-# Chromium for the report's browser test). Safe to run again: apt skips what
-# is installed. Needs root (or sudo).
+# reference, gcovr for scripts/coverage.sh, Slurm and munge for the private
+# cluster of tests/e2e_slurm.sh, Chromium for the report's browser test).
+# Safe to run again: apt skips what is installed. Needs root (or sudo).
 set -euo pipefail
 
 packages=(
@@ -12,7 +12,7 @@ packages=(
   libzmq3-dev libczmq-dev libmsgpack-dev librdkafka-dev libcurl4-openssl-dev
   libcsv-dev libjansson-dev
   openjdk-17-jre-headless maven curl ca-certificates python3 python3-venv python3-pip
-  iproute2 procps slurm-wlm munge
+  iproute2 procps gcovr slurm-wlm munge
   chromium
 )
 

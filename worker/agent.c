@@ -496,26 +496,29 @@ static void finish_job(sx_agent_t *self, job_t *job)
 {
     sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
     msg->method = strdup(job->task.method);
-    sx_result_init(&msg->result, job->task.task_id, job->result.status,
-                   job->result.detail ? job->result.detail : "", NULL);
-    msg->result.attempts = job->task.attempt;
-    msg->token = job->task.token;
-    msg->result.seconds = job->seconds;
-    msg->result.strict = job->result.strict;
-    free(msg->result.worker);
-    msg->result.worker = strdup(self->name);
-    msg->timings = job->timings;
+    sx_status_t status = job->result.status;
+    char detail[SX_ERROR_MAX + 16];
+    snprintf(detail, sizeof detail, "%s", job->result.detail ? job->result.detail : "");
     sx_error_t err;
     if (job->result.csv) {
         msg->data =
             sx_file_read(job->result.csv, SX_PROTO_MAX_BYTES - 65536, &msg->size, &err);
         if (!msg->data) {
+            /* A verdict whose CSV cannot be shipped is not one: retried. */
             sx_err("task %s: final CSV: %s", job->task.task_id, err.msg);
-            msg->result.status = SX_STATUS_INFRA_ERROR;
-            msg->result.strict = 0;
+            status = SX_STATUS_INFRA_ERROR;
+            snprintf(detail, sizeof detail, "final CSV: %s", err.msg);
         }
         unlink(job->result.csv);
     }
+    sx_result_init(&msg->result, job->task.task_id, status, detail, NULL);
+    msg->result.attempts = job->task.attempt;
+    msg->token = job->task.token;
+    msg->result.seconds = job->seconds;
+    msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
+    free(msg->result.worker);
+    msg->result.worker = strdup(self->name);
+    msg->timings = job->timings;
     size_t size = 0;
     char *data = sx_msg_encode(msg, &size, &err);
     char key[700];

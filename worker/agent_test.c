@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BEAT_MS 100
 #define DEAD_MS                                                                          \
@@ -138,6 +139,16 @@ static long spool_entries(const char *work)
     return n;
 }
 
+/* The simulated executor, except that the final CSV of an attempt 3 is gone
+ * before the agent reads it (as when the work folder's disk fails). */
+static void exec_losing_csv(void *ctx, const sx_exec_request_t *request,
+                            sx_result_t *result, sx_timings_t *timings)
+{
+    sx_simexec_run(ctx, request, result, timings);
+    if (request->attempt == 3 && result->csv)
+        SX_CHECK(unlink(result->csv) == 0);
+}
+
 void sx_agent_test(bool verbose)
 {
     sx_log_level_t saved = sx_log_level();
@@ -161,7 +172,7 @@ void sx_agent_test(bool verbose)
                                 .name = "w1",
                                 .capacity = 1,
                                 .work_dir = work,
-                                .exec = sx_simexec_run,
+                                .exec = exec_losing_csv,
                                 .exec_ctx = sim,
                                 .heartbeat_ms = BEAT_MS,
                                 .dead_after_ms = DEAD_MS,
@@ -218,6 +229,22 @@ void sx_agent_test(bool verbose)
     sx_msg_destroy(&result);
     SX_CHECK(spool_entries(work) == 1); /* the first ACK emptied the old entry */
 
+    /* A match whose final CSV cannot be read is no match: infra_error,
+     * retried elsewhere, with the reason and no CSV. */
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t001", 3);
+    sx_msg_send(assign, router, who, NULL);
+    result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(result->result.score == 0 && result->result.attempts == 3);
+    SX_CHECK(result->size == 0 && result->token == 300 && requests == 0);
+    char want[PATH_MAX + 128];
+    snprintf(want, sizeof want,
+             "final CSV: %s/csv/m1.t001.3.csv: cannot open: No such file or directory",
+             work);
+    SX_CHECK(strcmp(result->result.detail, want) == 0);
+    sx_msg_destroy(&result);
+
     /* The cache cannot take a file (as on a full disk): the task is answered
      * with infra_error at once instead of waiting for files forever. */
     char cache[PATH_MAX + 16];
@@ -247,6 +274,27 @@ void sx_agent_test(bool verbose)
     SX_CHECK(strstr(result->result.detail, "no bench file arrived for 1000 ms"));
     sx_msg_destroy(&result);
 
+    /* A worker's message sent to the worker and an empty shard change
+     * nothing (nothing more is executed, see the count at the end); a
+     * goodbye that is not final makes it connect again. */
+    sx_msg_t *stray = sx_msg_new(SX_MSG_HELLO);
+    stray->worker = strdup("w9");
+    stray->capacity = 1;
+    SX_CHECK(sx_msg_send(stray, router, who, NULL) == 0);
+    sx_msg_destroy(&stray);
+    sx_msg_t *empty = sx_msg_new(SX_MSG_ASSIGN);
+    empty->shard_id = 9;
+    SX_CHECK(sx_msg_send(empty, router, who, NULL) == 0);
+    sx_msg_destroy(&empty);
+    sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
+    again->reason = strdup("reconnect");
+    again->final = false;
+    SX_CHECK(sx_msg_send(again, router, who, NULL) == 0);
+    sx_msg_destroy(&again);
+    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello && strcmp(hello->worker, "w1") == 0);
+    sx_msg_destroy(&hello);
+
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
     bye->reason = strdup("run complete");
     bye->final = true;
@@ -257,7 +305,7 @@ void sx_agent_test(bool verbose)
     zpoller_destroy(&poller);
     char *done = zstr_recv(actor);
     zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 4);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 5);
     zactor_destroy(&actor);
     sx_agent_destroy(&run.agent);
     sx_simexec_destroy(&sim);

@@ -707,7 +707,9 @@ static void write_file(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-static void write_task(const char *dir, const char *id, int timeout_s)
+/* sink_option is one more option of the sink's WITH list, e.g. ",'k'='v'". */
+static void write_task(const char *dir, const char *id, int timeout_s,
+                       const char *sink_option)
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
@@ -722,20 +724,22 @@ static void write_task(const char *dir, const char *id, int timeout_s)
         "servers'='${bootstrap}','format'='json')\"}], \"sink\": {\"name\": "
         "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
         "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
-        "servers'='${bootstrap}','format'='json')\"}, \"output_schema\": [{\"name\": "
+        "servers'='${bootstrap}','format'='json'%s)\"}, \"output_schema\": [{\"name\": "
         "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
-        id, timeout_s);
+        id, sink_option, timeout_s);
     snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
     write_file(path, "task.json", json);
 }
 
-/* A bench of two tasks, one static source and an append sink each: t1 (30 s,
- * gold is the row id=1) and t2 (1 s, no gold nor evaluation). */
+/* A bench of three tasks, one static source and an append sink each: t1
+ * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation) and t3,
+ * whose sink DDL has a placeholder the executor does not fill. */
 static void write_bench(const char *dir)
 {
-    write_file(dir, "task_ids.txt", "t1\nt2\n");
-    write_task(dir, "t1", 30);
-    write_task(dir, "t2", 1);
+    write_file(dir, "task_ids.txt", "t1\nt2\nt3\n");
+    write_task(dir, "t1", 30, "");
+    write_task(dir, "t2", 1, "");
+    write_task(dir, "t3", 30, ",'properties.group.id'='${group}'");
     zsys_dir_create("%s/gold", dir);
     zsys_dir_create("%s/evaluation", dir);
     char path[PATH_MAX];
@@ -754,6 +758,8 @@ static void test_outcome(sx_executor_t *executor, const char *bench, const char 
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
+    if (result.status != expected || strcmp(result.detail, detail) != 0)
+        fprintf(stderr, "got %s: \"%s\"\n", sx_status_name(result.status), result.detail);
     SX_CHECK(result.status == expected);
     SX_CHECK(strcmp(result.detail, detail) == 0);
     SX_CHECK(result.csv == NULL && result.score == 0 && result.attempts == 1);
@@ -815,7 +821,8 @@ typedef struct {
     const char *csv_dir;
     sx_runtime_t *pair;
     sink_output_t *output;
-    int runs; /* each run has its own run id, so its own topics */
+    int runs;  /* each run has its own run id, so its own topics */
+    bool keep; /* the executor's --keep */
 } harness_t;
 
 /* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
@@ -832,7 +839,7 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
              task_id);
     sx_executor_config_t config = {
         h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, false,
+        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, h->keep,
         h->pair};
     sx_error_t err;
     sx_executor_t *executor = sx_executor_new(&config, &err);
@@ -951,6 +958,43 @@ static void test_flink_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_destroy(&fake);
 }
 
+/* Verdicts decided while the job is being submitted: a session, DDL or
+ * INSERT the cluster cannot take is infra trouble (retried elsewhere), never
+ * the task's or the query's fault; the fake's address is in each detail. */
+static void test_submit_verdicts(harness_t *h)
+{
+    char want[SX_ERROR_MAX];
+    sx_result_t result;
+    sx_fakeflink_script_t no_session = {.session_status = 503};
+    sx_fakeflink_t *fake = run_on_fake(h, &no_session, "t1", &result);
+    snprintf(want, sizeof want,
+             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
+             "Internal server error.",
+             sx_fakeflink_url(fake));
+    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
+    sx_fakeflink_destroy(&fake);
+    sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
+    fake = run_on_fake(h, &ddl, "t1", &result);
+    snprintf(want, sizeof want,
+             "statement result: HTTP 500: org.apache.flink.runtime.jobmanager.scheduler."
+             "NoResourceAvailableException: Could not acquire the minimum required "
+             "resources.");
+    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    sx_fakeflink_destroy(&fake);
+    sx_fakeflink_script_t insert = {.insert_error = s_slot_cause};
+    fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR, want);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_fakeflink_destroy(&fake);
+    /* Accepted but no job to watch: nothing to cancel either. */
+    sx_fakeflink_script_t no_job = {.no_job_id = true};
+    fake = expect(h, &no_job, "t1", SX_STATUS_INFRA_ERROR,
+                  "the gateway accepted the INSERT but gave no job ID");
+    SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/") == 0);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_fakeflink_destroy(&fake);
+}
+
 /* A job that outlives timeout_s (t2: 1 s) is the query's timeout whether or
  * not the cancel works; a failed cancel is tried once more by cleanup. */
 static void test_timeouts(harness_t *h)
@@ -998,6 +1042,28 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
              h->runs + 1);
     fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
     sx_fakeflink_destroy(&fake);
+    /* A final CSV that cannot be written is not the query's doing. */
+    const char *csv_dir = h->csv_dir;
+    h->csv_dir = "/dev/null/csv";
+    output->value = "{\"id\":1}";
+    fake = expect(h, &finished, "t1", SX_STATUS_INFRA_ERROR,
+                  "cannot create the folder of /dev/null/csv/t1.csv");
+    sx_fakeflink_destroy(&fake);
+    h->csv_dir = csv_dir;
+    /* The session is closed after every task (one DELETE beside those of
+     * its three statements), unless --keep leaves it (and the topics and
+     * job) for a look; the verdict is the same. */
+    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session/operations/") ==
+             3);
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 4);
+    sx_fakeflink_destroy(&fake);
+    h->keep = true;
+    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 3);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_fakeflink_destroy(&fake);
+    h->keep = false;
     /* Gold and evaluation are the bench's: missing, they are eval_error. */
     output->value = "{\"id\":1}";
     snprintf(want, sizeof want,
@@ -1052,6 +1118,29 @@ static void test_pair_changed(harness_t *h, sink_output_t *output)
     SX_CHECK(rmdir(dir) == 0);
 }
 
+/* On a pair streamex does not own (none given: a shared one), the sweep
+ * only lists what earlier runs left: the running job of "streamex old"
+ * among the fake's jobs is not cancelled, no topic is deleted. */
+static void test_sweep_shared_pair(harness_t *h)
+{
+    sx_fakeflink_script_t script = {.states = "RUNNING"};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake);
+    sx_executor_config_t config = {
+        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
+        "sweep",      SX_PROFILE_SPIDER2_LITE_2025_11, false,
+        NULL};
+    sx_error_t err;
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    size_t removed = 99;
+    SX_CHECK(sx_executor_sweep(executor, &removed, &err) == 0 && removed == 0);
+    SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/overview") == 1);
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    sx_executor_destroy(&executor);
+    sx_fakeflink_destroy(&fake);
+}
+
 static void test_on_fake_flink(const char *bench)
 {
     char reason[256];
@@ -1068,11 +1157,14 @@ static void test_on_fake_flink(const char *bench)
         sx_kafka_new(rd_kafka_mock_cluster_bootstraps(s_mock), 5000, &err), "", NULL};
     SX_CHECK(output.kafka);
     harness_t h = {
-        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0};
+        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0,
+        false};
     test_flink_verdicts(&h, &output);
+    test_submit_verdicts(&h);
     test_timeouts(&h);
     test_output_verdicts(&h, &output);
     test_pair_changed(&h, &output);
+    test_sweep_shared_pair(&h);
     sx_kafka_destroy(&output.kafka);
     rd_kafka_mock_cluster_destroy(s_mock);
     rd_kafka_destroy(owner);
@@ -1104,6 +1196,10 @@ void sx_executor_test(bool verbose)
     char want[PATH_MAX + 64];
     snprintf(want, sizeof want, "task t9: %s/tasks/t9: no such folder", bench);
     test_outcome(executor, bench, "t9", "SELECT id FROM s", SX_STATUS_INPUT_ERROR, want);
+    test_outcome(executor, bench, "t3", "SELECT id FROM s", SX_STATUS_INPUT_ERROR,
+                 "task t3: DDL of sink result: unknown placeholder ${group} in the "
+                 "string at line 1, column 162 (only ${topic} and ${bootstrap} are "
+                 "filled)");
     test_unreachable_kafka(executor, bench);
     sx_executor_destroy(&executor);
     SX_CHECK(executor == NULL);

@@ -152,6 +152,8 @@ static void serve_result(sx_fakeflink_t *self, int fd, int op)
     }
     if (script->insert_error)
         return respond_error(fd, 500, script->insert_error);
+    if (script->no_job_id)
+        return respond(fd, 200, "{\"resultType\":\"EOS\"}");
     if (!self->inserted && script->on_insert)
         script->on_insert(script->arg);
     self->inserted = true;
@@ -203,7 +205,10 @@ static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
 {
     const char *m = request->method, *p = request->path;
     int op = -1;
-    if (strcmp(m, "POST") == 0 && strcmp(p, "/v1/sessions") == 0)
+    if (strcmp(m, "POST") == 0 && strcmp(p, "/v1/sessions") == 0 &&
+        self->script->session_status)
+        respond_error(fd, self->script->session_status, "fake: no session");
+    else if (strcmp(m, "POST") == 0 && strcmp(p, "/v1/sessions") == 0)
         respond(fd, 200, "{\"sessionHandle\":\"fake-session\"}");
     else if (strcmp(m, "POST") == 0 && strstr(p, "/statements"))
         serve_statement(self, fd, request);

@@ -17,8 +17,10 @@
 #define SX_FAKEFLINK_JOB "fa4efa4efa4efa4efa4efa4efa4efa4e"
 
 typedef struct {
+    int session_status;       /* HTTP status of opening a session; 0 means 200 */
     const char *ddl_error;    /* Java trace of a refused DDL, or NULL */
     const char *insert_error; /* Java trace of a refused INSERT, or NULL */
+    bool no_job_id;           /* an accepted INSERT whose result names no job */
     /* Job states answered in turn, comma-separated, the last one repeated;
      * "500" answers HTTP 500 instead. */
     const char *states;

@@ -573,6 +573,15 @@ static void test_upsert_keeps_latest_and_deletes_on_tombstone(void)
     static const record_t keyless[] = {{NULL, "{\"id\":1}"}};
     CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, keyless,
                       "offset 0: an upsert record without a key");
+    /* A key that is no JSON object still identifies the row; it adds no
+     * column. */
+    static const record_t raw_keys[] = {
+        {"1", "{\"id\":1,\"name\":\"a\"}"},
+        {"2", "{\"id\":2,\"name\":\"b\"}"},
+        {"1", "{\"id\":1,\"name\":\"c\"}"},
+        {"[2]", "{\"name\":\"d\"}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, raw_keys, "id,name,v\n,d,\n1,c,\n2,b,\n");
 }
 
 static void test_debezium_multiset_with_retractions(void)
@@ -614,6 +623,21 @@ static void test_debezium_multiset_with_retractions(void)
         {NULL, "{\"before\":null,\"after\":null,\"op\":\"c\"}"}};
     CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, no_after,
                       "offset 0: op \"c\" without its \"after\" row");
+    static const record_t no_before[] = {
+        {NULL, "{\"before\":null,\"after\":{\"id\":1},\"op\":\"u\"}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, no_before,
+                      "offset 0: op \"u\" without its \"before\" row");
+    static const record_t delete_without_before[] = {
+        {NULL, "{\"after\":{\"id\":1},\"op\":\"d\"}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, delete_without_before,
+                      "offset 0: op \"d\" without its \"before\" row");
+    static const record_t not_object[] = {
+        {NULL, "{\"before\":null,\"after\":[1],\"op\":\"c\"}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, not_object,
+                      "offset 0: \"after\" is not a JSON object");
+    static const record_t no_op[] = {{NULL, "{\"before\":null,\"after\":{\"id\":1}}"}};
+    CHECK_MATERIALIZE(SX_CHANGELOG_DEBEZIUM, no_op,
+                      "offset 0: \"op\" is not one of c, r, u, d");
 }
 
 static void test_bad_records_name_the_offset(void)

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# mutate.sh [FILE...]: mutation testing of the fast suite. For each FILE
+# (default: scripts/verdict-files.txt) universalmutator (PyPI, installed into
+# .venv on first use) writes every mutant of the module's code (its self-test
+# at the bottom, from its "---- self-test" banner on, is left alone); a seeded shuffle of them is
+# tried in turn until SX_MUTATE_PER_FILE valid ones (default 5) were run. A
+# mutant is valid when the project's own build (-Wall -Wextra -Werror, as
+# every commit is built) compiles it: a mutant the compiler refuses can never
+# be committed, so it is no gap in the tests. Each valid mutant runs the fast
+# suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
+# cli_signals (hundreds of timed runs) and cli_format (a mutant is not
+# clang-formatted), unit tests first, stopping at the first failure; each
+# of the two phases is killed after SX_MUTATE_TEST_TIMEOUT seconds (default
+# three times the unmutated phase's time, measured first), which counts as
+# killed (a mutant that loops). Prints killed / survived per file and each
+# survivor's diff with its signature; exits 1 if a mutant survived.
+#
+# The tree is never mutated: everything happens in a copy (the working tree's
+# files, uncommitted edits included) under a temporary folder, removed at the
+# end, Ctrl-C included. Mutants listed in tests/mutants-equivalent.txt (format
+# there) are skipped. SX_MUTATE_ONLY=FILE tries only the mutants whose
+# signatures FILE lists, one a line, e.g. the survivors of an earlier run
+# once tests were added for them (same seed, same mutants; a line edited
+# since has another signature):
+#   sed -n 's/^SURVIVED  //p' before.log >survivors.txt
+#   SX_MUTATE_ONLY=survivors.txt SX_MUTATE_PER_FILE=1000 scripts/mutate.sh
+# Environment: SX_MUTATE_SEED (default 2026: same seed,
+# same mutants), SX_MUTATE_SECONDS (time box for the mutants, default 3600:
+# no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
+# default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
+# the three above). Not part of CI: a tool to run by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+per_file="${SX_MUTATE_PER_FILE:-5}"
+seed="${SX_MUTATE_SEED:-2026}"
+budget="${SX_MUTATE_SECONDS:-3600}"
+jobs="${SX_MUTATE_JOBS:-2}"
+excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format)$}"
+equivalents="$repo/tests/mutants-equivalent.txt"
+only="${SX_MUTATE_ONLY:-}"
+[ -z "$only" ] || only=$(realpath "$only")
+python="$repo/.venv/bin/python"
+# universalmutator's "mutate" console script, called through the venv's
+# python: the script's shebang names the venv it was installed from, which
+# is wrong in a venv that was moved or shared between worktrees.
+mutate() { "$python" -c 'import sys; from universalmutator.genmutants import main; sys.argv[0] = "mutate"; sys.exit(main())' "$@"; }
+
+if [ $# -gt 0 ]; then
+    files=("$@")
+else
+    mapfile -t files < <(grep -v '^[[:space:]]*\(#\|$\)' scripts/verdict-files.txt)
+fi
+for file in "${files[@]}"; do
+    [ -f "$file" ] || { echo "mutate.sh: no file $file" >&2; exit 2; }
+done
+if ! "$python" -c 'import universalmutator' 2>/dev/null; then
+    scripts/setup-python.sh >/dev/null
+    echo "mutate.sh: installing universalmutator into .venv" >&2
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-input \
+        universalmutator==1.14.1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sx-mutate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+src="$work/src"
+build="$work/build"
+mkdir -p "$src"
+git ls-files -z --cached --others --exclude-standard |
+    tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$src"
+
+# The signatures of mutants, the way tests/mutants-equivalent.txt lists them,
+# one a line in the order given: "FILE: ORIGINAL ==> MUTANT", the changed
+# lines with their spaces squeezed (several lines joined by " \n "; an
+# inserted line comes with the line above). One process for all of a file's
+# mutants: thousands of them.
+signatures() {
+    python3 - "$@" <<'PY'
+import sys
+name, original = sys.argv[1], open(sys.argv[2]).readlines()
+squeeze = lambda lines: " \\n ".join(" ".join(line.split()) for line in lines)
+for path in sys.argv[3:]:
+    mutant = open(path).readlines()
+    start = 0
+    while start < min(len(original), len(mutant)) and original[start] == mutant[start]:
+        start += 1
+    end = 0
+    while end < min(len(original), len(mutant)) - start and original[-1 - end] == mutant[-1 - end]:
+        end += 1
+    if start == len(original) - end and start > 0:
+        start -= 1  # pure insertion: anchor it to the line above
+    print(f"{name}: {squeeze(original[start:len(original) - end])} ==> {squeeze(mutant[start:len(mutant) - end])}")
+PY
+}
+
+is_equivalent() {
+    [ -f "$equivalents" ] && grep -qxF -- "$1" "$equivalents"
+}
+
+# Runs the fast suite in the copy, the unit tests for at most $1 seconds,
+# then the command-line tests for at most $2; prints the first failed test's
+# name. The unit tests (seconds) run first: most mutants die there, a killed
+# mutant stops the run, and a mutant that makes a unit test loop is stopped
+# long before that test's own 600 s timeout.
+run_suite() {
+    local log="$work/ctest.log" status=0 label limits=("$1" "$2") phase=0
+    for label in unit cli; do
+        timeout -k 10 "${limits[$phase]}" \
+            ctest --test-dir "$build" -L "^$label\$" -E "$excluded" \
+            -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
+        [ "$status" -eq 0 ] || break
+        phase=1
+    done
+    if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+        echo "timeout after ${limits[$phase]} s ($label tests)"
+    elif [ "$status" -ne 0 ]; then
+        awk '/^The following tests FAILED:/ {getline; print $3; exit}' "$log" | grep . ||
+            echo "ctest exit $status"
+    fi
+    return "$status"
+}
+
+echo "mutate.sh: building the copy in $work"
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+# The unmutated suite, timed phase by phase: a mutant's phase is stopped
+# after three times as long (plus 30 s for a loaded moment).
+limits=()
+for label in unit cli; do
+    phase_started=$SECONDS
+    if ! ctest --test-dir "$build" -L "^$label\$" -E "$excluded" -j"$jobs" \
+        --no-tests=error >"$work/ctest.log" 2>&1; then
+        echo "mutate.sh: the unmutated tree fails the $label tests: fix that first" >&2
+        cat "$work/ctest.log" >&2
+        exit 1
+    fi
+    limits+=("${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - phase_started) + 30))}")
+done
+echo "mutate.sh: a mutant's unit tests are stopped after ${limits[0]} s, its command-line tests after ${limits[1]} s"
+
+started=$SECONDS
+summary=()
+survivors=0
+for file in "${files[@]}"; do
+    dir="$work/mutants/${file//\//_}"
+    original="$work/originals/${file//\//_}"
+    mkdir -p "$dir" "$work/originals"
+    cp "$src/$file" "$original"
+    # Lines before the module's self-test (the whole file if it has none):
+    # its "---- self-test" banner, else its first test function.
+    selftest=$(grep -n -m1 -E '^/\* -+ self-test|^static [a-z_ ]*test_[a-z0-9_]*\(|^void sx_[a-z0-9_]*_test\(' \
+        "$original" | cut -d: -f1 || true)
+    last=$(($(wc -l <"$original") + 1))
+    seq 1 $((${selftest:-$last} - 1)) >"$dir.lines"
+    mutate "$original" c --noCheck --lines "$dir.lines" --mutantDir "$dir" >"$dir.log" 2>&1
+    mapfile -t mutants < <(find "$dir" -name '*.mutant.*' | sort -V |
+        shuf --random-source=<(openssl enc -aes-256-ctr -pass "pass:$seed:$file" -nosalt -pbkdf2 \
+            </dev/zero 2>/dev/null))
+    valid=0 killed=0 invalid=0 skipped=0 timebox=""
+    echo "== $file: ${#mutants[@]} mutants generated, trying up to $per_file valid ones"
+    mapfile -t sigs < <(signatures "$file" "$original" "${mutants[@]}")
+    for index in "${!mutants[@]}"; do
+        mutant=${mutants[$index]}
+        sig=${sigs[$index]}
+        [ "$valid" -lt "$per_file" ] || break
+        if [ $((SECONDS - started)) -ge "$budget" ]; then
+            timebox=" (time box of ${budget} s reached)"
+            break
+        fi
+        if [ -n "$only" ] && ! grep -qxF -- "$sig" "$only"; then
+            continue
+        fi
+        if is_equivalent "$sig"; then
+            skipped=$((skipped + 1))
+            continue
+        fi
+        cp "$mutant" "$src/$file"
+        if ! cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1; then
+            invalid=$((invalid + 1))
+            continue
+        fi
+        valid=$((valid + 1))
+        if reason=$(run_suite "${limits[@]}"); then
+            survivors=$((survivors + 1))
+            echo "SURVIVED  $sig"
+            diff -u --label "a/$file" --label "b/$file" "$original" "$mutant" || true
+        else
+            killed=$((killed + 1))
+            echo "killed    $sig  [$reason]"
+        fi
+    done
+    cp "$original" "$src/$file"
+    score="-"
+    [ "$valid" -eq 0 ] || score="$((100 * killed / valid)) %"
+    summary+=("$(printf '%-28s killed %2d of %2d valid (%5s), survived %2d; %d not compiled, %d listed equivalent%s' \
+        "$file" "$killed" "$valid" "$score" $((valid - killed)) "$invalid" "$skipped" "$timebox")")
+done
+
+echo "== mutate.sh: seed $seed, $((SECONDS - started)) s"
+printf '%s\n' "${summary[@]}"
+[ "$survivors" -eq 0 ]
