@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # setup-podman.sh: prepares Podman as the engine for docker/ on a Debian host
 # with no Docker engine and no reachable container registry:
-#   1. installs podman, podman-compose, runc and debootstrap from Debian;
+#   1. installs podman, runc, netavark with aardvark-dns (containers find
+#      each other by service name) and debootstrap from Debian, and
+#      podman-compose $SX_PODMAN_COMPOSE_VERSION from PyPI into
+#      /opt/podman-compose (Debian's 1.0.3 ignores `scale` and leaves the
+#      network behind on `down`), linked as /usr/local/bin/podman-compose;
 #   2. writes /etc/containers/containers.conf.d/streamex.conf: runc and
-#      explicit ulimits (crun fails here on setrlimit and on hybrid cgroups);
+#      explicit ulimits (crun fails here on setrlimit and on hybrid cgroups),
+#      netavark;
 #   3. makes the base image debian:bookworm locally (debootstrap minbase from
 #      the Debian mirror apt uses, then `podman import`), trusting the same
 #      extra certificate authorities and apt/pip settings as the host, so that
@@ -22,7 +27,7 @@ sudo=""
 
 install_packages() {
     local missing=() p
-    for p in podman podman-compose runc debootstrap; do
+    for p in podman runc netavark aardvark-dns debootstrap python3-venv; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -gt 0 ] || return 0
@@ -30,6 +35,19 @@ install_packages() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
         "${missing[@]}" >/dev/null
+}
+
+install_compose() {
+    local venv=/opt/podman-compose
+    if [ "$("$venv/bin/podman-compose" version 2>/dev/null | sed -n 's/^podman-compose version //p')" \
+        != "$compose_version" ]; then
+        say "installing podman-compose $compose_version from PyPI into $venv"
+        $sudo rm -rf "$venv"
+        $sudo /usr/bin/python3 -m venv "$venv"
+        $sudo "$venv/bin/pip" install --quiet "podman-compose==$compose_version"
+    fi
+    [ "$(readlink /usr/local/bin/podman-compose)" = "$venv/bin/podman-compose" ] ||
+        $sudo ln -sfn "$venv/bin/podman-compose" /usr/local/bin/podman-compose
 }
 
 # cgroupfs and a file event log: no systemd runs here to manage either.
@@ -47,6 +65,9 @@ default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
 runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
+
+[network]
+network_backend = "netavark"
 EOF
     )
     [ "$(cat "$conf" 2>/dev/null)" = "$want" ] && return 0
@@ -115,10 +136,13 @@ make_base_image() {
         awk '{ printf "%d MB", $1 / 1e6 }')) in $(($(date +%s) - start)) s"
 }
 
+compose_version="${SX_PODMAN_COMPOSE_VERSION:-1.6.0}"
 install_packages
+install_compose
 write_config
-[ "$(podman info --format '{{.Host.OCIRuntime.Name}}')" = runc ] ||
-    die "podman does not use runc: is another containers.conf overriding ours?"
+[ "$(podman info --format '{{.Host.OCIRuntime.Name}} {{.Host.NetworkBackend}}')" = "runc netavark" ] ||
+    die "podman does not use runc and netavark: is another containers.conf overriding ours?"
 make_base_image
 podman run --rm debian:bookworm true || die "podman cannot run a container"
-say "ready: podman $(podman version --format '{{.Client.Version}}'), runc, debian:bookworm"
+say "ready: podman $(podman version --format '{{.Client.Version}}'), runc, netavark," \
+    "podman-compose $compose_version, debian:bookworm"
