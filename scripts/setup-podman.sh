@@ -13,6 +13,8 @@
 #      the Debian mirror apt uses, then `podman import`), trusting the same
 #      extra certificate authorities and apt/pip settings as the host, so that
 #      builds download through whatever the host downloads through.
+# Build with BUILDAH_FORMAT=docker (podman 4.3 takes the build format from
+# nothing else): the default OCI format drops the images' HEALTHCHECK.
 # Safe to run again: each step is skipped when already done
 # (SX_PODMAN_REBASE=1 remakes the base image). Needs root (or sudo).
 set -euo pipefail
@@ -74,6 +76,15 @@ EOF
     say "writing $conf"
     $sudo mkdir -p "$(dirname "$conf")"
     echo "$want" | $sudo tee "$conf" >/dev/null
+}
+
+# A CNI bridge left by podman's first runs (before netavark was configured)
+# holds the default network's 10.88.0.1/16: netavark's podman0 would then
+# route nowhere, and containers resolve no names.
+drop_cni_bridge() {
+    ip link show cni-podman0 >/dev/null 2>&1 || return 0
+    say "removing the stale CNI bridge cni-podman0"
+    $sudo ip link del cni-podman0
 }
 
 # The first Debian mirror of apt's sources (one-line or deb822 format).
@@ -142,7 +153,10 @@ install_compose
 write_config
 [ "$(podman info --format '{{.Host.OCIRuntime.Name}} {{.Host.NetworkBackend}}')" = "runc netavark" ] ||
     die "podman does not use runc and netavark: is another containers.conf overriding ours?"
+drop_cni_bridge
 make_base_image
-podman run --rm debian:bookworm true || die "podman cannot run a container"
+mirror_host=$(debian_mirror | sed 's|^[a-z]*://||; s|[/:].*||')
+podman run --rm debian:bookworm getent hosts "$mirror_host" >/dev/null ||
+    die "a container cannot run or cannot resolve $mirror_host"
 say "ready: podman $(podman version --format '{{.Client.Version}}'), runc, netavark," \
     "podman-compose $compose_version, debian:bookworm"
