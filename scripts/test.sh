@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # test.sh: the README's test command. Installs everything the tests need
-# (Debian packages, the Kafka + Flink runtime, the pandas reference venv),
-# builds streamex twice (plain, and with ASan+UBSan) and runs the suites:
-# every test on the plain build, the unit and command-line tests on the
-# sanitizer build.
+# (Debian packages, Podman for e2e_compose, the Kafka + Flink runtime, the
+# pandas reference venv), builds streamex twice (plain, and with ASan+UBSan)
+# and runs the suites: every test on the plain build, the unit and
+# command-line tests on the sanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup-deps.sh
+scripts/setup-podman.sh
 scripts/setup-runtime.sh
 scripts/setup-python.sh
 scripts/build.sh build
