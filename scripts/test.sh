@@ -32,4 +32,7 @@ run_ctest() {
 echo "== unit and command-line tests under ASan+UBSan"
 run_ctest --test-dir build-asan -L 'unit|cli'
 echo "== all tests (cli_fuzz ran above: its clang build is the same for both)"
-run_ctest --test-dir build -E '^cli_fuzz$'
+# e2e_compose (Podman, scripts/setup-podman.sh) is left out for now: on the
+# shared 2-core CI machine its pairs' JobManagers sometimes exit while
+# starting, and a warm run takes ~13 min; see docker/README.md.
+run_ctest --test-dir build -E '^(cli_fuzz|e2e_compose)$'

@@ -4,8 +4,10 @@
 # Two methods: reference.jsonl must score 30/30 (gold, computed by the
 # example's independent oracle, agrees with Flink), and predictions.jsonl
 # must get, task by task, the status in expected.jsonl and so the EX that
-# examples/sample-bench/README.md states. The workers use pair indexes 0 and 1,
-# started and stopped by streamex run itself.
+# examples/sample-bench/README.md states (checked by
+# tests/e2e/sample_verdicts.py, shared with e2e_compose.sh and e2e_slurm.sh).
+# The workers use pair indexes 0 and 1, started and stopped by streamex run
+# itself.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
@@ -22,5 +24,6 @@ trap 'if [ $? -eq 0 ]; then rm -rf "$out"; else echo "output kept in $out"; fi' 
 }
 grep "EX =" "$out/run.log" || true
 
-python3 "$SX_SOURCE_DIR/tests/e2e/sample_check.py" "$bench" "$out" reference
+python3 "$SX_SOURCE_DIR/tests/e2e/sample_verdicts.py" "$bench" "$out" \
+    sample=predictions reference=reference
 echo "e2e_sample_bench: OK"

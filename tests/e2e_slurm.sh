@@ -168,7 +168,7 @@ echo "== rerun of element 2 submitted (merge $merge2)"
 wait_until 900 "end of the second merge" job_done "$merge2" || fail "merge $merge2 did not end"
 t2=$(date +%s)
 [ "$(job_exit "$merge2")" = 0:0 ] || fail "second merge: ExitCode $(job_exit "$merge2")"
-python3 "$SX_SOURCE_DIR/tests/e2e/sample_check.py" "$bench" "$run/merged" || fail "merged output after the rerun"
+python3 "$SX_SOURCE_DIR/tests/e2e/sample_verdicts.py" "$bench" "$run/merged" sample=predictions || fail "merged output after the rerun"
 echo "== shards: $((t1 - t0)) s to the first merge, $((t2 - t1)) s for the rerun"
 
 # ---- 2. coordinator allocation: one worker step killed ----------------------
@@ -187,7 +187,7 @@ wait_until 900 "end of the coordinator job" job_done "$job" || fail "job $job di
 t1=$(date +%s)
 [ "$(job_exit "$job")" = 0:0 ] || fail "coordinator job: ExitCode $(job_exit "$job")"
 grep -q "declared dead, [1-9][0-9]* shards go back to the queue" "$run/logs/coordinator-$job.out" || fail "the coordinator did not notice the killed worker"
-python3 "$SX_SOURCE_DIR/tests/e2e/sample_check.py" "$bench" "$run/out" || fail "coordinator output"
+python3 "$SX_SOURCE_DIR/tests/e2e/sample_verdicts.py" "$bench" "$run/out" sample=predictions || fail "coordinator output"
 echo "== coordinator: $((t1 - t0)) s with one worker killed"
 
 [ -z "$(our_jvms)" ] || fail "JVMs of this test still running: $(our_jvms | tr '\n' ' ')"
