@@ -35,6 +35,22 @@ wait_exec() {
     fail "process $1 never became streamex"
 }
 
+# Waits (up to 10 s) until streamex $1 has blocked SIGINT and SIGTERM (the
+# first thing its main does: from then on a signal is taken by its listener
+# thread). Before that, the dynamic loader is still at work and SIGTERM
+# simply kills the process, exit 143 with no "stopped by signal" message.
+wait_listening() {
+    wait_exec "$1"
+    local mask
+    for _ in $(seq 1000); do
+        mask=$(awk '/^SigBlk:/ {print $2}' "/proc/$1/status" 2>/dev/null || true)
+        # SIGINT is bit 1 (0x2), SIGTERM bit 14 (0x4000).
+        [ -n "$mask" ] && (((16#$mask & 0x4002) == 0x4002)) && return 0
+        sleep 0.01
+    done
+    fail "streamex $1 never blocked SIGINT and SIGTERM"
+}
+
 # A moment between 0 and $1 ms, as seconds for sleep(1); one in two within
 # the first 60 ms, while the process is still starting.
 moment() {
@@ -187,7 +203,7 @@ echo "== check and score stop on SIGTERM"
 rc=0
 "$STREAMEX" check --bench "$big" > /dev/null 2> "$tmp/check.err" &
 pid=$!
-wait_exec "$pid"
+wait_listening "$pid"
 sleep 0.3
 kill -TERM "$pid"
 wait "$pid" || rc=$?
@@ -201,7 +217,7 @@ rc=0
 "$STREAMEX" -q score --bench "$big" --method "m=$big/sub.jsonl" --output "$tmp/score" \
     > /dev/null 2> "$tmp/score.err" &
 pid=$!
-wait_exec "$pid"
+wait_listening "$pid"
 kill -TERM "$pid"
 wait "$pid" || rc=$?
 case "$rc" in
