@@ -12,8 +12,8 @@
 #include "common/score.h"
 #include "common/selftest.h"
 
+#include <czmq.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,18 +83,6 @@ char *sx_report_question(const sx_report_t *report, const char *task_id)
     return copy;
 }
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format(const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    char *text = NULL;
-    if (vasprintf(&text, fmt, args) < 0)
-        text = NULL;
-    va_end(args);
-    return text;
-}
-
 char *sx_report_policy(const sx_report_t *report, const char *task_id)
 {
     char *path = report->bench ? sx_bench_evaluation_path(report->bench, task_id) : NULL;
@@ -110,14 +98,14 @@ char *sx_report_policy(const sx_report_t *report, const char *task_id)
                               i ? ", " : "gold columns ", e->condition_cols[i]);
     const char *order = e->ignore_order ? "any row order" : "row order counts";
     if (e->kind == SX_ANSWER_ANY_ONE_ARGMAX)
-        text = format("any_one_argmax: any one gold row is the answer; %s; %s", columns,
-                      order);
+        text = zsys_sprintf("any_one_argmax: any one gold row is the answer; %s; %s",
+                            columns, order);
     else if (e->kind == SX_ANSWER_ANY_K_FROM_TIE_SET)
-        text = format("any_k_from_tie_set: k = %ld, the first %ld gold rows are "
-                      "mandatory, the rest a tie set; %s; %s",
-                      e->k, e->mandatory_rows, columns, order);
+        text = zsys_sprintf("any_k_from_tie_set: k = %ld, the first %ld gold rows are "
+                            "mandatory, the rest a tie set; %s; %s",
+                            e->k, e->mandatory_rows, columns, order);
     else
-        text = format("ordinary; %s; %s", columns, order);
+        text = zsys_sprintf("ordinary; %s; %s", columns, order);
     sx_evaluation_destroy(&e);
     return text;
 }

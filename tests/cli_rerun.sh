@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-port() { echo $((30000 + RANDOM % 10000)); }
+. "$(dirname "$0")/lib.sh"
 records() { grep -c "$2" "$1" || true; }
 
 # Task 1 mismatches, task 2 has no prediction, every other task matches;
@@ -153,7 +153,7 @@ dist="$tmp/dist"
 coordinate() {
     local want="$1" sim="$2" code=0 p
     shift 2
-    p=$(port)
+    p=$(free_port)
     "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$dist" \
         --bind "tcp://127.0.0.1:$p" --heartbeat-ms 200 --dead-after-ms 3000 "$@" \
         > "$dist.txt" &
