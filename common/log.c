@@ -16,10 +16,12 @@ static char s_component[64] = "streamex";
 static pthread_mutex_t s_lock = PTHREAD_MUTEX_INITIALIZER;
 static char s_live[1024];
 static bool s_live_shown = false;
+/* Set by the first live line: the process talks to a person from then on. */
+static bool s_terminal = false;
 
 static const char *level_name(sx_log_level_t level)
 {
-    static const char *names[] = {"debug", "info", "warn", "error", "off"};
+    static const char *names[] = {"debug", "info", "note", "warn", "error", "off"};
     return names[level];
 }
 
@@ -38,6 +40,13 @@ void sx_log_set_component(const char *component)
     snprintf(s_component, sizeof s_component, "%s", component);
 }
 
+/* Once a live line was drawn, routine lines are held back. Called with
+ * s_lock held. */
+static bool held_back(sx_log_level_t level)
+{
+    return s_terminal && level < SX_LOG_NOTE;
+}
+
 void sx_log(sx_log_level_t level, const char *fmt, ...)
 {
     if (level < s_level || level >= SX_LOG_OFF)
@@ -54,6 +63,10 @@ void sx_log(sx_log_level_t level, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     pthread_mutex_lock(&s_lock);
+    if (held_back(level)) {
+        pthread_mutex_unlock(&s_lock);
+        return;
+    }
     if (s_live_shown) {
         fputs("\r\033[K", stdout);
         fflush(stdout);
@@ -74,6 +87,7 @@ void sx_log_live_set(const char *line)
     printf("\r\033[K%s", s_live);
     fflush(stdout);
     s_live_shown = true;
+    s_terminal = true;
     pthread_mutex_unlock(&s_lock);
 }
 
@@ -95,6 +109,12 @@ void sx_log_test(bool verbose)
     sx_info("log line %d", 1);
     sx_log_set_level(SX_LOG_WARN);
     SX_CHECK(sx_log_level() == SX_LOG_WARN);
+    /* Under a live line, routine lines are held back, notable ones not. */
+    SX_CHECK(!held_back(SX_LOG_DEBUG) && !held_back(SX_LOG_INFO));
+    s_terminal = true;
+    SX_CHECK(held_back(SX_LOG_INFO) && !held_back(SX_LOG_NOTE) &&
+             !held_back(SX_LOG_ERROR));
+    s_terminal = false;
     sx_log_set_level(saved);
     sx_log_set_component("streamex");
 }

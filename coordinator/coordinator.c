@@ -620,6 +620,21 @@ static void csv_path(sx_coordinator_t *self, const unit_t *unit, char *path,
              self->methods[unit->method].name, unit->task_id);
 }
 
+/* A match is routine; any other verdict is worth a look on a terminal
+ * (sx_note), with its reason. */
+static void log_settled(const sx_coordinator_t *self, const unit_t *unit,
+                        const sx_result_t *result)
+{
+    bool match = result->status == SX_STATUS_MATCH;
+    char attempts[48] = "";
+    if (result->attempts > 0)
+        snprintf(attempts, sizeof attempts, " after %d attempt(s)", result->attempts);
+    sx_log(match ? SX_LOG_DEBUG : SX_LOG_NOTE, "settled %s/%s: %s%s%s%s",
+           self->methods[unit->method].name, unit->task_id,
+           sx_status_name(result->status), attempts, match ? "" : ": ",
+           match ? "" : result->detail);
+}
+
 /* Settles a unit for good: CSV into OUT, journal line (with the CSV's
  * hash), tallies. A unit that cannot be made durable stays as it was, and
  * the caller stops the run. A result without a CSV removes the CSV an
@@ -647,8 +662,7 @@ static int settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *resul
                 strerror(errno));
     release_from_shard(unit);
     mark_settled(self, unit, &final);
-    sx_debug("settled %s/%s: %s", self->methods[unit->method].name, unit->task_id,
-             sx_status_name(final.status));
+    log_settled(self, unit, &final);
     return 0;
 }
 

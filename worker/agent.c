@@ -492,6 +492,17 @@ static void spool_key(char *key, size_t size, const char *method, const char *ta
 }
 
 /* Turns a finished job into a spooled, sent RESULT. */
+
+/* One line per finished task in the worker's log; one that did not match
+ * says why. */
+static void log_task_line(const job_t *job)
+{
+    bool match = job->result.status == SX_STATUS_MATCH;
+    sx_info("task %s/%s attempt %d: %s (%.1f s)%s%s", job->task.method, job->task.task_id,
+            job->task.attempt, sx_status_name(job->result.status), job->seconds,
+            match ? "" : ": ", match ? "" : job->result.detail);
+}
+
 static void finish_job(sx_agent_t *self, job_t *job)
 {
     sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
@@ -531,8 +542,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
         sx_msg_send_raw(data, size, self->dealer, NULL, NULL);
         self->last_sent = zclock_mono();
     }
-    sx_info("task %s/%s attempt %d: %s (%.1f s)", job->task.method, job->task.task_id,
-            job->task.attempt, sx_status_name(job->result.status), job->seconds);
+    log_task_line(job);
     free(data);
     sx_msg_destroy(&msg);
     self->executed++;
@@ -582,7 +592,7 @@ static int on_coordinator(sx_agent_t *self)
     } else if (msg->type == SX_MSG_FILE) {
         on_file(self, msg);
     } else if (msg->type == SX_MSG_GOODBYE) {
-        sx_info("coordinator says goodbye: %s", msg->reason);
+        sx_info("worker %s: coordinator says goodbye: %s", self->name, msg->reason);
         rc = msg->final ? 1 : 2;
     }
     sx_msg_destroy(&msg);

@@ -670,8 +670,8 @@ static void execute(sx_executor_t *self, const sx_exec_request_t *request,
     run_steps(&run, replay, timings);
     if (run.status != SX_STATUS_MATCH && run.status != SX_STATUS_MISMATCH &&
         run.status != SX_STATUS_MISSING_PREDICTION)
-        sx_info("task %s attempt %d: %s: %s", request->task_id, request->attempt,
-                sx_status_name(run.status), run.detail);
+        sx_debug("task %s attempt %d: %s: %s", request->task_id, request->attempt,
+                 sx_status_name(run.status), run.detail);
     sx_result_init(result, request->task_id, run.status, run.detail,
                    run.csv[0] ? run.csv : NULL);
     /* A step after scoring (cleanup) may still have failed the task. */
