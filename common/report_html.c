@@ -1,12 +1,13 @@
 /* report_html.c: writes OUT/report.html from the material report.c gathered
  * (report_model.h). The page is complete as HTML tables: the overview per
  * method (EX with its full denominator, a stacked status bar in SVG), the
- * task x method grid, the time section, then one <article id="task=ID"> per
- * task. The inline script only adds behaviour: filters and sorting on the
- * grid, and showing the one task the URL fragment #task=ID names. Every
- * string that comes from a run (IDs, names, SQL, details, CSV fields, paths)
- * goes through sx_report_escape; the script reads data- attributes and
- * element text only, never builds markup from them. */
+ * task x method grid, the time section (the run's seconds per step, a
+ * histogram, the slowest tasks with their steps stacked, the workers), then one <article
+ * id="task=ID"> per task. The inline script only adds behaviour: filters and sorting on
+ * the grid, and showing the one task the URL fragment #task=ID names. Every string that
+ * comes from a run (IDs, names, SQL, details, CSV fields, paths) goes through
+ * sx_report_escape; the script reads data- attributes and element text only, never builds
+ * markup from them. */
 #include "common/report_model.h"
 
 #include "common/status.h"
@@ -26,6 +27,11 @@
 static const char *const s_colours[SX_STATUS_COUNT] = {
     "#2e9d4f", "#d64545", "#9aa0a6", "#e8871e", "#8e44ad",
     "#e0c020", "#8d6e63", "#00838f", "#455a9c", "#c2185b",
+};
+
+/* One colour per execution step, in sx_step_name order. */
+static const char *const s_step_colours[SX_STEP_COUNT] = {
+    "#7cb342", "#29b6f6", "#ab47bc", "#455a9c", "#ffa726", "#26a69a", "#bdbdbd",
 };
 
 /* Writes at most max bytes of text, escaped, cut on a character boundary. */
@@ -370,6 +376,82 @@ static void write_histogram(FILE *out, const sx_report_t *r)
             height + 14, bar * HISTOGRAM_BINS, height + 14, max, height + 30, peak);
 }
 
+static double steps_total(const sx_timings_t *t)
+{
+    double sum = 0;
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        sum += sx_step_seconds(t, i);
+    return sum;
+}
+
+/* A task's steps as one stacked SVG bar, `width` pixels for `scale`
+ * seconds; a tooltip names each step. */
+static void write_steps_bar(FILE *out, const sx_timings_t *t, double scale, double width)
+{
+    fprintf(out, "<svg width=\"%.0f\" height=\"12\" role=\"img\" aria-label=\"steps\">",
+            width);
+    double x = 0;
+    for (int i = 0; i < SX_STEP_COUNT && scale > 0; i++) {
+        double w = width * sx_step_seconds(t, i) / scale;
+        if (w <= 0)
+            continue;
+        fprintf(out,
+                "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"12\" fill=\"%s\">"
+                "<title>%s: %.3f s</title></rect>",
+                x, w, s_step_colours[i], sx_step_name(i), sx_step_seconds(t, i));
+        x += w;
+    }
+    fputs("</svg>", out);
+}
+
+static void write_steps_legend(FILE *out)
+{
+    fputs("<p class=\"legend\">", out);
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        fprintf(out, "<span><i style=\"background:%s\"></i>%s</span>", s_step_colours[i],
+                sx_step_name(i));
+    fputs("</p>\n", out);
+}
+
+/* Where the executed tasks' time went, step by step, over the whole run. */
+static void write_step_totals(FILE *out, const sx_report_t *r)
+{
+    sx_timings_t sum = {0};
+    size_t executed = 0;
+    for (size_t m = 0; m < r->method_count; m++)
+        for (size_t i = 0; i < r->task_count; i++) {
+            const sx_timings_t *t = &r->methods[m].results[i].steps;
+            executed += steps_total(t) > 0;
+            for (int k = 0; k < SX_STEP_COUNT; k++)
+                *sx_step_slot(&sum, k) += sx_step_seconds(t, k);
+        }
+    fputs("<h3>Steps</h3>\n", out);
+    double total = steps_total(&sum);
+    if (total <= 0) {
+        fputs("<p class=\"muted\">no step times: no task was executed by a worker "
+              "here</p>\n",
+              out);
+        return;
+    }
+    write_steps_legend(out);
+    write_steps_bar(out, &sum, total, 600);
+    fprintf(out,
+            "<table><tr><th>step</th><th class=\"num\">seconds</th>"
+            "<th class=\"num\">share</th><th class=\"num\">mean per task</th></tr>\n");
+    for (int k = 0; k < SX_STEP_COUNT; k++)
+        fprintf(out,
+                "<tr><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%.1f%%</td>"
+                "<td class=\"num\">%.3f</td></tr>\n",
+                sx_step_name(k), sx_step_seconds(&sum, k),
+                100 * sx_step_seconds(&sum, k) / total,
+                sx_step_seconds(&sum, k) / (double)executed);
+    fprintf(out,
+            "<tr><th>all steps</th><th class=\"num\">%.3f</th><th></th>"
+            "<th class=\"num\">%.3f</th></tr></table>\n<p class=\"muted\">over %zu "
+            "executed task(s)</p>\n",
+            total, total / (double)executed, executed);
+}
+
 typedef struct {
     const sx_result_t *result;
     const char *method;
@@ -391,8 +473,10 @@ static void write_slowest(FILE *out, const sx_report_t *r)
             all[k++] = (timed_t){&r->methods[m].results[i], r->methods[m].name};
     if (all)
         qsort(all, n, sizeof *all, slower_first);
+    double scale = n && all ? all[0].result->seconds : 0;
     fputs("<h3>Slowest tasks</h3><table><tr><th>task</th><th>method</th><th>status</th>"
-          "<th class=\"num\">seconds</th><th>attempts</th><th>worker</th></tr>\n",
+          "<th class=\"num\">seconds</th><th>attempts</th><th>worker</th>"
+          "<th>steps</th></tr>\n",
           out);
     for (size_t i = 0; all && i < n && i < SLOWEST; i++) {
         fputs("<tr><td><a href=\"#task=", out);
@@ -407,6 +491,8 @@ static void write_slowest(FILE *out, const sx_report_t *r)
             sx_status_name(all[i].result->status), all[i].result->seconds,
             all[i].result->attempts);
         sx_report_escape(out, all[i].result->worker);
+        fputs("</td><td>", out);
+        write_steps_bar(out, &all[i].result->steps, scale, 240);
         fputs("</td></tr>\n", out);
     }
     fputs("</table>\n", out);
@@ -492,6 +578,18 @@ static void write_preview(FILE *out, const char *caption, const sx_report_previe
 
 /* One method's verdict of a task: the facts, the candidate SQL, and its
  * final CSV beside gold (NULL without a bench). */
+/* A task's step times in words ("prepare 0.120 · replay 0.051 ..."). */
+static void write_steps_text(FILE *out, const sx_timings_t *t)
+{
+    if (steps_total(t) <= 0) {
+        fputs("-", out);
+        return;
+    }
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        fprintf(out, "%s%s %.3f", i ? " &middot; " : "", sx_step_name(i),
+                sx_step_seconds(t, i));
+}
+
 static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size_t task,
                                  const sx_report_preview_t *gold)
 {
@@ -509,6 +607,8 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
             "<tr><th>worker</th><td>",
             res->score, res->strict, res->attempts, res->seconds);
     sx_report_escape(out, res->worker[0] ? res->worker : "-");
+    fputs("</td></tr><tr><th>steps (s)</th><td>", out);
+    write_steps_text(out, &res->steps);
     fputs("</td></tr></table>\n", out);
     const char *sql = method->sql ? sx_predictions_sql(method->sql, res->task_id) : NULL;
     if (sql) {
@@ -627,6 +727,7 @@ void sx_report_html(FILE *out, const sx_report_t *r)
           out);
     write_grid(out, r);
     fputs("</section>\n<section id=\"time\"><h2>Time</h2>\n", out);
+    write_step_totals(out, r);
     write_histogram(out, r);
     write_slowest(out, r);
     write_workers(out, r);

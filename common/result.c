@@ -2,8 +2,10 @@
  * result.h). Every JSON field name lives in this file:
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
  *     {"task_id", "score": 0|1, "strict": 0|1, "status", "detail", "attempts",
- *      "seconds", "worker", "csv": "/abs/path.csv"|null}
- *     (csv is carried so a results file alone can rebuild the submission).
+ *      "seconds", "worker", "csv": "/abs/path.csv"|null, "steps"?: {"prepare",
+ *      "replay", "submit", "run", "materialize", "score", "cleanup"}}
+ *     (csv is carried so a results file alone can rebuild the submission;
+ *     steps, seconds per step, only for a task a worker executed).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
@@ -41,6 +43,27 @@
 #define F_SECONDS "seconds"
 #define F_WORKER "worker"
 #define F_CSV "csv"
+#define F_STEPS "steps"
+
+static const char *const s_step_names[SX_STEP_COUNT] = {
+    "prepare", "replay", "submit", "run", "materialize", "score", "cleanup"};
+
+const char *sx_step_name(int step)
+{
+    return s_step_names[step];
+}
+
+double *sx_step_slot(sx_timings_t *t, int step)
+{
+    double *slots[SX_STEP_COUNT] = {&t->prepare,     &t->replay, &t->submit, &t->run,
+                                    &t->materialize, &t->score,  &t->cleanup};
+    return slots[step];
+}
+
+double sx_step_seconds(const sx_timings_t *t, int step)
+{
+    return *sx_step_slot((sx_timings_t *)t, step);
+}
 
 static char *copy_or_empty(const char *s)
 {
@@ -96,8 +119,29 @@ static json_t *csv_json(const char *csv)
     return csv ? json_string(csv) : json_null();
 }
 
+/* The "steps" object, or NULL for a task no worker executed. *digits
+ * grows to what its reals need. */
+static json_t *steps_json(const sx_timings_t *t, int *digits)
+{
+    bool any = false;
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        any = any || sx_step_seconds(t, i) > 0;
+    if (!any)
+        return NULL;
+    json_t *o = json_object();
+    for (int i = 0; i < SX_STEP_COUNT; i++) {
+        double ms = to_ms(sx_step_seconds(t, i));
+        int need = shortest_digits(ms);
+        *digits = need > *digits ? need : *digits;
+        json_object_set_new(o, sx_step_name(i), json_real(ms));
+    }
+    return o;
+}
+
 char *sx_result_to_json(const sx_result_t *r)
 {
+    int digits = shortest_digits(to_ms(r->seconds));
+    json_t *steps = steps_json(&r->steps, &digits);
     json_t *o = json_object();
     json_object_set_new(o, F_TASK_ID, json_string(r->task_id));
     json_object_set_new(o, F_SCORE, json_integer(r->score));
@@ -108,9 +152,10 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_SECONDS, json_real(to_ms(r->seconds)));
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
     json_object_set_new(o, F_CSV, csv_json(r->csv));
+    if (steps)
+        json_object_set_new(o, F_STEPS, steps);
     char *text =
-        json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
-                          JSON_REAL_PRECISION(shortest_digits(to_ms(r->seconds))));
+        json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(digits));
     json_decref(o);
     return text;
 }
@@ -127,6 +172,25 @@ static int get_string(json_t *o, const char *key, bool nullable, char **out,
         return sx_error_set(err, "field \"%s\" must be a string%s", key,
                             nullable ? " or null" : "");
     *out = strdup(json_string_value(v));
+    return 0;
+}
+
+/* The optional "steps" object: every step, each a number >= 0, nothing else. */
+static int get_steps(json_t *o, sx_timings_t *t, sx_error_t *err)
+{
+    json_t *steps = json_object_get(o, F_STEPS);
+    if (!steps)
+        return 0;
+    if (!json_is_object(steps) || json_object_size(steps) != SX_STEP_COUNT)
+        return sx_error_set(err, "field \"steps\" must be an object of the %d steps",
+                            SX_STEP_COUNT);
+    for (int i = 0; i < SX_STEP_COUNT; i++) {
+        json_t *v = json_object_get(steps, sx_step_name(i));
+        if (!json_is_number(v) || json_number_value(v) < 0)
+            return sx_error_set(err, "field \"steps\": \"%s\" must be a number >= 0",
+                                sx_step_name(i));
+        *sx_step_slot(t, i) = json_number_value(v);
+    }
     return 0;
 }
 
@@ -166,6 +230,8 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         rc = sx_error_set(err, "field \"attempts\" must be an integer >= 0");
     if (rc == 0 && (!json_is_number(seconds) || json_number_value(seconds) < 0))
         rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
+    if (rc == 0)
+        rc = get_steps(o, &result->steps, err);
     if (rc == 0) {
         result->score = (int)json_integer_value(score);
         result->strict = (int)json_integer_value(strict);
@@ -668,9 +734,57 @@ static void test_numbers_read_like_a_person_wrote_them(void)
     rmdir(dir);
 }
 
+/* Steps are written for an executed task only, to the millisecond, and
+ * read back whole; a steps object missing a step or holding a bad one is
+ * refused with its reason. */
+static void test_steps_travel_with_the_result(void)
+{
+    sx_result_t r, back;
+    sx_result_init(&r, "t", SX_STATUS_MISMATCH, "", NULL);
+    char *line = sx_result_to_json(&r);
+    SX_CHECK(!strstr(line, "steps"));
+    free(line);
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        *sx_step_slot(&r.steps, i) = 0.5 + i;
+    r.steps.run = 12.34567;
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, "\"steps\":{\"prepare\":0.5,\"replay\":1.5,\"submit\":2.5,"
+                          "\"run\":12.346,\"materialize\":4.5,\"score\":5.5,"
+                          "\"cleanup\":6.5}}"));
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0);
+    SX_CHECK(back.steps.prepare == 0.5 && back.steps.run == 12.346 &&
+             back.steps.cleanup == 6.5 && sx_step_seconds(&back.steps, 4) == 4.5);
+    SX_CHECK(strcmp(sx_step_name(3), "run") == 0);
+    sx_result_clear(&back);
+    free(line);
+    sx_result_clear(&r);
+#define STEPS(steps)                                                                     \
+    "{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"    \
+    "\"\","                                                                              \
+    "\"attempts\":1,\"seconds\":1,\"worker\":\"w\",\"steps\":" steps "}"
+    static const char *const bad[][2] = {
+        {STEPS("[]"), "field \"steps\" must be an object of the 7 steps"},
+        {STEPS("{\"run\":1}"), "field \"steps\" must be an object of the 7 steps"},
+        {STEPS("{\"prepare\":0,\"replay\":0,\"submit\":0,\"run\":-1,\"materialize\":0,"
+               "\"score\":0,\"cleanup\":0}"),
+         "field \"steps\": \"run\" must be a number >= 0"},
+        {STEPS("{\"prepare\":0,\"replay\":0,\"submit\":0,\"run\":0,\"materialize\":0,"
+               "\"score\":0,\"later\":0}"),
+         "field \"steps\": \"cleanup\" must be a number >= 0"},
+    };
+#undef STEPS
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sx_error_t err;
+        sx_error_clear(&err);
+        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
+        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
+    }
+}
+
 void sx_result_test(bool verbose)
 {
     (void)verbose;
+    test_steps_travel_with_the_result();
     test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
     test_submission_entries();

@@ -15,6 +15,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Seconds spent in each step of executing one task (SPEC section 4), as
+ * the worker measured them; they travel with the result to the coordinator
+ * and are kept in results.jsonl ("steps"). */
+typedef struct {
+    double prepare, replay, submit, run, materialize, score, cleanup;
+} sx_timings_t;
+
+/* The steps in the order they run, by index: their names as results.jsonl
+ * writes them, and a pointer to each one's seconds. */
+#define SX_STEP_COUNT 7
+const char *sx_step_name(int step);
+double *sx_step_slot(sx_timings_t *timings, int step);
+double sx_step_seconds(const sx_timings_t *timings, int step);
+
 typedef struct {
     char *task_id;
     sx_status_t status;
@@ -24,15 +38,10 @@ typedef struct {
     char *detail; /* human-readable reason; may be empty, never NULL */
     int attempts;
     double seconds;
-    char *worker; /* who executed it ("" for score-only) */
-    char *csv;    /* absolute path of the final CSV, or NULL */
+    char *worker;       /* who executed it ("" for score-only) */
+    char *csv;          /* absolute path of the final CSV, or NULL */
+    sx_timings_t steps; /* all 0: not executed (scored only, no prediction) */
 } sx_result_t;
-
-/* Seconds spent in each step of executing one task (SPEC section 4); they
- * travel with the result from the worker to the coordinator. */
-typedef struct {
-    double prepare, replay, submit, run, materialize, score, cleanup;
-} sx_timings_t;
 
 /* Fills every field (copies the strings); score follows from status,
  * strict is 0 until the caller sets it. */

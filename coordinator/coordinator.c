@@ -255,6 +255,7 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
     unit->result.attempts = result->attempts;
     unit->result.seconds = result->seconds;
     unit->result.strict = result->strict;
+    unit->result.steps = result->steps;
     free(unit->result.worker);
     unit->result.worker = strdup(result->worker ? result->worker : "");
     unit->state = UNIT_SETTLED;

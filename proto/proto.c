@@ -164,11 +164,9 @@ static void pack_bin(msgpack_packer *pk, const char *data, size_t size)
 
 static void pack_timings(msgpack_packer *pk, const sx_timings_t *t)
 {
-    const double values[] = {t->prepare,     t->replay, t->submit, t->run,
-                             t->materialize, t->score,  t->cleanup};
-    msgpack_pack_array(pk, 7);
-    for (int i = 0; i < 7; i++)
-        msgpack_pack_double(pk, values[i]);
+    msgpack_pack_array(pk, SX_STEP_COUNT);
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        msgpack_pack_double(pk, sx_step_seconds(t, i));
 }
 
 /* Number of fields after the three-item header, per type. */
@@ -270,7 +268,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         msgpack_pack_int(pk, m->result.attempts);
         msgpack_pack_double(pk, m->result.seconds);
         pack_str(pk, m->result.worker ? m->result.worker : "");
-        pack_timings(pk, &m->timings);
+        pack_timings(pk, &m->result.steps);
         pack_bin(pk, m->data, m->size);
         msgpack_pack_int(pk, m->result.strict);
         break;
@@ -472,12 +470,10 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
 
 static int decode_timings(const msgpack_object *o, sx_timings_t *t, sx_error_t *err)
 {
-    if (get_array(o, "timings", 7, err) != 0)
+    if (get_array(o, "timings", SX_STEP_COUNT, err) != 0)
         return -1;
-    double *slots[] = {&t->prepare,     &t->replay, &t->submit, &t->run,
-                       &t->materialize, &t->score,  &t->cleanup};
-    for (int i = 0; i < 7; i++)
-        if (get_seconds(&o->via.array.ptr[i], "timings", slots[i], err) != 0)
+    for (int i = 0; i < SX_STEP_COUNT; i++)
+        if (get_seconds(&o->via.array.ptr[i], "timings", sx_step_slot(t, i), err) != 0)
             return -1;
     return 0;
 }
@@ -496,7 +492,7 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
                      get_seconds(&f[6], "seconds", &m->result.seconds, err) == 0 &&
                      get_str(&f[7], "worker", false, NAME_MAX_LEN, &m->result.worker,
                              err) == 0 &&
-                     decode_timings(&f[8], &m->timings, err) == 0 &&
+                     decode_timings(&f[8], &m->result.steps, err) == 0 &&
                      get_bin(&f[9], "csv", true, m, err) == 0 &&
                      get_int(&f[10], "strict", 0, 1, &strict, err) == 0
                  ? 0
@@ -883,14 +879,14 @@ static void test_roundtrips(void)
     result->result.seconds = 1.5;
     free(result->result.worker);
     result->result.worker = strdup("w-1");
-    result->timings.run = 0.25;
+    result->result.steps.run = 0.25;
     sx_msg_set_data(result, "a,b\n1,2\n", 8);
     back = roundtrip(result);
     SX_CHECK(back->result.status == SX_STATUS_FLINK_ERROR && back->result.score == 0);
     SX_CHECK(back->result.strict == 0);
     SX_CHECK(strcmp(back->result.detail, "root cause") == 0 &&
              back->result.attempts == 2 && back->token == 1ull << 63);
-    SX_CHECK(back->timings.run == 0.25 && back->size == 8 &&
+    SX_CHECK(back->result.steps.run == 0.25 && back->size == 8 &&
              memcmp(back->data, "a,b", 3) == 0);
     SX_CHECK(strcmp(back->result.worker, "w-1") == 0);
     sx_msg_destroy(&back);

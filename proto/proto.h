@@ -66,9 +66,9 @@ typedef struct {
     sx_msg_file_t *files; /* ASSIGN */
     size_t file_count;
     char *method;       /* RESULT, ACK */
-    sx_result_t result; /* RESULT (csv unused on the wire); ACK uses task_id, attempts */
-    sx_timings_t timings; /* RESULT */
-    char *data;           /* RESULT: the final CSV (NULL = none); FILE: contents */
+    sx_result_t result; /* RESULT (csv unused on the wire; steps travel as the
+                           timings field); ACK uses task_id, attempts */
+    char *data;         /* RESULT: the final CSV (NULL = none); FILE: contents */
     size_t size;
     char *hash;   /* FILE_REQUEST, FILE */
     char *reason; /* GOODBYE */

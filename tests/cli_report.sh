@@ -35,6 +35,21 @@ grep -qF 'List every bid of more than 50.00' "$page" || fail "the question of sb
 grep -qF 'SELECT bid_id, auction, price FROM bids WHERE price &gt;= 50' "$page" ||
     fail "the candidate SQL of sample/sb01"
 
+echo "== each executed task's step times: in results.jsonl, the task view and the run's total"
+# The simulated executor spends delay_ms (5) in the run step of every task
+# with a candidate: 28 of sample's and all 30 of evil's, 58 in all.
+steps='"steps":{"prepare":0.0,"replay":0.0,"submit":0.0,"run":0.005,"materialize":0.0,"score":0.0,"cleanup":0.0}'
+grep -F '"task_id":"sb01_high_bids"' "$out/sample/results.jsonl" | grep -qF "$steps" ||
+    fail "no steps for sb01: $(grep sb01 "$out/sample/results.jsonl")"
+[ "$(grep -cF "$steps" "$out/sample/results.jsonl")" = 28 ] || fail "not 28 sample lines with steps"
+! grep '"missing_prediction"' "$out/sample/results.jsonl" | grep -q steps ||
+    fail "steps for a task that was never executed"
+grep -qF '<tr><th>steps (s)</th><td>prepare 0.000 &middot; replay 0.000 &middot; submit 0.000 &middot; run 0.005 &middot; materialize 0.000 &middot; score 0.000 &middot; cleanup 0.000</td></tr>' \
+    "$page" || fail "no step times in a task view"
+grep -qF '<tr><td>run</td><td class="num">0.290</td><td class="num">100.0%</td><td class="num">0.005</td></tr>' \
+    "$page" || fail "the run step's total is not 58 x 0.005 s: $(grep -o '<tr><td>run</td>[^\n]*</tr>' "$page" | head -n 1)"
+grep -qF 'over 58 executed task(s)' "$page" || fail "not 58 executed tasks"
+
 echo "== hostile candidate SQL is shown as text, never as markup"
 grep -qF -- '-- &lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;&lt;b&gt;&amp;amp;&lt;/b&gt;' \
     "$page" || fail "the evil SQL is not there escaped"
@@ -68,6 +83,8 @@ grep -qF '<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>' "$page" || fail "gold 
 grep -qF '<td>&lt;/td&gt;&lt;img src=y onerror=alert(2)&gt;</td>' "$page" || fail "CSV field"
 grep -qF '<th class="unmatched"' "$page" || fail "the unmatched gold column is not marked"
 ! grep -q '<img' "$page" || fail "an <img> tag reached the score page"
+grep -qF 'no step times: no task was executed by a worker here' "$page" ||
+    fail "a score-only report claims step times"
 
 echo "== merge writes it for the merged OUT"
 sample="$SX_SOURCE_DIR/examples/sample-bench"
@@ -77,4 +94,6 @@ for i in 0 1; do
 done
 "$STREAMEX" -q merge --bench "$sample" "$tmp/s0" "$tmp/s1" --output "$tmp/merged" > /dev/null
 grep -qF '>28/30 = 0.9333</td>' "$tmp/merged/report.html" || fail "merged report EX"
+[ "$(grep -cF "$steps" "$tmp/merged/sample/results.jsonl")" = 28 ] ||
+    fail "merge lost the step times"
 echo "cli_report: OK"

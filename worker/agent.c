@@ -491,8 +491,6 @@ static void spool_key(char *key, size_t size, const char *method, const char *ta
     snprintf(key, size, "%s.%s.%llu", method, task_id, (unsigned long long)token);
 }
 
-/* Turns a finished job into a spooled, sent RESULT. */
-
 /* One line per finished task in the worker's log; one that did not match
  * says why. */
 static void log_task_line(const job_t *job)
@@ -503,6 +501,7 @@ static void log_task_line(const job_t *job)
             match ? "" : ": ", match ? "" : job->result.detail);
 }
 
+/* Turns a finished job into a spooled, sent RESULT. */
 static void finish_job(sx_agent_t *self, job_t *job)
 {
     sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
@@ -529,7 +528,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
     msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
     free(msg->result.worker);
     msg->result.worker = strdup(self->name);
-    msg->timings = job->timings;
+    msg->result.steps = job->timings;
     size_t size = 0;
     char *data = sx_msg_encode(msg, &size, &err);
     char key[700];
