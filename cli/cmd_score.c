@@ -257,9 +257,11 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
 
 /* Writes every method's files, then the summary, then the report (a report
  * that cannot be written is a warning: the scores are already whole). */
-static int write_outputs(const score_args_t *args, size_t count, sx_result_t **results,
-                         sx_method_summary_t *summaries, double started, sx_error_t *err)
+static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
+                         sx_result_t **results, sx_method_summary_t *summaries,
+                         double started, sx_error_t *err)
 {
+    size_t count = sx_bench_task_count(bench);
     for (size_t m = 0; m < args->method_count; m++)
         if (sx_results_write(args->out_dir, args->methods[m].name, results[m], count,
                              &summaries[m], err) != 0)
@@ -267,9 +269,12 @@ static int write_outputs(const score_args_t *args, size_t count, sx_result_t **r
     const char **files = calloc(args->method_count + 1, sizeof *files);
     for (size_t m = 0; files && m < args->method_count; m++)
         files[m] = args->methods[m].file;
+    char fingerprint[41];
+    sx_bench_fingerprint(bench, fingerprint);
     sx_run_info_t run = {
-        "score", args->bench_dir, count,   sx_profile_name(args->profile),
-        files,   "submission",    started, sx_run_clock()};
+        "score",    args->bench_dir, count,   sx_profile_name(args->profile),
+        files,      "submission",    started, sx_run_clock(),
+        fingerprint};
     int rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
     free(files);
     if (rc != 0)
@@ -320,7 +325,7 @@ static int run(const score_args_t *args)
                         : sx_error_set(&err, "out of memory");
     }
     if (rc == 0)
-        rc = write_outputs(args, count, results, summaries, started, &err);
+        rc = write_outputs(args, bench, results, summaries, started, &err);
     if (rc < 0)
         fprintf(stderr, "streamex score: %s\n", err.msg);
     else if (rc == 1)

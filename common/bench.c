@@ -9,11 +9,13 @@
 #include "common/selftest.h"
 
 #include <czmq.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NAME_MAX_LENGTH 128
@@ -286,6 +288,89 @@ int sx_bench_file_check(const sx_bench_t *self, const char *rel, sx_error_t *err
     return rc;
 }
 
+static int by_bytes(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void visit_tree(const sx_bench_t *self, const char *rel, sx_bench_file_fn *visit,
+                       void *arg)
+{
+    char *abs = NULL;
+    struct dirent **names = NULL;
+    int count = asprintf(&abs, "%s/%s", self->dir, rel) < 0
+                    ? -1
+                    : scandir(abs, &names, NULL, by_bytes);
+    for (int i = 0; i < count; i++) {
+        char *child = NULL, *child_abs = NULL;
+        struct stat st;
+        if (sx_name_is_safe(names[i]->d_name) &&
+            asprintf(&child, "%s/%s", rel, names[i]->d_name) >= 0 &&
+            asprintf(&child_abs, "%s/%s", abs, names[i]->d_name) >= 0 &&
+            stat(child_abs, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                visit_tree(self, child, visit, arg);
+            else if (S_ISREG(st.st_mode))
+                visit(child, arg);
+        }
+        free(child);
+        free(child_abs);
+        free(names[i]);
+    }
+    free(names);
+    free(abs);
+}
+
+void sx_bench_task_files(const sx_bench_t *self, const char *task_id,
+                         sx_bench_file_fn *visit, void *arg)
+{
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "tasks/%s", task_id);
+    visit_tree(self, rel, visit, arg);
+    snprintf(rel, sizeof rel, "gold/%s.csv", task_id);
+    visit(rel, arg);
+    snprintf(rel, sizeof rel, "evaluation/%s.json", task_id);
+    visit(rel, arg);
+}
+
+typedef struct {
+    const sx_bench_t *bench;
+    FILE *listing;
+} fingerprint_t;
+
+/* One line of the fingerprint's listing: "HASH PATH", or why there is none. */
+static void list_file(const char *rel, void *arg)
+{
+    fingerprint_t *f = arg;
+    char path[PATH_MAX], hex[41];
+    sx_error_t err;
+    snprintf(path, sizeof path, "%s/%s", f->bench->dir, rel);
+    if (!sx_file_exists(path))
+        fprintf(f->listing, "missing %s\n", rel);
+    else if (sx_bench_file_check(f->bench, rel, &err) != 0 ||
+             sx_hash_file(path, hex, NULL, &err) != 0)
+        fprintf(f->listing, "refused %s\n", rel);
+    else
+        fprintf(f->listing, "%s %s\n", hex, rel);
+}
+
+void sx_bench_fingerprint(const sx_bench_t *self, char hex[41])
+{
+    char *text = NULL;
+    size_t size = 0;
+    fingerprint_t f = {self, open_memstream(&text, &size)};
+    if (!f.listing) {
+        snprintf(hex, 41, "%s", "unknown (out of memory)");
+        return;
+    }
+    list_file("task_ids.txt", &f);
+    for (size_t i = 0; i < self->count; i++)
+        sx_bench_task_files(self, self->ids[i], list_file, &f);
+    fclose(f.listing);
+    sx_hash_bytes(text, size, hex);
+    free(text);
+}
+
 /* --- self-test --------------------------------------------------------- */
 
 static void write_ids(const char *dir, const char *content, size_t size)
@@ -441,6 +526,71 @@ static void test_file_check(const char *dir)
     SX_CHECK(system(command) == 0);
 }
 
+static void collect_file(const char *rel, void *arg)
+{
+    FILE *out = arg;
+    fprintf(out, "%s;", rel);
+}
+
+static void write_bench_file(const char *dir, const char *rel, const char *content)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    SX_CHECK(sx_mkdirs_for(path, NULL) == 0);
+    SX_CHECK(sx_file_write_atomic(path, content, strlen(content), NULL) == 0);
+}
+
+/* A task's files in byte order, subfolders included, hidden names skipped;
+ * the fingerprint follows every byte of them and of task_ids.txt, and
+ * names a missing file, but not where the bench lies. */
+static void test_task_files_and_fingerprint(const char *dir)
+{
+    write_ids(dir, "t1\n", 3);
+    write_bench_file(dir, "tasks/t1/task.json", "{}");
+    write_bench_file(dir, "tasks/t1/sources/b.csv", "b\n");
+    write_bench_file(dir, "tasks/t1/sources/a.csv", "a\n");
+    write_bench_file(dir, "tasks/t1/.hidden", "x");
+    write_bench_file(dir, "gold/t1.csv", "x\n1\n");
+    sx_bench_t *bench = sx_bench_open(dir, NULL);
+    char *listing = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&listing, &size);
+    sx_bench_task_files(bench, "t1", collect_file, out);
+    fclose(out);
+    SX_CHECK(strcmp(listing, "tasks/t1/sources/a.csv;tasks/t1/sources/b.csv;"
+                             "tasks/t1/task.json;gold/t1.csv;evaluation/t1.json;") == 0);
+    free(listing);
+    char first[41], again[41], other[41];
+    sx_bench_fingerprint(bench, first);
+    SX_CHECK(strlen(first) == 40);
+    sx_bench_fingerprint(bench, again);
+    SX_CHECK(strcmp(first, again) == 0);
+    write_bench_file(dir, "tasks/t1/.hidden", "y"); /* not part of the task */
+    sx_bench_fingerprint(bench, again);
+    SX_CHECK(strcmp(first, again) == 0);
+    write_bench_file(dir, "gold/t1.csv", "x\n2\n");
+    sx_bench_fingerprint(bench, other);
+    SX_CHECK(strcmp(first, other) != 0);
+    write_bench_file(dir, "gold/t1.csv", "x\n1\n");
+    write_bench_file(dir, "evaluation/t1.json", "{}");
+    sx_bench_fingerprint(bench, other);
+    SX_CHECK(strcmp(first, other) != 0);
+    sx_bench_destroy(&bench);
+    /* The same content elsewhere has the same fingerprint. */
+    char copy[600], command[1400];
+    snprintf(copy, sizeof copy, "%s-copy", dir);
+    snprintf(command, sizeof command, "cp -r '%s' '%s' && rm '%s/evaluation/t1.json'",
+             dir, copy, copy);
+    SX_CHECK(system(command) == 0);
+    bench = sx_bench_open(copy, NULL);
+    sx_bench_fingerprint(bench, other);
+    SX_CHECK(strcmp(first, other) == 0);
+    sx_bench_destroy(&bench);
+    snprintf(command, sizeof command, "rm -rf '%s' '%s/tasks' '%s/gold' '%s/evaluation'",
+             copy, dir, dir, dir);
+    SX_CHECK(system(command) == 0);
+}
+
 void sx_bench_test(bool verbose)
 {
     SX_CHECK(sx_name_is_safe("t0001"));
@@ -462,6 +612,7 @@ void sx_bench_test(bool verbose)
     SX_CHECK(mkdtemp(dir));
     test_good_list(dir);
     test_file_check(dir);
+    test_task_files_and_fingerprint(dir);
     test_check_collects_every_problem(dir);
     test_bad_lists(dir, verbose);
     char path[512];

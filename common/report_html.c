@@ -201,6 +201,7 @@ static void write_run(FILE *out, const sx_report_t *r)
     fputs("<table class=\"run\">\n", out);
     row(out, "command", json_text(run, "command"));
     row(out, "bench", json_text(run, "bench"));
+    row(out, "bench fingerprint (SHA-1)", json_text(run, "bench_fingerprint"));
     row(out, "tasks", tasks);
     row(out, "profile", json_text(run, "profile"));
     row(out, "streamex", json_text(run, "streamex"));

@@ -12,7 +12,8 @@
  *     {"methods": {NAME: {"correct", "total", "ex",
  *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
  *      "by_status": {STATUS: count, ... every status}}},
- *      "run"?: {"command", "streamex", "bench"?, "tasks"?, "profile"?,
+ *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
+ *      "profile"?,
  *      "started"?, "ended"?, "wall_seconds"?, "inputs"?: {"kind",
  *      "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; the last two count the tasks where
@@ -417,6 +418,7 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     char *bench = run->bench ? realpath(run->bench, NULL) : NULL;
     set_string(o, "bench", bench ? bench : run->bench);
     free(bench);
+    set_string(o, "bench_fingerprint", run->bench_fingerprint);
     if (run->task_count)
         json_object_set_new(o, "tasks", json_integer((json_int_t)run->task_count));
     set_string(o, "profile", run->profile);

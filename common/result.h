@@ -100,8 +100,9 @@ typedef struct {
      * submission (score); method_files[m] goes with method m of the
      * summaries (NULL = none, as after a merge). */
     const char *const *method_files;
-    const char *inputs_kind; /* "predictions" or "submission" */
-    double started, ended;   /* Unix time in seconds */
+    const char *inputs_kind;       /* "predictions" or "submission" */
+    double started, ended;         /* Unix time in seconds */
+    const char *bench_fingerprint; /* sx_bench_fingerprint of the bench */
 } sx_run_info_t;
 
 /* Unix time now, in seconds with a fraction, for sx_run_info_t. */

@@ -155,6 +155,19 @@ char *sx_bench_evaluation_path(const sx_bench_t *self, const char *task_id);
  * worker, with the folder it belongs to as root: BENCH/tasks/ID for a
  * task's files, BENCH/gold, BENCH/evaluation, else BENCH. */
 int sx_bench_file_check(const sx_bench_t *self, const char *rel, sx_error_t *err);
+/* Calls visit with each file of one task as a path relative to BENCH: every
+ * regular file under tasks/ID/ (subfolders too, names in byte order, names
+ * sx_name_is_safe refuses skipped), then gold/ID.csv and
+ * evaluation/ID.json, which may not exist. The order is the same on every
+ * machine, so a digest over it is too. */
+typedef void(sx_bench_file_fn)(const char *rel, void *arg);
+void sx_bench_task_files(const sx_bench_t *self, const char *task_id,
+                         sx_bench_file_fn *visit, void *arg);
+/* The bench's fingerprint, SHA-1 hex: task_ids.txt and each task's files
+ * (sx_bench_task_files) by path and content hash, a missing or refused
+ * file (sx_bench_file_check) named as such. Two benches with one
+ * fingerprint give every candidate the same inputs, gold and evaluation. */
+void sx_bench_fingerprint(const sx_bench_t *self, char hex[41]);
 
 void sx_bench_test(bool verbose);
 void sx_task_test(bool verbose);

@@ -24,7 +24,6 @@
 #include "common/files.h"
 #include "proto/proto.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -796,30 +795,16 @@ static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char
         zhashx_insert(self->files, f->hash, strdup(abs));
 }
 
-static void add_tree(sx_coordinator_t *self, zlistx_t *list, const char *rel)
+typedef struct {
+    sx_coordinator_t *self;
+    zlistx_t *list;
+} manifest_walk_t;
+
+static void add_task_file(const char *rel, void *arg)
 {
-    char abs[PATH_MAX];
-    snprintf(abs, sizeof abs, "%s/%s", sx_bench_dir(self->bench), rel);
-    DIR *dir = opendir(abs);
-    if (!dir)
-        return;
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-        if (entry->d_name[0] == '.')
-            continue;
-        char child[PATH_MAX + 256];
-        snprintf(child, sizeof child, "%s/%s", rel, entry->d_name);
-        char child_abs[2 * PATH_MAX];
-        snprintf(child_abs, sizeof child_abs, "%s/%s", abs, entry->d_name);
-        struct stat st;
-        if (stat(child_abs, &st) != 0 || !sx_proto_safe_path(child))
-            continue;
-        if (S_ISDIR(st.st_mode))
-            add_tree(self, list, child);
-        else if (S_ISREG(st.st_mode))
-            add_manifest_file(self, list, child);
-    }
-    closedir(dir);
+    manifest_walk_t *walk = arg;
+    if (sx_proto_safe_path(rel))
+        add_manifest_file(walk->self, walk->list, rel);
 }
 
 /* The files a worker needs for one task: task_ids.txt, the task folder,
@@ -831,14 +816,9 @@ static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id)
         return list;
     list = zlistx_new();
     zlistx_set_destructor(list, free_manifest_file);
-    char rel[PATH_MAX];
     add_manifest_file(self, list, "task_ids.txt");
-    snprintf(rel, sizeof rel, "tasks/%s", task_id);
-    add_tree(self, list, rel);
-    snprintf(rel, sizeof rel, "gold/%s.csv", task_id);
-    add_manifest_file(self, list, rel);
-    snprintf(rel, sizeof rel, "evaluation/%s.json", task_id);
-    add_manifest_file(self, list, rel);
+    manifest_walk_t walk = {self, list};
+    sx_bench_task_files(self->bench, task_id, add_task_file, &walk);
     zhashx_insert(self->manifests, task_id, list);
     return list;
 }
@@ -1260,6 +1240,8 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
         if (self->config.task_count)
             summaries[m].bench_tasks = sx_bench_task_count(self->bench);
     }
+    char fingerprint[41];
+    sx_bench_fingerprint(self->bench, fingerprint);
     sx_run_info_t run = {self->config.command ? self->config.command : "coordinator",
                          self->config.bench_dir,
                          sx_bench_task_count(self->bench),
@@ -1267,7 +1249,8 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
                          (const char *const *)self->config.prediction_files,
                          "predictions",
                          self->started_at,
-                         sx_run_clock()};
+                         sx_run_clock(),
+                         fingerprint};
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
     sx_error_t report_err;

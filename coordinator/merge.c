@@ -227,10 +227,13 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                           &report->missing, err);
         done += rc == 0;
     }
+    char fingerprint[41];
+    sx_bench_fingerprint(bench, fingerprint);
     sx_run_info_t run = {.command = "merge",
                          .bench = bench_dir,
                          .task_count = sx_bench_task_count(bench),
-                         .ended = sx_run_clock()};
+                         .ended = sx_run_clock(),
+                         .bench_fingerprint = fingerprint};
     if (rc == 0)
         rc = sx_summary_write(out, summaries, done, &run, err);
     sx_error_t report_err;

@@ -31,6 +31,41 @@ grep -qF '<tr><th>command</th><td>run</td></tr>' "$page" || fail "command"
 grep -qF "<tr><th>bench</th><td>$SX_SOURCE_DIR/examples/sample-bench</td></tr>" "$page" ||
     fail "bench path"
 grep -qF '<tr><th>workers</th><td>w0, w1 (2)</td></tr>' "$page" || fail "workers"
+# The bench fingerprint, computed here on its own from its definition
+# (common/task.h): SHA-1 of "HASH PATH" lines, task_ids.txt then each task's
+# files in byte order (a missing gold or evaluation named as missing).
+fingerprint() {
+    python3 - "$1" <<'PY'
+import hashlib, os, sys
+bench = sys.argv[1]
+def line(rel):
+    path = os.path.join(bench, rel)
+    if not os.path.exists(path):
+        return "missing %s\n" % rel
+    return "%s %s\n" % (hashlib.sha1(open(path, "rb").read()).hexdigest(), rel)
+def tree(rel):
+    if not os.path.isdir(os.path.join(bench, rel)):
+        return
+    for name in sorted(os.listdir(os.path.join(bench, rel))):
+        child = rel + "/" + name
+        if name.startswith("."):
+            continue
+        if os.path.isdir(os.path.join(bench, child)):
+            yield from tree(child)
+        else:
+            yield line(child)
+text = line("task_ids.txt")
+for tid in open(os.path.join(bench, "task_ids.txt")).read().split():
+    text += "".join(tree("tasks/" + tid))
+    text += line("gold/%s.csv" % tid) + line("evaluation/%s.json" % tid)
+print(hashlib.sha1(text.encode()).hexdigest())
+PY
+}
+sample_fingerprint=$(fingerprint "$SX_SOURCE_DIR/examples/sample-bench")
+grep -qF "<tr><th>bench fingerprint (SHA-1)</th><td>$sample_fingerprint</td></tr>" "$page" ||
+    fail "bench fingerprint is not $sample_fingerprint: $(grep -o 'bench fingerprint[^\n]*</tr>' "$page" | head -c 200)"
+grep -qF "\"bench_fingerprint\": \"$sample_fingerprint\"" "$out/summary.json" ||
+    fail "no bench_fingerprint in summary.json"
 grep -qF 'List every bid of more than 50.00' "$page" || fail "the question of sb01"
 grep -qF 'SELECT bid_id, auction, price FROM bids WHERE price &gt;= 50' "$page" ||
     fail "the candidate SQL of sample/sb01"
@@ -85,6 +120,8 @@ grep -qF '<th class="unmatched"' "$page" || fail "the unmatched gold column is n
 ! grep -q '<img' "$page" || fail "an <img> tag reached the score page"
 grep -qF 'no step times: no task was executed by a worker here' "$page" ||
     fail "a score-only report claims step times"
+grep -qF "<tr><th>bench fingerprint (SHA-1)</th><td>$(fingerprint "$bench")</td></tr>" "$page" ||
+    fail "score's bench fingerprint"
 
 echo "== merge writes it for the merged OUT"
 sample="$SX_SOURCE_DIR/examples/sample-bench"
@@ -96,4 +133,6 @@ done
 grep -qF '>28/30 = 0.9333</td>' "$tmp/merged/report.html" || fail "merged report EX"
 [ "$(grep -cF "$steps" "$tmp/merged/sample/results.jsonl")" = 28 ] ||
     fail "merge lost the step times"
+grep -qF "<tr><th>bench fingerprint (SHA-1)</th><td>$sample_fingerprint</td></tr>" \
+    "$tmp/merged/report.html" || fail "merge's bench fingerprint"
 echo "cli_report: OK"
