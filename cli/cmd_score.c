@@ -271,10 +271,15 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
         files[m] = args->methods[m].file;
     char fingerprint[41];
     sx_bench_fingerprint(bench, fingerprint);
-    sx_run_info_t run = {
-        "score",    args->bench_dir, count,   sx_profile_name(args->profile),
-        files,      "submission",    started, sx_run_clock(),
-        fingerprint};
+    sx_run_info_t run = {.command = "score",
+                         .bench = args->bench_dir,
+                         .task_count = count,
+                         .profile = sx_profile_name(args->profile),
+                         .method_files = files,
+                         .inputs_kind = "submission",
+                         .started = started,
+                         .ended = sx_run_clock(),
+                         .bench_fingerprint = fingerprint};
     int rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
     free(files);
     if (rc != 0)

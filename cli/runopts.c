@@ -223,6 +223,7 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
         backend->sim = sx_simexec_new(config->simulate, err);
         agent->exec = sx_simexec_run;
         agent->exec_ctx = backend->sim;
+        agent->runtime = "simulated (no Kafka, no Flink)";
         return backend->sim ? 0 : -1;
     }
     sx_runtime_config_t pair_config;
@@ -260,6 +261,8 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                 config->index, swept);
     agent->exec = real_exec;
     agent->exec_ctx = backend;
+    sx_runtime_describe(pair, backend->runtime, sizeof backend->runtime);
+    agent->runtime = backend->runtime;
     return 0;
 }
 

@@ -111,9 +111,10 @@ int sx_runopts_int(const char *name, const char *arg, long min, long max, long *
 /* The executor behind an agent: the simulated one, or the real executor on a
  * Kafka + Flink pair (pair `index` started here, or an external one). */
 typedef struct {
-    void *sim;  /* sx_simexec_t */
-    void *pair; /* sx_runtime_t */
-    void *real; /* sx_executor_t */
+    void *sim;         /* sx_simexec_t */
+    void *pair;        /* sx_runtime_t */
+    void *real;        /* sx_executor_t */
+    char runtime[300]; /* what the pair runs, for HELLO (sx_runtime_describe) */
 } sx_backend_t;
 
 typedef struct {

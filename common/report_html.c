@@ -190,6 +190,40 @@ static char *worker_list(const sx_report_t *r)
     return text;
 }
 
+static const char *runtime_text(json_t *value)
+{
+    const char *text = json_string_value(value);
+    return text ? text : "unknown";
+}
+
+/* One row per distinct runtime of run.workers: "RUNTIME (w0, w1)". */
+static void write_runtimes(FILE *out, json_t *workers)
+{
+    json_t *written = json_object();
+    const char *name, *other;
+    json_t *value, *v;
+    json_object_foreach(workers, name, value)
+    {
+        const char *runtime = runtime_text(value);
+        if (json_object_get(written, runtime))
+            continue;
+        json_object_set_new(written, runtime, json_true());
+        fputs("<tr><th>runtime</th><td>", out);
+        sx_report_escape(out, runtime);
+        const char *separator = " (";
+        json_object_foreach(workers, other, v)
+        {
+            if (strcmp(runtime_text(v), runtime) == 0) {
+                fputs(separator, out);
+                sx_report_escape(out, other);
+                separator = ", ";
+            }
+        }
+        fputs(")</td></tr>\n", out);
+    }
+    json_decref(written);
+}
+
 static void write_run(FILE *out, const sx_report_t *r)
 {
     json_t *run = r->run;
@@ -206,6 +240,7 @@ static void write_run(FILE *out, const sx_report_t *r)
     row(out, "profile", json_text(run, "profile"));
     row(out, "streamex", json_text(run, "streamex"));
     row(out, "workers", workers);
+    write_runtimes(out, json_object_get(run, "workers"));
     row(out, "started (UTC)", json_text(run, "started"));
     row(out, "ended (UTC)", json_text(run, "ended"));
     row(out, "wall time", json_is_number(w) ? wall : NULL);

@@ -14,8 +14,8 @@
  *      "by_status": {STATUS: count, ... every status}}},
  *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
  *      "profile"?,
- *      "started"?, "ended"?, "wall_seconds"?, "inputs"?: {"kind",
- *      "files": {NAME: PATH}}}}
+ *      "started"?, "ended"?, "wall_seconds"?, "workers"?: {NAME: RUNTIME},
+ *      "inputs"?: {"kind", "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; the last two count the tasks where
  *     the frozen and strict verdicts differ, each way; "run" says what
  *     common/report.c needs to write OUT/report.html from OUT alone,
@@ -427,6 +427,12 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     if (run->started > 0 && run->ended >= run->started)
         json_object_set_new(o, "wall_seconds",
                             json_real(to_ms(run->ended - run->started)));
+    if (run->worker_count) {
+        json_t *workers = json_object();
+        for (size_t i = 0; i < run->worker_count; i++)
+            set_string(workers, run->worker_names[i], run->worker_runtimes[i]);
+        json_object_set_new(o, "workers", workers);
+    }
     if (!run->method_files)
         return o;
     json_t *files = json_object();

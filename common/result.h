@@ -103,6 +103,11 @@ typedef struct {
     const char *inputs_kind;       /* "predictions" or "submission" */
     double started, ended;         /* Unix time in seconds */
     const char *bench_fingerprint; /* sx_bench_fingerprint of the bench */
+    /* The workers whose results count and what each executes on (HELLO's
+     * runtime): worker_runtimes[i] goes with worker_names[i]. */
+    const char *const *worker_names;
+    const char *const *worker_runtimes;
+    size_t worker_count;
 } sx_run_info_t;
 
 /* Unix time now, in seconds with a fraction, for sx_run_info_t. */

@@ -65,6 +65,7 @@ struct _worker_t {
     char *key; /* routing id in hex */
     zframe_t *routing_id;
     char *name;
+    char *runtime; /* what it executes on, as its HELLO said */
     int capacity;
     zlist_t *shards; /* shard_t* */
     int64_t expires_at;
@@ -100,6 +101,8 @@ struct _sx_coordinator_t {
     zhashx_t *workers;    /* key -> worker_t* */
     zhashx_t *manifests;  /* task_id -> zlistx of manifest_file_t* */
     zhashx_t *files;      /* hash -> absolute path */
+    zhashx_t *runtimes;   /* worker name -> its runtime, for the workers whose
+                             results counted (summary.json's run.workers) */
     sx_journal_t *journal;
     zsock_t *router;
     zactor_t *auth;
@@ -433,6 +436,7 @@ static void destroy_worker(void **item)
     free(w->key);
     zframe_destroy(&w->routing_id);
     free(w->name);
+    free(w->runtime);
     zlist_destroy(&w->shards);
     free(w);
     *item = NULL;
@@ -493,6 +497,8 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     zhashx_set_destructor(self->manifests, destroy_manifest);
     self->files = zhashx_new();
     zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
+    self->runtimes = zhashx_new();
+    zhashx_set_destructor(self->runtimes, (zhashx_destructor_fn *)zstr_free);
     self->started_ms = zclock_mono();
     self->started_at = sx_run_clock();
     self->next_token = random_token_base();
@@ -582,6 +588,7 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     zlist_destroy(&self->queue);
     zhashx_destroy(&self->manifests);
     zhashx_destroy(&self->files);
+    zhashx_destroy(&self->runtimes);
     sx_bench_destroy(&self->bench);
     free(self->out_dir);
     free(self->endpoint);
@@ -1014,11 +1021,12 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
     w->key = strdup(key);
     w->routing_id = zframe_dup(routing_id);
     w->name = strdup(msg->worker);
+    w->runtime = strdup(msg->runtime);
     w->capacity = msg->capacity;
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
     zhashx_insert(self->workers, key, w);
-    sx_info("worker %s joined (capacity %d)", w->name, w->capacity);
+    sx_info("worker %s joined (capacity %d, %s)", w->name, w->capacity, w->runtime);
 }
 
 static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
@@ -1056,6 +1064,7 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
         return 0;
     }
     w->done++;
+    zhashx_update(self->runtimes, w->name, strdup(w->runtime));
     if (sx_status_is_retryable(r->status)) {
         sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
                 r->task_id, unit->attempts + 1, r->detail);
@@ -1242,6 +1251,21 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
     }
     char fingerprint[41];
     sx_bench_fingerprint(self->bench, fingerprint);
+    /* The workers by name, so summary.json reads the same whatever order
+     * they joined in. */
+    zlistx_t *keys = zhashx_keys(self->runtimes);
+    zlistx_set_comparator(keys, (zlistx_comparator_fn *)strcmp);
+    zlistx_sort(keys);
+    size_t count = zlistx_size(keys), w = 0;
+    const char **names = calloc(count + 1, sizeof *names);
+    const char **runtimes = calloc(count + 1, sizeof *runtimes);
+    for (const char *name = zlistx_first(keys); name && names && runtimes;
+         name = zlistx_next(keys), w++) {
+        names[w] = name;
+        runtimes[w] = zhashx_lookup(self->runtimes, name);
+    }
+    if (!names || !runtimes)
+        count = 0;
     sx_run_info_t run = {self->config.command ? self->config.command : "coordinator",
                          self->config.bench_dir,
                          sx_bench_task_count(self->bench),
@@ -1250,7 +1274,10 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
                          "predictions",
                          self->started_at,
                          sx_run_clock(),
-                         fingerprint};
+                         fingerprint,
+                         (const char *const *)names,
+                         (const char *const *)runtimes,
+                         count};
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
     sx_error_t report_err;
@@ -1264,6 +1291,9 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
         free(summaries[m].method);
     free(summaries);
     free(results);
+    free(names);
+    free(runtimes);
+    zlistx_destroy(&keys);
     return rc;
 }
 

@@ -163,9 +163,7 @@ static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
     zsock_set_sndtimeo(f->sock, 100); /* a refused CURVE peer must not block the test */
     snprintf(f->name, sizeof f->name, "%s", name);
     if (capacity > 0) {
-        sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-        hello->worker = strdup(name);
-        hello->capacity = capacity;
+        sx_msg_t *hello = sx_msg_hello(name, capacity, "test runtime");
         SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
         sx_msg_destroy(&hello);
     }
@@ -469,9 +467,7 @@ static void test_malformed_messages_rejected(void)
     sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
     sx_msg_destroy(&bye);
-    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-    hello->worker = strdup("fw");
-    hello->capacity = 1;
+    sx_msg_t *hello = sx_msg_hello("fw", 1, "test runtime");
     sx_msg_send(hello, f->sock, NULL, NULL);
     sx_msg_destroy(&hello);
     sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
@@ -486,9 +482,7 @@ static void test_malformed_messages_rejected(void)
 /* Sends HELLO on the fake's socket (again, maybe under another name). */
 static void fake_hello(fake_t *f, const char *name, int capacity)
 {
-    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-    hello->worker = strdup(name);
-    hello->capacity = capacity;
+    sx_msg_t *hello = sx_msg_hello(name, capacity, "test runtime");
     SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
     sx_msg_destroy(&hello);
 }
@@ -1215,9 +1209,7 @@ static void test_curve_allow_list(void)
         zcert_destroy(&mine);
         zsock_set_curve_serverkey(fakes[i]->sock, zcert_public_txt(server_cert));
         SX_CHECK(zsock_connect(fakes[i]->sock, "%s", h->endpoint) == 0);
-        sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-        hello->worker = strdup(fakes[i]->name);
-        hello->capacity = 1;
+        sx_msg_t *hello = sx_msg_hello(fakes[i]->name, 1, "test runtime");
         sx_msg_send(hello, fakes[i]->sock, NULL, NULL);
         sx_msg_destroy(&hello);
     }

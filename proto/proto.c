@@ -17,6 +17,7 @@
 #define NAME_MAX_LEN 256
 #define TEXT_MAX_LEN (16u * 1024u * 1024u)
 #define MAX_CAPACITY 1024
+#define RUNTIME_MAX_LEN 256
 #define MAX_ATTEMPT 1000
 
 static const char *s_type_names[] = {
@@ -37,12 +38,22 @@ sx_msg_t *sx_msg_new(sx_msg_type_t type)
     return self;
 }
 
+sx_msg_t *sx_msg_hello(const char *worker, int capacity, const char *runtime)
+{
+    sx_msg_t *self = sx_msg_new(SX_MSG_HELLO);
+    self->worker = strdup(worker);
+    self->capacity = capacity;
+    self->runtime = strdup(runtime);
+    return self;
+}
+
 void sx_msg_destroy(sx_msg_t **self_p)
 {
     sx_msg_t *self = *self_p;
     if (!self)
         return;
     free(self->worker);
+    free(self->runtime);
     for (size_t i = 0; i < self->task_count; i++) {
         free(self->tasks[i].method);
         free(self->tasks[i].task_id);
@@ -129,6 +140,20 @@ bool sx_proto_safe_path(const char *path)
            !strstr(path, "//");
 }
 
+/* HELLO's runtime ends up in logs and on a page: 1 to RUNTIME_MAX_LEN
+ * bytes, none a control character. */
+static int check_runtime(const char *runtime, sx_error_t *err)
+{
+    size_t n = runtime ? strlen(runtime) : 0;
+    bool printable = n > 0 && n <= RUNTIME_MAX_LEN;
+    for (size_t i = 0; printable && i < n; i++)
+        printable = (unsigned char)runtime[i] >= 0x20 && runtime[i] != 0x7f;
+    return printable
+               ? 0
+               : sx_error_set(err, "the runtime is no printable text of at most %d bytes",
+                              RUNTIME_MAX_LEN);
+}
+
 static bool is_hash(const char *hash)
 {
     if (!hash || strlen(hash) != 40)
@@ -174,7 +199,7 @@ static int field_count(sx_msg_type_t type)
 {
     switch (type) {
     case SX_MSG_HELLO:
-        return 2;
+        return 3;
     case SX_MSG_ASSIGN:
         return 3;
     case SX_MSG_RESULT:
@@ -202,6 +227,8 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
         if (!sx_name_is_safe(m->worker) || m->capacity < 1 || m->capacity > MAX_CAPACITY)
             return sx_error_set(err, "HELLO: bad worker name or capacity %d",
                                 m->capacity);
+        if (check_runtime(m->runtime, err) != 0)
+            return sx_error_prefix(err, "HELLO"), -1;
         break;
     case SX_MSG_ASSIGN:
         for (size_t i = 0; i < m->task_count; i++)
@@ -239,6 +266,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
     case SX_MSG_HELLO:
         pack_str(pk, m->worker);
         msgpack_pack_int(pk, m->capacity);
+        pack_str(pk, m->runtime);
         break;
     case SX_MSG_ASSIGN:
         msgpack_pack_uint64(pk, m->shard_id);
@@ -517,10 +545,11 @@ static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     switch (m->type) {
     case SX_MSG_HELLO:
         if (get_name(&f[0], "worker", &m->worker, err) != 0 ||
-            get_int(&f[1], "capacity", 1, MAX_CAPACITY, &number, err) != 0)
+            get_int(&f[1], "capacity", 1, MAX_CAPACITY, &number, err) != 0 ||
+            get_str(&f[2], "runtime", false, RUNTIME_MAX_LEN, &m->runtime, err) != 0)
             return -1;
         m->capacity = (int)number;
-        return 0;
+        return check_runtime(m->runtime, err);
     case SX_MSG_ASSIGN:
         return decode_assign(f, m, err);
     case SX_MSG_RESULT:
@@ -809,11 +838,10 @@ static sx_msg_t *roundtrip(const sx_msg_t *m)
 
 static void test_roundtrips(void)
 {
-    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-    hello->worker = strdup("w-1");
-    hello->capacity = 3;
+    sx_msg_t *hello = sx_msg_hello("w-1", 3, "test runtime");
     sx_msg_t *back = roundtrip(hello);
-    SX_CHECK(strcmp(back->worker, "w-1") == 0 && back->capacity == 3);
+    SX_CHECK(strcmp(back->worker, "w-1") == 0 && back->capacity == 3 &&
+             strcmp(back->runtime, "test runtime") == 0);
     sx_msg_destroy(&back);
     sx_msg_destroy(&hello);
 
@@ -915,6 +943,62 @@ static void expect_rejected(const void *data, size_t size, size_t cap, const cha
     }
 }
 
+/* A HELLO as a peer could send it, whatever its runtime text. */
+static char *forge_hello(size_t *size, const char *runtime)
+{
+    msgpack_sbuffer buffer;
+    msgpack_sbuffer_init(&buffer);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 6);
+    pack_str(&pk, MAGIC);
+    msgpack_pack_int(&pk, SX_PROTO_VERSION);
+    msgpack_pack_int(&pk, SX_MSG_HELLO);
+    pack_str(&pk, "w1");
+    msgpack_pack_int(&pk, 1);
+    pack_str(&pk, runtime);
+    *size = buffer.size;
+    char *data = msgpack_sbuffer_release(&buffer);
+    msgpack_sbuffer_destroy(&buffer);
+    return data;
+}
+
+/* The runtime a HELLO names ends up in logs and on a page: printable text
+ * of 1 to 256 bytes, refused otherwise both ways. */
+static void test_hello_runtime(void)
+{
+    static const char *const bad[] = {"", "\x1b[2J cleared", "tab\there", NULL};
+    char longest[300];
+    memset(longest, 'x', sizeof longest - 1);
+    longest[sizeof longest - 1] = '\0';
+    for (int i = 0; i < 4; i++) {
+        const char *runtime = bad[i] ? bad[i] : longest;
+        size_t size = 0;
+        sx_error_t err;
+        sx_msg_t *hello = sx_msg_hello("w1", 1, runtime);
+        SX_CHECK(sx_msg_encode(hello, &size, &err) == NULL);
+        SX_CHECK(strcmp(err.msg, "HELLO: the runtime is no printable text of at most 256 "
+                                 "bytes") == 0);
+        sx_msg_destroy(&hello);
+        char *data = forge_hello(&size, runtime);
+        expect_rejected(
+            data, size, SX_PROTO_MAX_BYTES,
+            bad[i] ? "HELLO: the runtime is no printable text of at most 256 bytes"
+                   : "field 'runtime' is longer than 256 bytes");
+        free(data);
+    }
+    size_t size = 0;
+    char *data =
+        forge_hello(&size, "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1");
+    sx_error_t err;
+    sx_msg_t *back = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, &err);
+    SX_CHECK(back &&
+             strcmp(back->runtime,
+                    "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1") == 0);
+    sx_msg_destroy(&back);
+    free(data);
+}
+
 static void test_malformed(void)
 {
     size_t size = 0;
@@ -935,13 +1019,12 @@ static void test_malformed(void)
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "fields, expected 0");
     free(data);
     /* HELLO whose worker name is an integer. */
-    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_HELLO, 2);
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_HELLO, 3);
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "'worker' is not a string");
     free(data);
+    test_hello_runtime();
 
-    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-    hello->worker = strdup("w1");
-    hello->capacity = 1;
+    sx_msg_t *hello = sx_msg_hello("w1", 1, "test runtime");
     data = sx_msg_encode(hello, &size, NULL);
     expect_rejected(data, size, size - 1, "over the");
     expect_rejected(data, size - 1, SX_PROTO_MAX_BYTES, "truncated");

@@ -23,12 +23,12 @@
 #include <stdint.h>
 
 /* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. */
-#define SX_PROTO_VERSION 2
+#define SX_PROTO_VERSION 3
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
 
 typedef enum {
-    SX_MSG_HELLO = 1, /* worker name, capacity (shards it may hold) */
+    SX_MSG_HELLO = 1, /* worker name, capacity (shards it may hold), runtime */
     SX_MSG_ASSIGN,    /* one shard: tasks and the bench files they need */
     SX_MSG_RESULT,    /* one task's verdict and final CSV, with its attempt token */
     SX_MSG_HEARTBEAT, /* either way, when nothing else was sent lately */
@@ -60,6 +60,7 @@ typedef struct {
     sx_msg_type_t type;
     char *worker;         /* HELLO */
     int capacity;         /* HELLO */
+    char *runtime;        /* HELLO: what the worker executes on (printable text) */
     uint64_t shard_id;    /* ASSIGN */
     uint64_t token;       /* RESULT, ACK: the attempt token of the ASSIGN task */
     sx_msg_task_t *tasks; /* ASSIGN */
@@ -80,6 +81,8 @@ sx_msg_t *sx_msg_new(sx_msg_type_t type);
 void sx_msg_destroy(sx_msg_t **self_p);
 const char *sx_msg_type_name(sx_msg_type_t type);
 
+/* A HELLO (copies the strings). */
+sx_msg_t *sx_msg_hello(const char *worker, int capacity, const char *runtime);
 /* Appends a task / file to an ASSIGN (copies the strings). */
 void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
                      const char *sql, int attempt, uint64_t token);

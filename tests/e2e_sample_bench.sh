@@ -26,4 +26,19 @@ grep "EX =" "$out/run.log" || true
 
 python3 "$SX_SOURCE_DIR/tests/e2e/sample_verdicts.py" "$bench" "$out" \
     sample=predictions reference=reference
+# Each worker's HELLO said what its pair runs (the installed versions), and
+# every executed task kept its step times.
+source "$SX_SOURCE_DIR/runtime/versions.env"
+want="Flink $SX_FLINK_VERSION (Kafka connector $SX_FLINK_KAFKA_CONNECTOR_VERSION), Kafka $SX_KAFKA_VERSION"
+python3 - "$out" "$want" <<'PY'
+import json, sys
+out, want = sys.argv[1], sys.argv[2]
+workers = json.load(open(out + "/summary.json"))["run"]["workers"]
+assert workers == {"w0": want, "w1": want}, "run.workers is %r" % workers
+for line in open(out + "/reference/results.jsonl"):
+    r = json.loads(line)
+    steps = r.get("steps")
+    assert steps and steps["run"] > 0 and min(steps.values()) >= 0, "%s: steps %r" % (r["task_id"], steps)
+    assert sum(steps.values()) <= r["seconds"] + 0.01, "%s: steps %r over %s s" % (r["task_id"], steps, r["seconds"])
+PY
 echo "e2e_sample_bench: OK"

@@ -47,7 +47,7 @@ typedef struct {
 
 struct _sx_agent_t {
     sx_agent_config_t config;
-    char *endpoint, *name, *work_dir, *cert_path, *server_cert_path;
+    char *endpoint, *name, *work_dir, *cert_path, *server_cert_path, *runtime;
     char cache_dir[WORK_DIR_MAX + 16], bench_dir[WORK_DIR_MAX + 16],
         csv_dir[WORK_DIR_MAX + 16];
     sx_spool_t *spool;
@@ -145,6 +145,7 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
     self->work_dir = strdup(config->work_dir);
     self->cert_path = dup_or_null(config->cert_path);
     self->server_cert_path = dup_or_null(config->server_cert_path);
+    self->runtime = strdup(config->runtime ? config->runtime : "unknown");
     sx_agent_config_t *c = &self->config;
     if (c->capacity <= 0)
         c->capacity = 2;
@@ -215,6 +216,7 @@ void sx_agent_destroy(sx_agent_t **self_p)
     free(self->work_dir);
     free(self->cert_path);
     free(self->server_cert_path);
+    free(self->runtime);
     free(self);
     *self_p = NULL;
 }
@@ -276,9 +278,7 @@ static int connect_coordinator(sx_agent_t *self, sx_error_t *err)
         return -1;
     if (zsock_connect(self->dealer, "%s", self->endpoint) != 0)
         return sx_error_set(err, "cannot connect to %s", self->endpoint);
-    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
-    hello->worker = strdup(self->name);
-    hello->capacity = self->config.capacity;
+    sx_msg_t *hello = sx_msg_hello(self->name, self->config.capacity, self->runtime);
     send_msg(self, hello);
     sx_msg_destroy(&hello);
     sx_spool_each(self->spool, resend_one, self, NULL);

@@ -31,6 +31,8 @@ typedef void(sx_agent_exec_fn)(void *ctx, const sx_exec_request_t *request,
 typedef struct {
     const char *endpoint; /* coordinator, e.g. "tcp://10.0.0.5:5555" */
     const char *name;     /* worker name in results and logs */
+    const char *runtime;  /* what the executor runs on, said in HELLO (the
+                             coordinator's summary lists it per worker) */
     int capacity;         /* shards held at once (default 2: one running, one ready) */
     const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
     sx_agent_exec_fn *exec;

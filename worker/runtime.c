@@ -1001,20 +1001,44 @@ static char *http_get(const char *url)
     return body;
 }
 
-/* Number of TaskManagers Flink REST /overview reports; -1 when it does not answer. */
-static int registered_taskmanagers(const sx_runtime_t *self)
+/* Flink REST /overview as JSON (caller decrefs); NULL when it does not answer. */
+static json_t *flink_overview(const sx_runtime_t *self)
 {
     char url[512];
     snprintf(url, sizeof url, "%s/overview", self->rest_url);
     char *body = http_get(url);
-    if (!body)
-        return -1;
-    json_t *root = json_loads(body, 0, NULL);
+    json_t *root = body ? json_loads(body, 0, NULL) : NULL;
     free(body);
+    return root;
+}
+
+/* Number of TaskManagers Flink REST /overview reports; -1 when it does not answer. */
+static int registered_taskmanagers(const sx_runtime_t *self)
+{
+    json_t *root = flink_overview(self);
     json_t *count = json_object_get(root, "taskmanagers");
     int n = json_is_integer(count) ? (int)json_integer_value(count) : -1;
     json_decref(root);
     return n;
+}
+
+void sx_runtime_describe(const sx_runtime_t *self, char *out, size_t out_size)
+{
+    if (self->external) {
+        json_t *root = flink_overview(self);
+        const char *flink = json_string_value(json_object_get(root, "flink-version"));
+        snprintf(out, out_size, "external: Flink %s, Kafka at %s",
+                 flink ? flink : "unknown", self->bootstrap);
+        json_decref(root);
+        return;
+    }
+    versions_t v;
+    sx_error_t err;
+    if (read_install(self->runtime_dir, &v, &err) == 0)
+        snprintf(out, out_size, "Flink %s (Kafka connector %s), Kafka %s", v.flink,
+                 v.connector[0] ? v.connector : "unknown", v.kafka);
+    else
+        snprintf(out, out_size, "unknown (%s)", err.msg);
 }
 
 static bool component_healthy(sx_runtime_t *self, component_t c)

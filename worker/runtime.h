@@ -180,6 +180,11 @@ const char *sx_runtime_pair_dir(const sx_runtime_t *self);
  * check`: "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1 in DIR"
  * and 0, or "not installed: run scripts/setup-runtime.sh (...)" and -1. */
 int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_size);
+/* What this pair runs, for the coordinator's summary: "Flink 1.20.3 (Kafka
+ * connector 3.4.0-1.20), Kafka 3.9.1" from its install, or for an external
+ * pair the Flink version its REST API reports and the Kafka address
+ * ("external: Flink 1.20.3, Kafka at HOST:PORT"). */
+void sx_runtime_describe(const sx_runtime_t *self, char *out, size_t out_size);
 
 void sx_runtime_test(bool verbose);
 

@@ -191,16 +191,13 @@ static void forger_send(model_t *m, sx_msg_t *msg)
 
 static void forger_hello(model_t *m)
 {
-    sx_msg_t *hello = sx_msg_new(SX_MSG_HELLO);
     char name[32];
     /* Alternating names, now and then one of an honest worker. */
     if (pick(m, 4) == 0 && m->next_worker > 0)
         snprintf(name, sizeof name, "w%d", pick(m, (int)m->next_worker));
     else
         snprintf(name, sizeof name, "forger%d", m->forger_names++ % 2);
-    hello->worker = strdup(name);
-    hello->capacity = 1 + pick(m, 2);
-    forger_send(m, hello);
+    forger_send(m, sx_msg_hello(name, 1 + pick(m, 2), "forged runtime"));
 }
 
 static void forger_result(model_t *m, const char *task_id, uint64_t token, int attempt)
