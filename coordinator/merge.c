@@ -183,6 +183,34 @@ static int check_subset(const char *input, bool allow_subset, sx_error_t *err)
     return rc;
 }
 
+/* The workers the inputs' summary.json name with what each ran on
+ * (run.workers), united. Shard runs name their workers alike (w0, w1): a
+ * name two inputs give different runtimes keeps both, joined by "; ". */
+static json_t *input_workers(const char *const *inputs, size_t input_count)
+{
+    json_t *all = json_object();
+    for (size_t i = 0; i < input_count; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/summary.json", inputs[i]);
+        json_t *root = sx_file_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+        const char *name;
+        json_t *runtime;
+        json_object_foreach(json_object_get(json_object_get(root, "run"), "workers"),
+                            name, runtime)
+        {
+            const char *text = json_string_value(runtime);
+            const char *have = json_string_value(json_object_get(all, name));
+            if (!text || (have && strstr(have, text)))
+                continue;
+            char *joined = have ? zsys_sprintf("%s; %s", have, text) : strdup(text);
+            json_object_set_new(all, name, json_string(joined));
+            free(joined);
+        }
+        json_decref(root);
+    }
+    return all;
+}
+
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
              const char *out_dir, bool allow_subset, sx_merge_report_t *report,
              sx_error_t *err)
@@ -229,16 +257,35 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     }
     char fingerprint[41];
     sx_bench_fingerprint(bench, fingerprint);
+    json_t *workers = input_workers(inputs, input_count);
+    size_t worker_count = json_object_size(workers), w = 0;
+    const char **names = calloc(worker_count + 1, sizeof *names);
+    const char **runtimes = calloc(worker_count + 1, sizeof *runtimes);
+    const char *name;
+    json_t *runtime;
+    json_object_foreach(workers, name, runtime)
+    {
+        if (names && runtimes) {
+            names[w] = name;
+            runtimes[w++] = json_string_value(runtime);
+        }
+    }
     sx_run_info_t run = {.command = "merge",
                          .bench = bench_dir,
                          .task_count = sx_bench_task_count(bench),
                          .ended = sx_run_clock(),
-                         .bench_fingerprint = fingerprint};
+                         .bench_fingerprint = fingerprint,
+                         .worker_names = names,
+                         .worker_runtimes = runtimes,
+                         .worker_count = w};
     if (rc == 0)
         rc = sx_summary_write(out, summaries, done, &run, err);
     sx_error_t report_err;
     if (rc == 0 && sx_report_write(out, &report_err) != 0)
         sx_warn("report.html not written: %s", report_err.msg);
+    free(names);
+    free(runtimes);
+    json_decref(workers);
     report->methods = done;
     report->tasks = sx_bench_task_count(bench);
     for (size_t i = 0; i < done; i++)

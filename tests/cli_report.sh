@@ -140,4 +140,6 @@ grep -qF '>28/30 = 0.9333</td>' "$tmp/merged/report.html" || fail "merged report
     fail "merge lost the step times"
 grep -qF "<tr><th>bench fingerprint (SHA-1)</th><td>$sample_fingerprint</td></tr>" \
     "$tmp/merged/report.html" || fail "merge's bench fingerprint"
+grep -qF '<tr><th>runtime</th><td>simulated (no Kafka, no Flink) (w0, w1)</td></tr>' \
+    "$tmp/merged/report.html" || fail "merge's runtime of the shards' workers"
 echo "cli_report: OK"
