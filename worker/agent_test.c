@@ -170,6 +170,7 @@ void sx_agent_test(bool verbose)
     sx_simexec_t *sim = sx_simexec_new("delay_ms=5", NULL);
     sx_agent_config_t config = {.endpoint = endpoint,
                                 .name = "w1",
+                                .runtime = "agent test runtime",
                                 .capacity = 1,
                                 .work_dir = work,
                                 .exec = exec_losing_csv,
@@ -186,6 +187,7 @@ void sx_agent_test(bool verbose)
     zframe_t *who = NULL;
     sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
     SX_CHECK(hello && strcmp(hello->worker, "w1") == 0 && hello->capacity == 1);
+    SX_CHECK(strcmp(hello->runtime, "agent test runtime") == 0);
     sx_msg_destroy(&hello);
     /* A frame that is no message: rejected, the agent goes on. */
     zframe_send(&who, router, ZFRAME_MORE | ZFRAME_REUSE);
@@ -277,9 +279,7 @@ void sx_agent_test(bool verbose)
     /* A worker's message sent to the worker and an empty shard change
      * nothing (nothing more is executed, see the count at the end); a
      * goodbye that is not final makes it connect again. */
-    sx_msg_t *stray = sx_msg_new(SX_MSG_HELLO);
-    stray->worker = strdup("w9");
-    stray->capacity = 1;
+    sx_msg_t *stray = sx_msg_hello("w9", 1, "test runtime");
     SX_CHECK(sx_msg_send(stray, router, who, NULL) == 0);
     sx_msg_destroy(&stray);
     sx_msg_t *empty = sx_msg_new(SX_MSG_ASSIGN);
