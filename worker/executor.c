@@ -29,11 +29,13 @@
 #include <librdkafka/rdkafka_mock.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Per-request deadline of Kafka and gateway calls (not of the job). */
@@ -1141,7 +1143,31 @@ static void test_sweep_shared_pair(harness_t *h)
     sx_fakeflink_destroy(&fake);
 }
 
-static void test_on_fake_flink(const char *bench)
+static void raise_sigterm(void *arg)
+{
+    (void)arg;
+    kill(getpid(), SIGTERM);
+}
+
+/* A stop signal while the job runs is not the query's verdict: infra_error
+ * "interrupted by signal 15" (retried elsewhere, never settled as a score),
+ * and cleanup cancels the job. The signal comes from the fake Flink's thread
+ * the moment the job starts, as a Ctrl-C would. */
+static void test_interrupted(harness_t *h, sink_output_t *output)
+{
+    (void)output;
+    sx_fakeflink_script_t running = {
+        .states = "RUNNING", .after_cancel = "CANCELED", .on_insert = raise_sigterm};
+    sx_fakeflink_t *fake =
+        expect(h, &running, "t1", SX_STATUS_INFRA_ERROR, "interrupted by signal 15");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
+    sx_fakeflink_destroy(&fake);
+}
+
+/* Runs `tests` with the mock Kafka and the harness. */
+typedef void(fake_test_fn)(harness_t *h, sink_output_t *output);
+
+static void with_mock_kafka(const char *bench, fake_test_fn *tests)
 {
     char reason[256];
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -1159,15 +1185,38 @@ static void test_on_fake_flink(const char *bench)
     harness_t h = {
         bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0,
         false};
-    test_flink_verdicts(&h, &output);
-    test_submit_verdicts(&h);
-    test_timeouts(&h);
-    test_output_verdicts(&h, &output);
-    test_pair_changed(&h, &output);
-    test_sweep_shared_pair(&h);
+    tests(&h, &output);
     sx_kafka_destroy(&output.kafka);
     rd_kafka_mock_cluster_destroy(s_mock);
     rd_kafka_destroy(owner);
+}
+
+static void fake_flink_tests(harness_t *h, sink_output_t *output)
+{
+    test_flink_verdicts(h, output);
+    test_submit_verdicts(h);
+    test_timeouts(h);
+    test_output_verdicts(h, output);
+    test_pair_changed(h, output);
+    test_sweep_shared_pair(h);
+}
+
+/* A caught signal stays caught for the rest of a process, so the interrupt
+ * runs in a child, forked while no thread runs (the mock Kafka and the fake
+ * Flink start theirs in the child). */
+static void test_interrupt_in_child(const char *bench)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    SX_CHECK(child >= 0);
+    if (child == 0) {
+        SX_CHECK(sx_signals_start() == 0);
+        with_mock_kafka(bench, test_interrupted);
+        _exit(0);
+    }
+    int status = 0;
+    SX_CHECK(waitpid(child, &status, 0) == child);
+    SX_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 void sx_executor_test(bool verbose)
@@ -1205,7 +1254,8 @@ void sx_executor_test(bool verbose)
     SX_CHECK(executor == NULL);
     config.run_id = NULL;
     SX_CHECK(sx_executor_new(&config, &err) == NULL);
-    test_on_fake_flink(bench);
+    test_interrupt_in_child(bench);
+    with_mock_kafka(bench, fake_flink_tests);
     char command[PATH_MAX + 16];
     snprintf(command, sizeof command, "rm -rf '%s'", bench);
     SX_CHECK(system(command) == 0);
