@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # setup-deps.sh: installs the Debian packages streamex builds and runs with
-# (compiler, clang for the fuzz targets, CMake, the C libraries found by
+# (compiler, clang and its fuzzer and sanitizer runtimes (libclang-rt-dev)
+# for the fuzz targets, CMake, the C libraries found by
 # pkg-config, Java 17 and Maven for the runtime, Python for the pandas
 # reference, gcovr for scripts/coverage.sh, Slurm and munge for the private
 # cluster of tests/e2e_slurm.sh, Chromium for the report's browser test).
@@ -8,7 +9,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang clang-format valgrind
+  build-essential cmake ninja-build pkg-config clang libclang-rt-dev clang-format valgrind
   libzmq3-dev libczmq-dev libmsgpack-dev librdkafka-dev libcurl4-openssl-dev
   libcsv-dev libjansson-dev
   openjdk-17-jre-headless maven curl ca-certificates python3 python3-venv python3-pip
