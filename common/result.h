@@ -1,5 +1,5 @@
 /* result.h: one task's outcome for one method, and the output files built
- * from them (SPEC section 5): OUT/NAME/results.jsonl, OUT/NAME/submission.jsonl
+ * from them (docs/outputs.md): OUT/NAME/results.jsonl, OUT/NAME/submission.jsonl
  * and OUT/summary.json. The JSON field names live only in result.c, so they
  * can follow the official evaluator's exactly. Every writer here takes the
  * results of every task ID in task_ids.txt order: the denominator is never
@@ -28,7 +28,7 @@ typedef struct {
     char *csv;    /* absolute path of the final CSV, or NULL */
 } sx_result_t;
 
-/* Seconds spent in each step of executing one task (SPEC section 4); they
+/* Seconds spent in each step of executing one task (docs/execution.md); they
  * travel with the result from the worker to the coordinator. */
 typedef struct {
     double prepare, replay, submit, run, materialize, score, cleanup;

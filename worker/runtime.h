@@ -1,4 +1,4 @@
-/* runtime.h: one worker's own Kafka + Flink pair (SPEC section 8). The pair
+/* runtime.h: one worker's own Kafka + Flink pair (docs/install.md). The pair
  * is four JVMs started from the install of scripts/setup-runtime.sh (no
  * Flink or Kafka shell scripts): a one-node KRaft Kafka broker, a Flink
  * JobManager (standalone session cluster), a TaskManager and the SQL Gateway.
