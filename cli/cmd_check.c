@@ -40,7 +40,7 @@ static const char s_usage[] =
     "the predictions, the missing ones and the candidates the SQL check would\n"
     "reject (those score 0 as rejected_sql; they are not problems of the file).\n"
     "\n"
-    "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
+    "  --bench BENCH       the benchmark folder (docs/benchmark.md)\n"
     "  --method NAME=FILE  a predictions file, one JSON object a line; repeatable\n"
     "  -h, --help          this text\n"
     "\n" SX_FILE_LIMITS_HELP "\n"

@@ -1,7 +1,7 @@
 /* cmd_coordinator.c: `streamex coordinator`, the coordinator of a run spread
  * over machines: binds a ROUTER socket, shards the (method, task) pairs to
  * the workers that connect, journals every settled result and writes OUT
- * (SPEC sections 5 and 7). */
+ * (docs/outputs.md, docs/cluster.md). */
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/log.h"

@@ -4,6 +4,7 @@
  * command; Ctrl-C stops everything cleanly and `--resume` continues. */
 #include "cli/commands.h"
 #include "cli/runopts.h"
+#include "common/install.h"
 #include "common/log.h"
 #include "common/signals.h"
 
@@ -30,7 +31,13 @@ static const char s_usage[] =
 
 enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_FIRST_INDEX, OPT_HELP };
 
-#define SAMPLE_BENCH SX_SOURCE_DIR "/examples/sample-bench"
+/* The bundled sample bench: in the source tree, or in an install's share folder. */
+static const char *sample_bench(void)
+{
+    static char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/examples/sample-bench", sx_install_share_dir());
+    return path;
+}
 
 typedef struct {
     int index;
@@ -158,9 +165,10 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
     if (args->first_index + args->workers - 1 > 199)
         return sx_error_set(err, "--first-index + --workers goes past pair index 199");
     if (!opts->bench && !opts->method_count) {
-        opts->bench = SAMPLE_BENCH;
-        if (sx_method_args_add(&opts->methods, &opts->method_count,
-                               "sample=" SAMPLE_BENCH "/predictions.jsonl", err) != 0)
+        char method[PATH_MAX + 64];
+        opts->bench = sample_bench();
+        snprintf(method, sizeof method, "sample=%s/predictions.jsonl", opts->bench);
+        if (sx_method_args_add(&opts->methods, &opts->method_count, method, err) != 0)
             return -1;
     }
     if (!opts->output)

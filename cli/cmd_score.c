@@ -1,5 +1,5 @@
 /* cmd_score.c: `streamex score`, the official evaluator's job on existing
- * final CSVs (SPEC sections 5-7): for each method, read its submission.jsonl
+ * final CSVs (docs/outputs.md, docs/ex.md): for each method, read its submission.jsonl
  * (task ID -> CSV path or null), score every task ID of task_ids.txt with
  * the Spider 2.0 comparison (common/score.h), and write OUT/NAME/results.jsonl,
  * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
@@ -42,7 +42,7 @@ static const char s_usage[] =
     "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
     "the two verdicts differ, with the reason.\n"
     "\n"
-    "  --bench BENCH       the benchmark folder (SPEC section 1)\n"
+    "  --bench BENCH       the benchmark folder (docs/benchmark.md)\n"
     "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
     "  --output OUT        the output folder\n"
     "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"

@@ -1,6 +1,7 @@
 /* streamex.c: the entry point. Finds the subcommand and hands it the rest of
  * the command line; global flags (-v, -q, --version, --help) are read here. */
 #include "cli/commands.h"
+#include "common/install.h"
 #include "common/log.h"
 #include "common/signals.h"
 
@@ -46,6 +47,22 @@ static void print_usage(FILE *out)
                  "-v logs debug lines, -q only errors; logs go to stderr.\n");
 }
 
+/* streamex's version, then the Flink and Kafka versions its runtime is pinned
+ * to (runtime/versions.env of the source tree or of the install). */
+static int print_version(void)
+{
+    printf("streamex %s\n", SX_VERSION);
+    sx_install_versions_t v;
+    sx_error_t err;
+    if (sx_install_pinned_versions(&v, &err) != 0) {
+        fprintf(stderr, "streamex: %s\n", err.msg);
+        return 2;
+    }
+    printf("Flink %s (Kafka connector %s)\nKafka %s\n", v.flink,
+           v.connector[0] ? v.connector : "unknown", v.kafka);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* Before any thread exists: every thread inherits the blocked stop
@@ -68,8 +85,7 @@ int main(int argc, char **argv)
         else if (strcmp(flag, "-q") == 0)
             sx_log_set_level(SX_LOG_ERROR);
         else if (strcmp(flag, "--version") == 0) {
-            printf("streamex %s\n", SX_VERSION);
-            return 0;
+            return print_version();
         } else if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
             print_usage(stdout);
             return 0;

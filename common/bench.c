@@ -1,5 +1,5 @@
-/* bench.c: the benchmark folder's task list, BENCH/task_ids.txt (SPEC section
- * 1): the fixed task IDs in order, the denominator of every EX figure. The
+/* bench.c: the benchmark folder's task list, BENCH/task_ids.txt (docs/
+ * benchmark.md): the fixed task IDs in order, the denominator of every EX figure. The
  * file is read line by line and every bad line is reported (see task.h for
  * the rules); the IDs kept are valid and distinct, indexed for look-ups. The
  * paths of gold/ and evaluation/ files are built here but never opened. */

@@ -300,7 +300,7 @@ int sx_csv_write_record(FILE *out, const char *const *fields, size_t count)
     for (size_t i = 0; i < count; i++) {
         if (i > 0 && fputc(',', out) == EOF)
             return -1;
-        /* A lone NULL is written as "" (SPEC 4), like Python's csv and pandas. */
+        /* A lone NULL is written as "" (docs/benchmark.md), like Python's csv. */
         const char *field = fields[i] ? fields[i] : (count == 1 ? "" : NULL);
         if (!field)
             continue;

@@ -6,7 +6,7 @@
  * quotes and newlines. Writing quotes only what needs it and writes a NULL
  * (a NULL pointer) as an empty field, except that a record of one field that
  * is NULL, empty or only spaces and tabs is quoted (`""`): pandas would skip
- * it as a blank line (SPEC section 4). */
+ * it as a blank line (docs/benchmark.md). */
 #ifndef SX_CSV_H
 #define SX_CSV_H
 

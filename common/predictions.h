@@ -1,4 +1,4 @@
-/* predictions.h: a method's predictions file (SPEC section 3), one JSON object
+/* predictions.h: a method's predictions file (docs/predictions.md), one JSON object
  * a line: {"task_id": ID, "sql": "..."}. Loading checks it against the bench:
  * a line that is not JSON, a missing or non-string field, an unknown task ID
  * or a second prediction for one ID is an error naming file and line. A task

@@ -1,5 +1,5 @@
 /* result.h: one task's outcome for one method, and the output files built
- * from them (SPEC section 5): OUT/NAME/results.jsonl, OUT/NAME/submission.jsonl
+ * from them (docs/outputs.md): OUT/NAME/results.jsonl, OUT/NAME/submission.jsonl
  * and OUT/summary.json. The JSON field names live only in result.c, so they
  * can follow the official evaluator's exactly. Every writer here takes the
  * results of every task ID in task_ids.txt order: the denominator is never
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Seconds spent in each step of executing one task (SPEC section 4), as
+/* Seconds spent in each step of executing one task (docs/execution.md), as
  * the worker measured them; they travel with the result to the coordinator
  * and are kept in results.jsonl ("steps"). */
 typedef struct {

@@ -1,4 +1,4 @@
-/* score.h: the EX verdict of one task (SPEC section 6): the evaluation spec
+/* score.h: the EX verdict of one task (docs/ex.md): the evaluation spec
  * of BENCH/evaluation/ID.json, the comparison profile, and the one function
  * both `streamex score` and the worker call to compare a final CSV with gold.
  * The comparison itself (pandas-style reading, Spider 2.0 compare, the strict

@@ -1,4 +1,4 @@
-/* status.h: the verdict vocabulary of SPEC section 5. Every task of every
+/* status.h: the verdict vocabulary of docs/outputs.md. Every task of every
  * method ends with exactly one of these; only `match` scores 1. The names
  * are what results.jsonl and summary.json carry, kept here in one place. */
 #ifndef SX_STATUS_H
@@ -24,7 +24,7 @@ typedef enum {
 const char *sx_status_name(sx_status_t status);
 /* Returns 0 and sets *status for a known name, -1 otherwise. */
 int sx_status_parse(const char *name, sx_status_t *status);
-/* infra_error is the only status worth another attempt (SPEC section 5). */
+/* infra_error is the only status worth another attempt (docs/outputs.md). */
 bool sx_status_is_retryable(sx_status_t status);
 
 void sx_status_test(bool verbose);

@@ -1,5 +1,5 @@
 /* strict.h: the strict, row-aligned EX verdict reported beside the frozen
- * Spider 2.0 one (SPEC section 6), never instead of it. The prediction,
+ * Spider 2.0 one (docs/ex.md), never instead of it. The prediction,
  * restricted to one distinct column per gold column, must equal gold as a
  * multiset of rows (ignore_order) or as a sequence, with the frozen
  * comparison's value rules (compare.h: profile NaN rule, isclose with

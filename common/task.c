@@ -1,5 +1,5 @@
-/* task.c: loading and validating one task, BENCH/tasks/ID/task.json (SPEC
- * section 2; the rules decided beyond the SPEC are listed in task.h).
+/* task.c: loading and validating one task, BENCH/tasks/ID/task.json (docs/
+ * benchmark.md; the rules decided beyond it are listed in task.h).
  * Validation never stops at the first problem: every check adds a message to
  * an sx_problems_t ("task ID: sources[0].kind: ..."), so `streamex check` can
  * list them all, and sx_task_load reports the first. Each JSON object is

@@ -1,11 +1,11 @@
-/* task.h: the benchmark model of SPEC sections 1-3. A bench is a folder with
+/* task.h: the benchmark model of docs/benchmark.md. A bench is a folder with
  * task_ids.txt (the denominator, in order), tasks/ID/task.json and its source
  * CSVs, plus gold/ and evaluation/ which only scoring may open. Loading
  * validates everything a later stage relies on, so the worker and the
  * coordinator can trust a loaded sx_task_t. Every error names the file and
  * line or the task ID and what is wrong.
  *
- * Rules beyond the SPEC's text, decided here (`streamex check` enforces them):
+ * Rules beyond docs/benchmark.md, decided here (`streamex check` enforces them):
  * - task_ids.txt: one ID a line, LF or CRLF endings, the last line may lack
  *   its newline. Blank lines, leading/trailing whitespace and duplicates are
  *   errors. An ID is 1-128 characters of [A-Za-z0-9_.-], not starting with
@@ -16,7 +16,7 @@
  *   (they end up in topic names) and are all distinct; output column names
  *   are unique per source and in output_schema; every DDL is a non-empty
  *   string holding ${topic}, since topics are unique per run, task and
- *   attempt (SPEC 4.2). `timeout_s` is an integer in 1..SX_TASK_TIMEOUT_MAX,
+ *   attempt (docs/execution.md). `timeout_s` is an integer in 1..SX_TASK_TIMEOUT_MAX,
  *   SX_TASK_TIMEOUT_DEFAULT when absent.
  * - Every file of the task folder (names starting with '.' aside) is
  *   shipped to workers, so each follows the input rule of files.h: a

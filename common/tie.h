@@ -1,4 +1,4 @@
-/* tie.h: the tie adapter of SPEC section 6. A tie task's gold file holds
+/* tie.h: the tie adapter of docs/ex.md. A tie task's gold file holds
  * every legal answer row; the prediction is scored with the unchanged
  * comparison against each gold that the policy allows, and matches when one
  * of them does; the strict check (strict.h) goes through the same policies. Gold subsets

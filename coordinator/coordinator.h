@@ -1,4 +1,4 @@
-/* coordinator.h: the distributed run (SPEC sections 5 and 7). The coordinator
+/* coordinator.h: the distributed run (docs/outputs.md, docs/cluster.md). The coordinator
  * loads the bench and every method's predictions, splits the (method, task)
  * pairs into shards and hands them over a ROUTER socket to workers that ask
  * for them (credit: a worker never holds more shards than the capacity it

@@ -227,7 +227,7 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
         if (same_folder(inputs[i], out_dir))
             return sx_error_set(err, "%s: the output cannot also be an input", out_dir);
     /* Absolute, so submission.jsonl maps every ID to an absolute CSV path
-     * (SPEC section 5) whatever folder merge was run from. */
+     * (docs/outputs.md) whatever folder merge was run from. */
     char *out = realpath(out_dir, NULL);
     if (!out)
         return sx_error_set(err, "%s: %s", out_dir, strerror(errno));

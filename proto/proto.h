@@ -1,5 +1,5 @@
-/* proto.h: the wire messages between the coordinator and its workers (SPEC
- * sections 5 and 7), each one ZeroMQ frame holding a msgpack array
+/* proto.h: the wire messages between the coordinator and its workers (docs/outputs.md,
+ * docs/cluster.md), each one ZeroMQ frame holding a msgpack array
  * ["SXP", version, type, fields...]. One encoder and one decoder per message
  * type; decoding is strict: a frame that is oversized, not msgpack, of another
  * protocol version, of an unknown type, with a missing, extra or mistyped

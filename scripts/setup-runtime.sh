@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # setup-runtime.sh [--pin]: installs the Kafka + Flink runtime that every
 # streamex worker starts its pairs from, into $SX_RUNTIME_DIR (default
-# <repo>/.runtime, gitignored), from package registries only:
+# <repo>/.runtime, gitignored; run from an install's share/streamex/scripts:
+# ${XDG_DATA_HOME:-~/.local/share}/streamex/runtime, where an installed
+# streamex looks), from package registries only:
 #   - PyPI's apache-flink-libraries (an sdist holding Flink's lib/, flink-dist
 #     included: Maven Central serves no flink-dist) -> flink/lib
 #   - Maven Central, through runtime/flink/pom.xml: the SQL Gateway and the
@@ -20,7 +22,15 @@ cd "$repo"
 # shellcheck source=../runtime/versions.env
 source runtime/versions.env
 
-rt="${SX_RUNTIME_DIR:-$repo/.runtime}"
+if [ -f "$repo/CMakeLists.txt" ]; then # a clone
+    default_rt="$repo/.runtime"
+else # an install: the per-user default of common/install.h
+    case "${XDG_DATA_HOME:-}" in
+    /*) default_rt="$XDG_DATA_HOME/streamex/runtime" ;;
+    *) default_rt="$HOME/.local/share/streamex/runtime" ;;
+    esac
+fi
+rt="${SX_RUNTIME_DIR:-$default_rt}"
 pins="$repo/runtime/checksums.sha256"
 pin=0
 case "${1:-}" in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_runtime.sh: the worker's own Kafka + Flink pair, for real (SPEC section 8).
+# e2e_runtime.sh: the worker's own Kafka + Flink pair, for real (docs/install.md).
 #  1. `runtime up --detach` starts pair A; status reports every component
 #     healthy; a bounded streaming INSERT from a Kafka source table into an
 #     upsert-kafka sink runs through the SQL Gateway (tests/e2e/runtime_job.c:

@@ -1,5 +1,5 @@
-/* test_sqlcheck.c: the shared SQL lexer and the candidate check of SPEC
- * section 3 (accepted statements and exact rejection reasons). */
+/* test_sqlcheck.c: the shared SQL lexer and the candidate check of
+ * docs/predictions.md (accepted statements and exact rejection reasons). */
 #include "worker/sqlcheck.h"
 #include "worker/sqllex.h"
 

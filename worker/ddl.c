@@ -586,7 +586,7 @@ void sx_ddl_test(bool verbose)
     SX_CHECK(odd && strcmp(odd, "WITH ('t'='it''s\\', 'e'=E'it''s\\')") == 0);
     free(odd);
 
-    /* Sources: the SPEC's registered DDL already bounded stays the same. */
+    /* Sources: the task's registered DDL already bounded stays the same. */
     check_source(
         "CREATE TABLE bids (auction BIGINT, bid_time TIMESTAMP(3), WATERMARK FOR "
         "bid_time AS bid_time - INTERVAL '1' SECOND) WITH ('connector'='kafka',"

@@ -1,4 +1,4 @@
-/* executor.c: one task through the protocol of SPEC section 4 (see
+/* executor.c: one task through the protocol of docs/execution.md (see
  * executor.h). The steps run in order, each timed: prepare (load the task,
  * check the candidate, convert the sources, fill the DDL), replay (create the
  * task's topics, produce every source and wait for every acknowledgement),
@@ -157,8 +157,8 @@ void sx_executor_destroy(sx_executor_t **self_p)
 }
 
 /* sx.<run>[.<method>].<task>.<attempt>: what every topic of one execution
- * starts with, unique per run, method, task and attempt (SPEC section 4,
- * step 2). Not yet sanitized. */
+ * starts with, unique per run, method, task and attempt (docs/execution.md,
+ * step 3). Not yet sanitized. */
 static void topic_prefix(const run_t *run, char *out, size_t size)
 {
     const sx_exec_request_t *request = run->request;

@@ -1,4 +1,4 @@
-/* executor.h: executes one task of the protocol (SPEC section 4) on one
+/* executor.h: executes one task of the protocol (docs/execution.md) on one
  * worker's Kafka + Flink pair: prepare sources, replay them, run the candidate
  * through the SQL Gateway, materialize the output changelog into the final
  * CSV, score it. Every outcome is a status in the result, never a crash: a

@@ -659,7 +659,7 @@ static void test_bad_records_name_the_offset(void)
 }
 
 /* A one-column relation keeps its NULL and empty rows: each is written "",
- * never a blank line that pandas would skip (SPEC section 4). */
+ * never a blank line that pandas would skip (docs/benchmark.md). */
 static void test_one_column_null_rows_are_not_blank_lines(void)
 {
     static const sx_field_t schema[] = {{"name", "STRING"}};

@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-/* Runs `sql` (a candidate as SPEC 3 allows) for `task` in BATCH mode through
+/* Runs `sql` (a candidate as docs/predictions.md allows) for `task` in BATCH mode through
  * `gateway` (no session open), using `work_dir` (created, then removed) for
  * the tables' files, and writes the result to csv_path. Returns
  * SX_GATEWAY_SQL_ERROR when the query or a DDL fails in BATCH mode (err has

@@ -1,4 +1,4 @@
-/* prepare.h: step 1 of the protocol (SPEC section 4) for one source: read its
+/* prepare.h: step 1 of the protocol (docs/execution.md) for one source: read its
  * CSV (all original rows), apply the registered projection and time
  * conversion, and produce the records to replay, in replay order. Each record
  * value is a compact JSON object keyed by the output column names, in

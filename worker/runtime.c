@@ -7,6 +7,7 @@
  * file is only ever trusted for the process it was written for. */
 #include "worker/runtime.h"
 
+#include "common/install.h"
 #include "common/log.h"
 #include "common/selftest.h"
 #include "common/signals.h"
@@ -216,12 +217,7 @@ static void sleep_ms(int ms)
 
 static char *resolve_runtime_dir(const char *given)
 {
-    if (given && given[0])
-        return strdup(given);
-    const char *env = getenv("SX_RUNTIME_DIR");
-    if (env && env[0])
-        return strdup(env);
-    return strdup(SX_SOURCE_DIR "/.runtime");
+    return sx_install_runtime_dir(given);
 }
 
 static int make_dirs(const char *path, sx_error_t *err)

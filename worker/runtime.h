@@ -1,4 +1,4 @@
-/* runtime.h: one worker's own Kafka + Flink pair (SPEC section 8). The pair
+/* runtime.h: one worker's own Kafka + Flink pair (docs/install.md). The pair
  * is four JVMs started from the install of scripts/setup-runtime.sh (no
  * Flink or Kafka shell scripts): a one-node KRaft Kafka broker, a Flink
  * JobManager (standalone session cluster), a TaskManager and the SQL Gateway.
@@ -47,7 +47,7 @@ const char *sx_runtime_port_name(sx_runtime_port_t which);
 
 typedef struct {
     int index;               /* worker index: ports and folder */
-    const char *runtime_dir; /* NULL: $SX_RUNTIME_DIR, else <repo>/.runtime */
+    const char *runtime_dir; /* NULL: the default of common/install.h */
     int slots;               /* TaskManager slots */
     /* JVM heaps in MiB. The TaskManager also gets 128 MiB framework heap,
      * managed memory, 64 MiB network buffers and 256 MiB metaspace. */
@@ -99,8 +99,9 @@ typedef struct _sx_runtime_t sx_runtime_t;
  * `worker`, `run`), for their --help. */
 #define SX_RUNTIME_OPTIONS_HELP                                                          \
     "  --index N                 worker index: ports 21000+20*N.., .runtime/pairs/N\n"   \
-    "  --runtime-dir DIR         the install (default $SX_RUNTIME_DIR or "               \
-    "<repo>/.runtime)\n"                                                                 \
+    "  --runtime-dir DIR         the install (default $SX_RUNTIME_DIR, else "            \
+    "<repo>/.runtime,\n"                                                                 \
+    "                            installed: ~/.local/share/streamex/runtime)\n"          \
     "  --slots N                 TaskManager slots (4)\n"                                \
     "  --kafka-heap-mb MB        Kafka broker heap (512)\n"                              \
     "  --jobmanager-heap-mb MB   JobManager heap (512)\n"                                \

@@ -1,4 +1,4 @@
-/* sqlcheck.c: the candidate check of SPEC section 3 (see sqlcheck.h). The
+/* sqlcheck.c: the candidate check of docs/predictions.md (see sqlcheck.h). The
  * candidate is lexed once with the shared lexer; statements are split on ';'
  * tokens, so separators inside strings, identifiers and comments never
  * count. The single statement left is classified by its first tokens, and
@@ -56,7 +56,7 @@ static bool is_options_name(const sx_sqllex_t *lex, size_t i)
 }
 
 /* Rejects any OPTIONS hint: dynamic table options would let a candidate
- * change the registered tables (SPEC section 3). A hint is a list of
+ * change the registered tables (docs/predictions.md). A hint is a list of
  * NAME [(...)] items; only names (outside the parentheses) count. */
 static int check_hints(const sx_sqllex_t *lex, span_t statement, sx_error_t *err)
 {

@@ -1,4 +1,4 @@
-/* sqlcheck.h: the candidate check of SPEC section 3, done before Flink sees
+/* sqlcheck.h: the candidate check of docs/predictions.md, done before Flink sees
  * anything. A candidate is accepted when it is exactly one statement (a
  * trailing ';', whitespace and comments allowed) that is either
  *   - a query starting with SELECT or WITH (possibly inside parentheses),

@@ -6,12 +6,12 @@ a function) and fresh source rows with the data traits that break readers
 and engines: NULLs, duplicate keys, tied and window-bound event times,
 negative and fractional numbers, strings with commas, quotes, newlines and
 unicode, header-only files, BOM + CRLF files, blank lines and every time
-format of SPEC section 2.
+format of docs/benchmark.md.
 
-It writes a benchmark folder (SPEC section 1) without gold, plus what the
+It writes a benchmark folder (docs/benchmark.md) without gold, plus what the
 batch oracle needs and nothing of streamex's path produces:
     OUT/oracle/ID.json   the reference SQL, each source's column types and
-                         its prepared rows (the SPEC 2 projection and time
+                         its prepared rows (the docs/benchmark.md projection and time
                          conversion, computed here independently), the
                          shape and the known Flink differences it may hit
     OUT/predictions.jsonl the same SQL, a third rephrased (INSERT INTO, a
@@ -107,7 +107,7 @@ def rows_for(rng, name, fractional, ids):
 
 
 def sql_time(seconds):
-    """SPEC 2 'sql': YYYY-MM-DD HH:MM:SS[.fff], milliseconds only when not 0."""
+    """docs/benchmark.md 'sql': YYYY-MM-DD HH:MM:SS[.fff], milliseconds only when not 0."""
     t = BASE + dt.timedelta(seconds=seconds)
     text = t.strftime("%Y-%m-%d %H:%M:%S")
     return text + ".%03d" % (t.microsecond // 1000) if t.microsecond else text
@@ -175,7 +175,7 @@ def source_file(rng, name, rows, time_fmt):
 
 
 def prepared(name, rows):
-    """The SPEC 2 projection: every value a JSON string, NULL for an empty
+    """The docs/benchmark.md projection: every value a JSON string, NULL for an empty
     field, the event time converted to 'sql'."""
     columns, event_time, _ = SCHEMAS[name]
     out = []

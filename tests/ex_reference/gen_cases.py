@@ -2,7 +2,7 @@
 """gen_cases.py: a seeded generator of adversarial EX scoring cases.
 
 Writes a corpus as a benchmark folder that both `streamex score` and
-reference.py can score (SPEC sections 1, 5 and 6):
+reference.py can score (docs/benchmark.md, docs/outputs.md, docs/ex.md):
 
     OUT/task_ids.txt  OUT/gold/ID.csv  OUT/evaluation/ID.json
     OUT/pred/ID.csv   OUT/submission.jsonl  ({"task_id", "csv": "pred/ID.csv" | null})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hand_cases.py: hand-written EX scoring cases with the verdict the SPEC
+"""hand_cases.py: hand-written EX scoring cases with the verdict docs/ex.md
 (section 6) and pandas give each under both profiles. They pin down the
 reference itself before it judges streamex: `check` scores them with
 reference.py and fails on any verdict other than the one written here;
@@ -53,7 +53,7 @@ CASES = [
     ("blank_lines_skipped", "a\n1\n\n2\n", "a\n1\n2\n", {}, M, M),
     ("one_column_empty_value_vanishes", "a\nx\n\ny\n", "a\nx\ny\n", {}, M, M),
     # A lone NULL written as Python's csv and pandas.to_csv write it (and as
-    # streamex writes it, SPEC section 4) is a NaN row, not a blank line.
+    # streamex writes it, docs/benchmark.md) is a NaN row, not a blank line.
     ("one_column_quoted_empty_is_nan_row", 'a\nx\n""\n', "a\nx\nNA\n", {}, M, M),
     ("one_column_quoted_empty_is_a_row", 'a\nx\n""\n', "a\nx\n", {}, X, X),
     ("one_column_only_null", 'a\n""\n', 'a\n""\n', {}, M, M),

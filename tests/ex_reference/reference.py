@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""reference.py: the pandas reference for EX scoring (SPEC section 6).
+"""reference.py: the pandas reference for EX scoring (docs/ex.md).
 
 Scores a benchmark folder the way `streamex score` does, but with real pandas
 2.x doing the CSV reading and the transposition, and the Spider 2.0

@@ -88,7 +88,7 @@ def date_format_ms(ms):
 
 
 # ---------------------------------------------------------------------------
-# Sources: how each CSV is registered (SPEC section 2). A column is
+# Sources: how each CSV is registered (docs/benchmark.md). A column is
 # (name, Flink type, CSV column or None, time.from or None).
 
 SOURCE_TIME_FORMATS = {
