@@ -280,20 +280,16 @@ static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id);
  * only while its fingerprint is the unit's. */
 static void unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41])
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    fprintf(out, "streamex %s\n%s\n", SX_VERSION, sx_profile_name(self->config.profile));
-    fprintf(out, "%s\n", unit->sql ? "sql" : "no prediction");
-    if (unit->sql)
-        fwrite(unit->sql, 1, strlen(unit->sql) + 1, out);
+    sx_digest_t *digest = sx_digest_new();
+    sx_digest_line(digest, "streamex %s", SX_VERSION);
+    sx_digest_line(digest, "%s", sx_profile_name(self->config.profile));
+    sx_digest_sql(digest, unit->sql);
     zlistx_t *files = manifest_of(self, unit->task_id);
     for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files))
         if (strcmp(f->path, "task_ids.txt") != 0) /* the task's own files only */
-            fprintf(out, "%s %s\n", f->hash, f->path);
-    fclose(out);
-    sx_hash_bytes(text, size, hex);
-    free(text);
+            sx_digest_file(digest, f->hash, f->path);
+    sx_digest_hex(digest, hex);
+    sx_digest_destroy(&digest);
 }
 
 /* Whether the CSV a journaled result points at is still the one journaled

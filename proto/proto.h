@@ -12,6 +12,7 @@
 #ifndef SX_PROTO_H
 #define SX_PROTO_H
 
+#include "common/digest.h" /* sx_hash_bytes, sx_hash_file */
 #include "common/error.h"
 #include "common/result.h"
 #include "common/task.h"
@@ -107,10 +108,6 @@ sx_msg_t *sx_msg_recv(zsock_t *sock, zframe_t **routing_id_p, sx_error_t *err);
 /* Whether a message of this type may travel in that direction. */
 bool sx_msg_from_worker(sx_msg_type_t type);
 bool sx_msg_from_coordinator(sx_msg_type_t type);
-
-/* SHA-1 of bytes / of a file as 40 lowercase hex digits into hex[41]. */
-void sx_hash_bytes(const void *data, size_t size, char hex[41]);
-int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *err);
 
 /* Names (task IDs, method names) are checked with common/task.h's
  * sx_name_is_safe, the one rule for a name that is safe as a path component. */
