@@ -23,7 +23,8 @@ static const char s_usage[] =
     "--bench and --method it runs the bundled sample bench and its predictions.\n"
     "Progress: a live line on a terminal, JSON lines otherwise. Ctrl-C stops;\n"
     "--resume continues.\n"
-    "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 2)\n"
+    "\n" SX_RUN_OPTIONS_HELP SX_CACHE_OPTIONS_HELP
+    "  --workers N            local workers (default 2)\n"
     "  --capacity N           shards each worker holds at once (default 2)\n"
     "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
     "\n" SX_RUN_EXIT_HELP;
@@ -47,16 +48,19 @@ static void worker_actor(zsock_t *pipe, void *arg)
 {
     worker_job_t *job = arg;
     zsock_signal(pipe, 0);
+    char cache_dir[PATH_MAX];
     sx_agent_config_t agent = {.endpoint = job->endpoint,
                                .name = job->name,
                                .capacity = job->capacity,
                                .work_dir = job->work_dir,
                                .heartbeat_ms = job->opts->heartbeat_ms,
                                .dead_after_ms = job->opts->dead_after_ms};
-    sx_backend_config_t backend_config = {.simulate = job->opts->simulate,
-                                          .index = job->index,
-                                          .profile = job->opts->profile,
-                                          .run_id = job->run_id};
+    sx_backend_config_t backend_config = {
+        .simulate = job->opts->simulate,
+        .index = job->index,
+        .profile = job->opts->profile,
+        .run_id = job->run_id,
+        .cache_dir = sx_runopts_cache_dir(job->opts, cache_dir, sizeof cache_dir)};
     sx_backend_t backend;
     sx_error_t err;
     sx_error_clear(&err);
@@ -140,6 +144,7 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
 {
     static const struct option longs[] = {
         SX_RUN_LONGOPTS,
+        SX_CACHE_LONGOPTS,
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"first-index", required_argument, NULL, OPT_FIRST_INDEX},

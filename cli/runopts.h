@@ -27,6 +27,8 @@ enum {
     SX_OPT_PROFILE,
     SX_OPT_RERUN,
     SX_OPT_TASKS,
+    SX_OPT_CACHE,
+    SX_OPT_NO_CACHE,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -47,6 +49,22 @@ enum {
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
+
+/* The result cache's options, for the commands that execute (run, worker). */
+#define SX_CACHE_LONGOPTS                                                                \
+    {"cache", required_argument, NULL, SX_OPT_CACHE},                                    \
+    {                                                                                    \
+        "no-cache", no_argument, NULL, SX_OPT_NO_CACHE                                   \
+    }
+
+#define SX_CACHE_OPTIONS_HELP                                                            \
+    "  --cache DIR            result cache: a task whose final CSV is cached for the\n"  \
+    "                         same candidate, task files and Kafka/Flink versions is\n"  \
+    "                         scored again, not executed (default $SX_CACHE_DIR, else\n" \
+    "                         $XDG_CACHE_HOME/streamex or ~/.cache/streamex; none "      \
+    "with\n"                                                                             \
+    "                         --simulate or an existing pair)\n"                         \
+    "  --no-cache             neither read nor write the result cache\n"
 
 #define SX_RUN_EXIT_HELP                                                                 \
     "Exit status: 0 every task settled and OUT written; 3 the same, but some tasks\n"    \
@@ -91,6 +109,8 @@ typedef struct {
     size_t subset_index, subset_count;
     const char *simulate;
     sx_profile_t profile;
+    const char *cache; /* --cache DIR */
+    bool no_cache;     /* --no-cache */
     /* filled by sx_runopts_config */
     const char **names, **files;
 } sx_runopts_t;
@@ -104,6 +124,12 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
                       sx_error_t *err);
 void sx_runopts_free(sx_runopts_t *opts);
 
+/* The result cache folder the options ask for, into dir: --cache DIR;
+ * none with --no-cache or, unless --cache, with --simulate; else
+ * $SX_CACHE_DIR (empty or "off": none), $XDG_CACHE_HOME/streamex or
+ * $HOME/.cache/streamex. Returns dir, or NULL for no cache. */
+const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t size);
+
 /* Parses a positive integer option value. */
 int sx_runopts_int(const char *name, const char *arg, long min, long max, long *out,
                    sx_error_t *err);
@@ -111,9 +137,11 @@ int sx_runopts_int(const char *name, const char *arg, long min, long max, long *
 /* The executor behind an agent: the simulated one, or the real executor on a
  * Kafka + Flink pair (pair `index` started here, or an external one). */
 typedef struct {
-    void *sim;  /* sx_simexec_t */
-    void *pair; /* sx_runtime_t */
-    void *real; /* sx_executor_t */
+    sx_profile_t profile; /* how a cached CSV is scored again */
+    void *sim;            /* sx_simexec_t */
+    void *pair;           /* sx_runtime_t */
+    void *real;           /* sx_executor_t */
+    char versions[128];   /* the pair's, for the result cache's keys */
 } sx_backend_t;
 
 typedef struct {
@@ -122,6 +150,7 @@ typedef struct {
     const char *bootstrap, *gateway, *rest; /* external pair: all or none */
     sx_profile_t profile;
     const char *run_id;
+    const char *cache_dir; /* the result cache (sx_runopts_cache_dir), NULL = none */
 } sx_backend_config_t;
 
 int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,

@@ -2,14 +2,15 @@
  * result.h). Every JSON field name lives in this file:
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
  *     {"task_id", "score": 0|1, "strict": 0|1, "status", "detail", "attempts",
- *      "seconds", "worker", "csv": "/abs/path.csv"|null}
- *     (csv is carried so a results file alone can rebuild the submission).
+ *      "seconds", "worker", "cached"?: true, "csv": "/abs/path.csv"|null}
+ *     (csv is carried so a results file alone can rebuild the submission;
+ *     "cached" only when a worker's result cache served the final CSV).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
  *     {"methods": {NAME: {"correct", "total", "ex",
  *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "by_status": {STATUS: count, ... every status}}},
+ *      "cached", "by_status": {STATUS: count, ... every status}}},
  *      "run"?: {"command", "streamex", "bench"?, "tasks"?, "profile"?,
  *      "started"?, "ended"?, "wall_seconds"?, "inputs"?: {"kind",
  *      "files": {NAME: PATH}}}}
@@ -41,6 +42,7 @@
 #define F_SECONDS "seconds"
 #define F_WORKER "worker"
 #define F_CSV "csv"
+#define F_CACHED "cached"
 
 static char *copy_or_empty(const char *s)
 {
@@ -107,6 +109,8 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
     json_object_set_new(o, F_SECONDS, json_real(to_ms(r->seconds)));
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
+    if (r->cached)
+        json_object_set_new(o, F_CACHED, json_true());
     json_object_set_new(o, F_CSV, csv_json(r->csv));
     char *text =
         json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
@@ -143,6 +147,7 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     json_t *strict = json_object_get(o, F_STRICT);
     json_t *attempts = json_object_get(o, F_ATTEMPTS);
     json_t *seconds = json_object_get(o, F_SECONDS);
+    json_t *cached = json_object_get(o, F_CACHED);
     const char *status = json_string_value(json_object_get(o, F_STATUS));
     int rc = get_string(o, F_TASK_ID, false, &result->task_id, err);
     if (rc == 0)
@@ -166,7 +171,10 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         rc = sx_error_set(err, "field \"attempts\" must be an integer >= 0");
     if (rc == 0 && (!json_is_number(seconds) || json_number_value(seconds) < 0))
         rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
+    if (rc == 0 && cached && !json_is_true(cached))
+        rc = sx_error_set(err, "field \"cached\" must be true when present");
     if (rc == 0) {
+        result->cached = cached != NULL;
         result->score = (int)json_integer_value(score);
         result->strict = (int)json_integer_value(strict);
         result->attempts = (int)json_integer_value(attempts);
@@ -273,6 +281,7 @@ static void tally(sx_method_summary_t *summary, const sx_result_t *r)
     summary->strict_correct += r->strict == 1;
     summary->ex_not_strict += r->score == 1 && r->strict != 1;
     summary->strict_not_ex += r->score != 1 && r->strict == 1;
+    summary->cached += r->cached;
     if ((r->score == 1) == (r->strict == 1) || summary->listed == SX_SUMMARY_LISTED)
         return;
     size_t i = summary->listed++;
@@ -401,6 +410,7 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                             json_integer((json_int_t)s->ex_not_strict));
         json_object_set_new(o, "strict_not_ex",
                             json_integer((json_int_t)s->strict_not_ex));
+        json_object_set_new(o, "cached", json_integer((json_int_t)s->cached));
         json_object_set_new(o, "by_status", by_status);
         json_object_set_new(methods, s->method ? s->method : "", o);
     }
@@ -453,6 +463,11 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
             "%zu)\n",
             s->method, s->strict_correct, s->total, share(s->strict_correct, s->total),
             s->ex_not_strict, s->strict_not_ex);
+    if (s->cached)
+        fprintf(out,
+                "%s: %zu of %zu results from the result cache (scored again, not "
+                "executed)\n",
+                s->method, s->cached, s->total);
     for (size_t i = 0; i < s->listed; i++)
         fprintf(out, "  %s: %s\n", s->differing[i].task_id, s->differing[i].detail);
     size_t differing = s->ex_not_strict + s->strict_not_ex;
@@ -489,6 +504,13 @@ static void test_result_json_round_trips(void)
     SX_CHECK(back.strict == 1);
     SX_CHECK(strcmp(back.detail, r.detail) == 0 && strcmp(back.csv, r.csv) == 0);
     SX_CHECK(back.seconds == 1.5 && strcmp(back.worker, "") == 0);
+    SX_CHECK(!back.cached && !strstr(line, "cached")); /* only said when true */
+    free(line);
+    sx_result_clear(&back);
+    r.cached = true; /* served by a worker's result cache */
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, ",\"worker\":\"\",\"cached\":true,\"csv\":\"/x/t01.csv\"}"));
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0 && back.cached);
     free(line);
     sx_result_clear(&back);
     sx_result_clear(&r);
@@ -525,6 +547,9 @@ static void test_result_json_round_trips(void)
          "field \"attempts\" must be an integer >= 0"},
         {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "-0.5"),
          "field \"seconds\" must be a number >= 0"},
+        {"{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"
+         "\"\",\"attempts\":1,\"seconds\":1,\"worker\":\"\",\"cached\":false}",
+         "field \"cached\" must be true when present"},
         {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "\"1\""),
          "field \"seconds\" must be a number >= 0"},
         {LINE("1", "0", "0", "\"mismatch\"", "0", "0"), "task_id"},

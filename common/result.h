@@ -26,6 +26,8 @@ typedef struct {
     double seconds;
     char *worker; /* who executed it ("" for score-only) */
     char *csv;    /* absolute path of the final CSV, or NULL */
+    bool cached;  /* the final CSV came from the worker's result cache (scored
+                     again, not executed); results.jsonl says so only when true */
 } sx_result_t;
 
 /* Seconds spent in each step of executing one task (SPEC section 4); they
@@ -67,6 +69,7 @@ typedef struct {
     size_t strict_correct;
     size_t ex_not_strict; /* score 1, strict 0 */
     size_t strict_not_ex; /* score 0, strict 1 */
+    size_t cached;        /* results served by a worker's result cache */
     struct {
         char task_id[128];
         char detail[256]; /* says why the verdicts differ */
@@ -105,7 +108,8 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
  * task IDs (--tasks)" for a subset), then the strict figure on a line of its
- * own, then the tasks where the verdicts differ, with the reason. */
+ * own, "NAME: N of M results from the result cache ..." when any was, then
+ * the tasks where the verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);
 

@@ -108,6 +108,7 @@ struct _sx_coordinator_t {
     uint64_t next_token; /* starts at a random value: tokens of another run never match */
     sx_error_t fatal;    /* set when a result cannot be made durable: the run stops */
     size_t settled, correct, failures, settled_at_start;
+    size_t cached;     /* settled results a worker's result cache served */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
     double started_at; /* Unix time, for summary.json's "run" */
@@ -238,9 +239,11 @@ static unit_t *find_unit(sx_coordinator_t *self, const char *method, const char 
 }
 
 /* Counts a settled result in (+1) or out (-1) of the run's tallies. */
-static void tally(sx_coordinator_t *self, sx_status_t status, int sign)
+static void tally(sx_coordinator_t *self, const sx_result_t *result, int sign)
 {
+    sx_status_t status = result->status;
     self->settled += (size_t)sign;
+    self->cached += result->cached ? (size_t)sign : 0;
     if (status == SX_STATUS_MATCH)
         self->correct += (size_t)sign;
     else if (status != SX_STATUS_MISMATCH && status != SX_STATUS_MISSING_PREDICTION)
@@ -255,10 +258,11 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
     unit->result.attempts = result->attempts;
     unit->result.seconds = result->seconds;
     unit->result.strict = result->strict;
+    unit->result.cached = result->cached;
     free(unit->result.worker);
     unit->result.worker = strdup(result->worker ? result->worker : "");
     unit->state = UNIT_SETTLED;
-    tally(self, result->status, +1);
+    tally(self, result, +1);
 }
 
 /* Takes a settled unit back to new (its result forgotten here, not in the
@@ -266,7 +270,7 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
  * fresh retry budget. */
 static void unsettle(sx_coordinator_t *self, unit_t *unit)
 {
-    tally(self, unit->result.status, -1);
+    tally(self, &unit->result, -1);
     sx_result_clear(&unit->result);
     unit->state = UNIT_NEW;
     unit->attempts = 0;
@@ -1365,6 +1369,7 @@ char *sx_coordinator_status_json(sx_coordinator_t *self)
     json_object_set_new(root, "total", json_integer((json_int_t)self->unit_count));
     json_object_set_new(root, "correct", json_integer((json_int_t)self->correct));
     json_object_set_new(root, "failures", json_integer((json_int_t)self->failures));
+    json_object_set_new(root, "cached", json_integer((json_int_t)self->cached));
     json_object_set_new(
         root, "ex", json_real(self->settled ? (double)self->correct / self->settled : 0));
     json_object_set_new(root, "elapsed_s", json_real(elapsed));

@@ -101,7 +101,7 @@ size_t sx_coordinator_settled(const sx_coordinator_t *self);
 /* Settled units whose final status is infra_error (every method). */
 size_t sx_coordinator_infra_errors(const sx_coordinator_t *self);
 
-/* {"done", "total", "correct", "failures", "ex", "elapsed_s", "eta_s",
+/* {"done", "total", "correct", "failures", "cached", "ex", "elapsed_s", "eta_s",
  *  "workers": [{"name", "shards", "done", "state"}]} as a heap string. */
 char *sx_coordinator_status_json(sx_coordinator_t *self);
 

@@ -22,8 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. */
-#define SX_PROTO_VERSION 2
+/* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. 3: RESULT says whether
+ * the worker's result cache served the final CSV. */
+#define SX_PROTO_VERSION 3
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
 

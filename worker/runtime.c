@@ -456,6 +456,19 @@ int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_s
     return rc;
 }
 
+int sx_runtime_versions(const sx_runtime_t *self, char *out, size_t out_size,
+                        sx_error_t *err)
+{
+    if (self->external)
+        return sx_error_set(err, "an existing pair: its versions are not known here");
+    versions_t v;
+    if (read_install(self->runtime_dir, &v, err) != 0)
+        return -1;
+    snprintf(out, out_size, "flink %s, kafka connector %s, kafka %s", v.flink,
+             v.connector[0] ? v.connector : "unknown", v.kafka);
+    return 0;
+}
+
 /* ---- paths of one pair ------------------------------------------------ */
 
 static void pair_path(const sx_runtime_t *self, char *out, size_t size, const char *fmt,

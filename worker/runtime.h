@@ -181,6 +181,12 @@ const char *sx_runtime_pair_dir(const sx_runtime_t *self);
  * and 0, or "not installed: run scripts/setup-runtime.sh (...)" and -1. */
 int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_size);
 
+/* The versions of a pair started from the install, "flink 1.20.3, kafka
+ * connector 3.4.0-1.20, kafka 3.9.1" (what the result cache keys on); -1
+ * for an external pair, whose versions streamex cannot vouch for. */
+int sx_runtime_versions(const sx_runtime_t *self, char *out, size_t out_size,
+                        sx_error_t *err);
+
 void sx_runtime_test(bool verbose);
 
 #endif

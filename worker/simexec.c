@@ -119,6 +119,16 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     result->strict = status == SX_STATUS_MATCH; /* simulated: strict agrees */
 }
 
+void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result)
+{
+    (void)ctx;
+    bool mismatch = request->sql && strstr(request->sql, "/*sim:mismatch*/");
+    sx_result_init(result, request->task_id,
+                   mismatch ? SX_STATUS_MISMATCH : SX_STATUS_MATCH, "",
+                   request->csv_path);
+    result->strict = !mismatch;
+}
+
 void sx_simexec_test(bool verbose)
 {
     (void)verbose;
@@ -144,6 +154,15 @@ void sx_simexec_test(bool verbose)
     sx_simexec_run(sim, &request, &result, &timings);
     SX_CHECK(result.status == SX_STATUS_MATCH && result.csv && sx_file_exists(csv));
     sx_result_clear(&result);
+    sx_simexec_score(sim, &request, &result); /* a cached CSV, scored again */
+    SX_CHECK(result.status == SX_STATUS_MATCH && result.strict == 1 &&
+             strcmp(result.csv, csv) == 0);
+    sx_result_clear(&result);
+    request.sql = "SELECT a FROM s /*sim:mismatch*/";
+    sx_simexec_score(sim, &request, &result);
+    SX_CHECK(result.status == SX_STATUS_MISMATCH && result.strict == 0);
+    sx_result_clear(&result);
+    request.sql = "SELECT a FROM s";
     request.task_id = "t2"; /* no gold: the simulated run cannot produce a CSV */
     sx_simexec_run(sim, &request, &result, &timings);
     SX_CHECK(result.status == SX_STATUS_INFRA_ERROR);

@@ -11,7 +11,9 @@
  * infra_error=ID (repeatable): task ID fails with infra_error on every
  * attempt whatever its SQL says, an infrastructure failure injected from
  * outside the prediction (its verdict's inputs stay the same, as for a real
- * broker outage: what `--rerun infra_error` is for). */
+ * broker outage: what `--rerun infra_error` is for). A CSV it wrote is
+ * scored again (a result cache hit) as it scored it: match, or mismatch for
+ * a candidate marked sim:mismatch. */
 #ifndef SX_SIMEXEC_H
 #define SX_SIMEXEC_H
 
@@ -27,6 +29,9 @@ void sx_simexec_destroy(sx_simexec_t **self_p);
 /* The sx_agent_exec_fn of a simulated executor (ctx is an sx_simexec_t). */
 void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
                     sx_timings_t *timings);
+
+/* The sx_agent_score_fn of a simulated executor (ctx is an sx_simexec_t). */
+void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result);
 
 void sx_simexec_test(bool verbose);
 
