@@ -133,9 +133,10 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         rerun |= opts->rerun[s];
     if (opts->bench || opts->method_count || opts->output || opts->resume ||
         opts->subset_count || opts->shard_size || opts->retries || opts->task_count ||
-        rerun)
-        return sx_error_set(err, "bench, methods, output, sharding, --tasks and --rerun "
-                                 "are the coordinator's options, not a worker's");
+        rerun || opts->repeat)
+        return sx_error_set(err,
+                            "bench, methods, output, sharding, --repeat, --tasks and "
+                            "--rerun are the coordinator's options, not a worker's");
     return 0;
 }
 

@@ -134,6 +134,10 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
     case SX_OPT_TASKS:
         rc = parse_tasks(arg, opts, err);
         break;
+    case SX_OPT_REPEAT:
+        rc = sx_runopts_int("repeat", arg, 1, 100, &value, err);
+        opts->repeat = (int)value;
+        break;
     case SX_OPT_CACHE:
         opts->cache = arg;
         break;
@@ -182,6 +186,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->tasks = (const char *const *)opts->tasks;
     config->task_count = opts->task_count;
     memcpy(config->rerun, opts->rerun, sizeof config->rerun);
+    config->repeat = opts->repeat;
     return 0;
 }
 

@@ -29,6 +29,7 @@ enum {
     SX_OPT_TASKS,
     SX_OPT_CACHE,
     SX_OPT_NO_CACHE,
+    SX_OPT_REPEAT,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -46,6 +47,7 @@ enum {
         {"simulate", required_argument, NULL, SX_OPT_SIMULATE},                          \
         {"rerun", required_argument, NULL, SX_OPT_RERUN},                                \
         {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
+        {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
@@ -88,6 +90,10 @@ enum {
     "                         replace the old in OUT, the journal keeps both\n"          \
     "  --tasks ID,...|@FILE   only these task IDs (FILE: one per line); every figure\n"  \
     "                         and summary.json then count that subset\n"                 \
+    "  --repeat N             run each candidate N times (another worker where there\n"  \
+    "                         are several, never from the result cache); a task whose\n" \
+    "                         final relations differ is \"stable\": false, the other\n"  \
+    "                         runs' CSVs kept as csv/ID.runK.csv; verdicts: run 1's\n"   \
     "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
     "                         combine the outputs with 'streamex merge')\n"              \
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
@@ -109,6 +115,7 @@ typedef struct {
     size_t subset_index, subset_count;
     const char *simulate;
     sx_profile_t profile;
+    int repeat;        /* --repeat N */
     const char *cache; /* --cache DIR */
     bool no_cache;     /* --no-cache */
     /* filled by sx_runopts_config */

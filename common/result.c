@@ -2,15 +2,17 @@
  * result.h). Every JSON field name lives in this file:
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
  *     {"task_id", "score": 0|1, "strict": 0|1, "status", "detail", "attempts",
- *      "seconds", "worker", "cached"?: true, "csv": "/abs/path.csv"|null}
+ *      "seconds", "worker", "cached"?: true, "stable"?: true|false,
+ *      "csv": "/abs/path.csv"|null}
  *     (csv is carried so a results file alone can rebuild the submission;
- *     "cached" only when a worker's result cache served the final CSV).
+ *     "cached" only when a worker's result cache served the final CSV;
+ *     "stable" only after --repeat, for the tasks whose runs were compared).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
  *     {"methods": {NAME: {"correct", "total", "ex",
  *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "cached", "by_status": {STATUS: count, ... every status}}},
+ *      "cached", "unstable", "repeats", "by_status": {STATUS: count, ... every status}}},
  *      "run"?: {"command", "streamex", "bench"?, "tasks"?, "profile"?,
  *      "started"?, "ended"?, "wall_seconds"?, "inputs"?: {"kind",
  *      "files": {NAME: PATH}}}}
@@ -43,6 +45,7 @@
 #define F_WORKER "worker"
 #define F_CSV "csv"
 #define F_CACHED "cached"
+#define F_STABLE "stable"
 
 static char *copy_or_empty(const char *s)
 {
@@ -111,6 +114,8 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
     if (r->cached)
         json_object_set_new(o, F_CACHED, json_true());
+    if (r->repeated)
+        json_object_set_new(o, F_STABLE, json_boolean(!r->unstable));
     json_object_set_new(o, F_CSV, csv_json(r->csv));
     char *text =
         json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
@@ -148,6 +153,7 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     json_t *attempts = json_object_get(o, F_ATTEMPTS);
     json_t *seconds = json_object_get(o, F_SECONDS);
     json_t *cached = json_object_get(o, F_CACHED);
+    json_t *stable = json_object_get(o, F_STABLE);
     const char *status = json_string_value(json_object_get(o, F_STATUS));
     int rc = get_string(o, F_TASK_ID, false, &result->task_id, err);
     if (rc == 0)
@@ -173,8 +179,12 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
     if (rc == 0 && cached && !json_is_true(cached))
         rc = sx_error_set(err, "field \"cached\" must be true when present");
+    if (rc == 0 && stable && !json_is_boolean(stable))
+        rc = sx_error_set(err, "field \"stable\" must be true or false when present");
     if (rc == 0) {
         result->cached = cached != NULL;
+        result->repeated = stable != NULL;
+        result->unstable = stable && !json_is_true(stable);
         result->score = (int)json_integer_value(score);
         result->strict = (int)json_integer_value(strict);
         result->attempts = (int)json_integer_value(attempts);
@@ -282,6 +292,7 @@ static void tally(sx_method_summary_t *summary, const sx_result_t *r)
     summary->ex_not_strict += r->score == 1 && r->strict != 1;
     summary->strict_not_ex += r->score != 1 && r->strict == 1;
     summary->cached += r->cached;
+    summary->unstable += r->repeated && r->unstable;
     if ((r->score == 1) == (r->strict == 1) || summary->listed == SX_SUMMARY_LISTED)
         return;
     size_t i = summary->listed++;
@@ -411,6 +422,8 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
         json_object_set_new(o, "strict_not_ex",
                             json_integer((json_int_t)s->strict_not_ex));
         json_object_set_new(o, "cached", json_integer((json_int_t)s->cached));
+        json_object_set_new(o, "unstable", json_integer((json_int_t)s->unstable));
+        json_object_set_new(o, "repeats", json_integer((json_int_t)s->repeats));
         json_object_set_new(o, "by_status", by_status);
         json_object_set_new(methods, s->method ? s->method : "", o);
     }
@@ -468,6 +481,10 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
                 "%s: %zu of %zu results from the result cache (scored again, not "
                 "executed)\n",
                 s->method, s->cached, s->total);
+    if (s->repeats)
+        fprintf(out, "%s: %zu of %zu tasks not stable over %zu runs%s\n", s->method,
+                s->unstable, s->total, s->repeats,
+                s->unstable ? " (results.jsonl: \"stable\": false)" : "");
     for (size_t i = 0; i < s->listed; i++)
         fprintf(out, "  %s: %s\n", s->differing[i].task_id, s->differing[i].detail);
     size_t differing = s->ex_not_strict + s->strict_not_ex;
@@ -511,6 +528,14 @@ static void test_result_json_round_trips(void)
     line = sx_result_to_json(&r);
     SX_CHECK(strstr(line, ",\"worker\":\"\",\"cached\":true,\"csv\":\"/x/t01.csv\"}"));
     SX_CHECK(sx_result_from_json(line, &back, NULL) == 0 && back.cached);
+    SX_CHECK(!back.repeated && !strstr(line, "stable"));
+    free(line);
+    sx_result_clear(&back);
+    r.repeated = r.unstable = true; /* --repeat found runs that differ */
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, ",\"cached\":true,\"stable\":false,\"csv\":"));
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0 && back.repeated &&
+             back.unstable);
     free(line);
     sx_result_clear(&back);
     sx_result_clear(&r);
@@ -550,6 +575,9 @@ static void test_result_json_round_trips(void)
         {"{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"
          "\"\",\"attempts\":1,\"seconds\":1,\"worker\":\"\",\"cached\":false}",
          "field \"cached\" must be true when present"},
+        {"{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"
+         "\"\",\"attempts\":1,\"seconds\":1,\"worker\":\"\",\"stable\":0}",
+         "field \"stable\" must be true or false when present"},
         {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "\"1\""),
          "field \"seconds\" must be a number >= 0"},
         {LINE("1", "0", "0", "\"mismatch\"", "0", "0"), "task_id"},

@@ -24,10 +24,12 @@ typedef struct {
     char *detail; /* human-readable reason; may be empty, never NULL */
     int attempts;
     double seconds;
-    char *worker; /* who executed it ("" for score-only) */
-    char *csv;    /* absolute path of the final CSV, or NULL */
-    bool cached;  /* the final CSV came from the worker's result cache (scored
-                     again, not executed); results.jsonl says so only when true */
+    char *worker;  /* who executed it ("" for score-only) */
+    char *csv;     /* absolute path of the final CSV, or NULL */
+    bool cached;   /* the final CSV came from the worker's result cache (scored
+                      again, not executed); results.jsonl says so only when true */
+    bool repeated; /* --repeat compared its runs ("stable" is written) */
+    bool unstable; /* and some run gave another final relation */
 } sx_result_t;
 
 /* Seconds spent in each step of executing one task (SPEC section 4); they
@@ -70,6 +72,8 @@ typedef struct {
     size_t ex_not_strict; /* score 1, strict 0 */
     size_t strict_not_ex; /* score 0, strict 1 */
     size_t cached;        /* results served by a worker's result cache */
+    size_t unstable;      /* --repeat: tasks whose runs gave different relations */
+    size_t repeats;       /* --repeat N: N (0 = not repeated) */
     struct {
         char task_id[128];
         char detail[256]; /* says why the verdicts differ */
@@ -108,7 +112,8 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
  * task IDs (--tasks)" for a subset), then the strict figure on a line of its
- * own, "NAME: N of M results from the result cache ..." when any was, then
+ * own, "NAME: N of M results from the result cache ..." when any was,
+ * "NAME: N of M tasks not stable over R runs: ID ..." after --repeat, then
  * the tasks where the verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);

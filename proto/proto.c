@@ -178,7 +178,7 @@ static int field_count(sx_msg_type_t type)
     case SX_MSG_HELLO:
         return 2;
     case SX_MSG_ASSIGN:
-        return 3;
+        return 4;
     case SX_MSG_RESULT:
         return 12;
     case SX_MSG_HEARTBEAT:
@@ -268,6 +268,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
             pack_str(pk, m->files[i].hash);
             msgpack_pack_uint64(pk, m->files[i].size);
         }
+        pack_bool(pk, m->no_cache);
         break;
     case SX_MSG_RESULT:
         msgpack_pack_uint64(pk, m->token);
@@ -437,7 +438,8 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
 {
     if (get_u64(&f[0], "shard_id", &m->shard_id, err) != 0 ||
         get_array(&f[1], "tasks", UINT32_MAX, err) != 0 ||
-        get_array(&f[2], "files", UINT32_MAX, err) != 0)
+        get_array(&f[2], "files", UINT32_MAX, err) != 0 ||
+        get_bool(&f[3], "no_cache", &m->no_cache, err) != 0)
         return -1;
     for (uint32_t i = 0; i < f[1].via.array.size; i++) {
         const msgpack_object *t = &f[1].via.array.ptr[i];
@@ -846,6 +848,11 @@ static void test_roundtrips(void)
     SX_CHECK(strcmp(back->tasks[0].sql, "SELECT 1") == 0 && back->tasks[1].sql == NULL);
     SX_CHECK(back->tasks[1].attempt == 2 && back->files[0].size == 12);
     SX_CHECK(back->tasks[0].token == 7 && back->tasks[1].token == UINT64_MAX);
+    SX_CHECK(!back->no_cache);
+    sx_msg_destroy(&back);
+    assign->no_cache = true; /* --repeat: every run executes */
+    back = roundtrip(assign);
+    SX_CHECK(back->no_cache && back->task_count == 2);
     sx_msg_destroy(&back);
     sx_msg_destroy(&assign);
 

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 /* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. 3: RESULT says whether
- * the worker's result cache served the final CSV. */
+ * the worker's result cache served the final CSV; ASSIGN whether it may. */
 #define SX_PROTO_VERSION 3
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
@@ -67,6 +67,8 @@ typedef struct {
     size_t task_count;
     sx_msg_file_t *files; /* ASSIGN */
     size_t file_count;
+    bool no_cache;      /* ASSIGN: execute every task, never from the result cache
+                           (--repeat: a run served from the cache proves nothing) */
     char *method;       /* RESULT, ACK */
     sx_result_t result; /* RESULT (csv unused on the wire); ACK uses task_id, attempts */
     sx_timings_t timings; /* RESULT */

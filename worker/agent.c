@@ -524,7 +524,7 @@ static void start_next_task(sx_agent_t *self)
         return;
     }
     job_t *job = job_new(self, &shard->assign->tasks[shard->next_task++]);
-    if (self->cache && job->task.sql)
+    if (self->cache && job->task.sql && !shard->assign->no_cache)
         sx_resultcache_key(self->cache, job->task.task_id, job->task.sql,
                            shard->assign->files, shard->assign->file_count,
                            job->cache_key);

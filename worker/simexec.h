@@ -6,6 +6,8 @@
  *   /\*sim:STATUS*\/   that status on every attempt (e.g. sim:flink_error)
  *   /\*sim:flaky*\/    infra_error on attempt 1, match afterwards
  *   /\*sim:slow*\/     ten times the usual delay
+ *   /\*sim:unstable*\/ match, with a final CSV that is gold and one row more,
+ *                     another on every run (what --repeat must catch)
  * with no marker: match (missing prediction: missing_prediction).
  * SPEC is comma-separated key=value: delay_ms=N (default 10), and
  * infra_error=ID (repeatable): task ID fails with infra_error on every
