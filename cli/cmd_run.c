@@ -118,12 +118,7 @@ static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
     zpoller_destroy(&poller);
 }
 
-/* Command-line values of run's own options. */
-typedef struct {
-    long workers, capacity, first_index;
-} run_args_t;
-
-static int apply_own(int c, run_args_t *args, sx_error_t *err)
+static int apply_own(int c, sx_local_run_t *args, sx_error_t *err)
 {
     switch (c) {
     case OPT_WORKERS:
@@ -139,7 +134,7 @@ static int apply_own(int c, run_args_t *args, sx_error_t *err)
     }
 }
 
-static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
+static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args,
                  sx_error_t *err)
 {
     static const struct option longs[] = {
@@ -173,15 +168,15 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
     return 0;
 }
 
-static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
+int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err)
 {
     sx_coordinator_config_t config;
     if (sx_runopts_config(opts, &config, err) != 0)
         return 2;
     config.endpoint = "tcp://127.0.0.1:*";
-    config.command = "run";
-    config.progress = sx_progress_print;
-    config.summary_out = stdout;
+    config.command = args->command ? args->command : "run";
+    config.progress = args->quiet ? NULL : sx_progress_print;
+    config.summary_out = args->quiet ? NULL : stdout;
     config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
     coordinator_job_t cjob = {sx_coordinator_new(&config, err), -1, {{0}}};
     if (!cjob.coordinator)
@@ -217,7 +212,7 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     size_t settled = sx_coordinator_settled(cjob.coordinator);
     size_t infra_errors = sx_coordinator_infra_errors(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
-    if (cjob.rc == 0)
+    if (cjob.rc == 0 && !args->quiet)
         sx_run_table_print(opts->output);
     if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
@@ -228,7 +223,7 @@ int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
     sx_runopts_t opts = {0};
-    run_args_t args = {2, 2, 0};
+    sx_local_run_t args = {2, 2, 0, false, NULL};
     sx_error_t err;
     sx_error_clear(&err);
     int parsed = parse(argc, argv, &opts, &args, &err);
@@ -239,7 +234,7 @@ int sx_cmd_run(int argc, char **argv)
         fprintf(stderr, "streamex run: %s\n\n%s", err.msg, s_usage);
         code = 2;
     } else {
-        code = run(&opts, &args, &err);
+        code = sx_run_local(&opts, &args, &err);
         if (sx_error_is_set(&err))
             fprintf(stderr, "streamex run: %s\n", err.msg);
         else if (code == 1)

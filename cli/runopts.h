@@ -164,6 +164,18 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                     sx_agent_config_t *agent, sx_error_t *err);
 void sx_backend_close(sx_backend_t *backend);
 
+/* `streamex run`'s pipeline in this process (cmd_run.c): a coordinator on a
+ * loopback port and `workers` local workers, worker W on pair first_index+W
+ * (or simulated), for the options in opts. quiet: no progress, EX lines or
+ * table on stdout (`doctor --bench` reads OUT instead). Returns the exit
+ * status (sx_run_exit_code). */
+typedef struct {
+    long workers, capacity, first_index;
+    bool quiet;
+    const char *command; /* summary.json's "run" command (NULL: "run") */
+} sx_local_run_t;
+int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err);
+
 /* The exit status of run, coordinator and worker from what their loop
  * returned (0 done, 1 stopped, -1 fatal), in this order of precedence: 2 for
  * a fatal error; for a stop, 1 (resumable) once something is settled, else
