@@ -55,7 +55,7 @@ struct _sx_agent_t {
     char cache_dir[WORK_DIR_MAX + 16], bench_dir[WORK_DIR_MAX + 16],
         csv_dir[WORK_DIR_MAX + 16];
     sx_spool_t *spool;
-    sx_resultcache_t *cache; /* NULL = none; used on the executor thread only */
+    sx_resultcache_t *cache; /* NULL = none; read and written on the executor thread */
     zsock_t *dealer;
     zactor_t *runner;
     zlist_t *shards;     /* local_shard_t* in arrival order */
