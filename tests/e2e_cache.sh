@@ -11,11 +11,11 @@
 # tasks, only it executes (one job submitted).
 # The bench is a copy whose sb17 (a timeout, never cached) waits 30 s instead
 # of 120 s, so each run pays it once, briefly; its verdict is the same.
-# One worker on pair $SX_E2E_CACHE_INDEX (default 150), started and stopped
+# One worker on pair $SX_E2E_CACHE_INDEX (default 160; cli_runtime uses 150), started and stopped
 # by each run.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-index="${SX_E2E_CACHE_INDEX:-150}"
+index="${SX_E2E_CACHE_INDEX:-160}"
 runtime_dir="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
 jobmanager_log="$runtime_dir/pairs/$index/logs/jobmanager.log"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-cache.XXXXXX")"

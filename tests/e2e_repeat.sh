@@ -9,11 +9,11 @@
 # although the cache holds these very tasks from a plain run before. Then
 # `doctor --bench` on a bench whose references are those three queries lists
 # sb03 and sb06 as not stable (and as not matching gold), exit 1.
-# One worker on pair $SX_E2E_REPEAT_INDEX (default 152), started and stopped
+# One worker on pair $SX_E2E_REPEAT_INDEX (default 162), started and stopped
 # by each run.
 set -euo pipefail
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-index="${SX_E2E_REPEAT_INDEX:-152}"
+index="${SX_E2E_REPEAT_INDEX:-162}"
 runtime_dir="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-repeat.XXXXXX")"
 trap 'rc=$?; "$STREAMEX" runtime down --index "$index" >/dev/null 2>&1 || true
