@@ -1,4 +1,10 @@
-/* cmd_doctor.c: `streamex doctor --oracle batch`, for benchmark authors. A
+/* cmd_doctor.c: `streamex doctor`, for benchmark authors. Two checks of a
+ * bench's reference queries. `doctor --bench B [--repeat N]` runs them
+ * through the real path (`streamex run`'s coordinator and workers, each on
+ * its own Kafka + Flink pair, never from the result cache) N times and
+ * lists every task whose reference does not match its gold or whose final
+ * relation is not the same on every run (--repeat: a gold that depends on
+ * timing, such as processing time). `doctor --oracle batch`: a
  * gold relation is the final relation of a reference query run in Flink
  * STREAMING mode; where Flink BATCH over the very same rows gives another
  * relation, the gold depends on the execution mode or on timing, and a
@@ -9,6 +15,7 @@
  * over empty input, event times before 1970, a zero-delay watermark on tied
  * event times (worker/hazards.h), dedup or Top-N whose order has ties. */
 #include "cli/commands.h"
+#include "cli/runopts.h"
 #include "common/csv.h"
 #include "common/files.h"
 #include "common/predictions.h"
@@ -31,10 +38,24 @@
 #define CLIENT_TIMEOUT_MS 30000
 
 static const char s_usage[] =
-    "usage: streamex doctor --oracle batch --bench BENCH [--reference FILE]\n"
+    "usage: streamex doctor --bench BENCH [--repeat N] [--reference FILE]\n"
+    "                       [--output DIR] [--index I] [--workers W]\n"
+    "       streamex doctor --oracle batch --bench BENCH [--reference FILE]\n"
     "                       [--output DIR] [--index N | --flink-gateway URL\n"
     "                        --flink-rest URL]\n"
     "\n"
+    "Without --oracle: runs each task's reference query (FILE, default\n"
+    "BENCH/reference.jsonl) through the real path N times (default 1), as\n"
+    "`streamex run --repeat N --no-cache` does, on W local workers (default 1)\n"
+    "with pairs I.. (default 0; started and stopped here), and lists every task\n"
+    "whose reference does not match gold or whose final relation is not the same\n"
+    "on every run, into the output folder DIR (default streamex-doctor), which keeps\n"
+    "the other runs' CSVs of an unstable task (reference/csv/ID.runK.csv).\n"
+    "--simulate SPEC runs the simulated executor instead (tests).\n"
+    "Exit status: 0 every reference matches and is stable, 1 some task is listed,\n"
+    "2 bad usage or the run failed.\n"
+    "\n"
+    "With --oracle batch:\n"
     "Runs each task's reference query (FILE, default BENCH/reference.jsonl, one\n"
     "{\"task_id\", \"sql\"} a line) with Flink in BATCH mode over the task's own\n"
     "prepared rows, compares the result with gold/ID.csv (the streaming final\n"
@@ -55,6 +76,10 @@ typedef struct {
     const char *gateway;
     const char *rest;
     int index;
+    bool batch;  /* --oracle batch */
+    long repeat; /* streaming: runs of each reference */
+    long workers;
+    const char *simulate; /* streaming, tests: the simulated executor */
 } doctor_options_t;
 
 typedef struct {
@@ -72,11 +97,14 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
         {"flink-gateway", required_argument, 0, 'G'},
         {"flink-rest", required_argument, 0, 'R'},
         {"index", required_argument, 0, 'i'},
+        {"repeat", required_argument, 0, 'n'},
+        {"workers", required_argument, 0, 'w'},
+        {"simulate", required_argument, 0, 's'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    *opt = (doctor_options_t){0};
-    bool oracle = false;
+    *opt = (doctor_options_t){.repeat = 1, .workers = 1};
+    bool oracle = false, repeat = false, workers = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -108,6 +136,20 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
                 return sx_error_set(err, "--index '%s': expected 0..%d", optarg,
                                     SX_RUNTIME_MAX_INDEX);
             break;
+        case 'n':
+            if (sx_runopts_int("repeat", optarg, 1, 100, &opt->repeat, err) != 0)
+                return -1;
+            repeat = true;
+            break;
+        case 'w':
+            if (sx_runopts_int("workers", optarg, 1, 64, &opt->workers, err) != 0)
+                return -1;
+            workers = true;
+            break;
+        case 's':
+            opt->simulate = optarg;
+            workers = true; /* a streaming option */
+            break;
         case 'h':
             return 1;
         default:
@@ -117,8 +159,19 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
     }
     if (optind < argc)
         return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
-    if (!oracle || !opt->bench)
-        return sx_error_set(err, "--oracle batch and --bench are required");
+    if (!opt->bench)
+        return sx_error_set(err, "--bench is required");
+    opt->batch = oracle;
+    if (oracle && (repeat || workers))
+        return sx_error_set(err,
+                            "--repeat, --workers and --simulate are for the streaming "
+                            "check, not --oracle batch");
+    if (!oracle && (opt->gateway || opt->rest))
+        return sx_error_set(err,
+                            "--flink-gateway and --flink-rest are for --oracle batch");
+    if (opt->index + opt->workers - 1 > SX_RUNTIME_MAX_INDEX)
+        return sx_error_set(err, "--index + --workers goes past pair index %d",
+                            SX_RUNTIME_MAX_INDEX);
     if (!opt->gateway != !opt->rest)
         return sx_error_set(err, "--flink-gateway and --flink-rest go together");
     return 0;
@@ -247,6 +300,117 @@ static int doctor(const doctor_options_t *opt, sx_gateway_t *gateway, const char
     return tally.differ ? 1 : 0;
 }
 
+/* ---- the streaming check: the references through the real path --------- */
+
+typedef struct {
+    size_t tasks, good, wrong, unstable, unreferenced;
+} streaming_tally_t;
+
+/* Names the CSVs --repeat kept beside a task's final CSV. */
+static void print_kept_runs(const char *csv, long repeat)
+{
+    size_t stem = strlen(csv) > 4 ? strlen(csv) - 4 : 0; /* without ".csv" */
+    for (long k = 2; k <= repeat; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%.*s.run%ld.csv", (int)stem, csv, k);
+        if (sx_file_exists(path))
+            printf("  run %ld: %s\n", k, path);
+    }
+}
+
+/* Lists one reference's problems from its results.jsonl line. */
+static int judge_line(const char *line, long repeat, streaming_tally_t *tally,
+                      sx_error_t *err)
+{
+    sx_result_t r;
+    if (sx_result_from_json(line, &r, err) != 0)
+        return -1;
+    bool wrong = r.status != SX_STATUS_MATCH && r.status != SX_STATUS_MISSING_PREDICTION;
+    if (r.status == SX_STATUS_MISSING_PREDICTION)
+        tally->unreferenced++;
+    if (wrong)
+        printf("task %s: the reference does not match gold: %s%s%s\n", r.task_id,
+               sx_status_name(r.status), r.detail[0] ? ": " : "", r.detail);
+    if (r.repeated && r.unstable) {
+        printf("task %s: the reference is not stable over %ld runs (final CSV %s)\n",
+               r.task_id, repeat, r.csv ? r.csv : "none");
+        if (r.csv)
+            print_kept_runs(r.csv, repeat);
+    }
+    tally->tasks++;
+    tally->wrong += wrong;
+    tally->unstable += r.repeated && r.unstable;
+    tally->good += r.status == SX_STATUS_MATCH && !r.unstable;
+    sx_result_clear(&r);
+    return 0;
+}
+
+static int judge_results(const char *out, long repeat, streaming_tally_t *tally,
+                         sx_error_t *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/reference/results.jsonl", out);
+    size_t size = 0;
+    char *data = sx_file_read(path, (size_t)1 << 30, &size, err);
+    if (!data)
+        return -1;
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line = NULL;
+    size_t length = 0;
+    int rc = 0, got = 0;
+    while (rc == 0 && (got = sx_lines_next(&lines, &line, &length, err)) == 1)
+        if (judge_line(line, repeat, tally, err) != 0) {
+            sx_error_prefix(err, "%s:%zu", path, lines.number);
+            rc = -1;
+        }
+    free(data);
+    return rc == 0 && got < 0 ? -1 : rc;
+}
+
+/* Runs the references (no result cache) into out, then judges them. */
+static int doctor_streaming(const doctor_options_t *opt, const char *out)
+{
+    sx_runopts_t run = {0};
+    sx_error_t err;
+    sx_error_clear(&err);
+    char *method = NULL;
+    if (opt->reference)
+        method = zsys_sprintf("reference=%s", opt->reference);
+    else
+        method = zsys_sprintf("reference=%s/reference.jsonl", opt->bench);
+    run.bench = opt->bench;
+    run.output = out;
+    run.repeat = (int)opt->repeat;
+    run.no_cache = true;
+    run.simulate = opt->simulate;
+    int code =
+        sx_method_args_add(&run.methods, &run.method_count, method, &err) == 0
+            ? sx_run_local(&run,
+                           &(sx_local_run_t){opt->workers, 2, opt->index, true, "doctor"},
+                           &err)
+            : 2;
+    zstr_free(&method);
+    sx_runopts_free(&run);
+    streaming_tally_t tally = {0};
+    if (code != 0 && code != 3) {
+        fprintf(stderr,
+                "streamex doctor: the run of the references failed (exit %d)%s%s\n", code,
+                sx_error_is_set(&err) ? ": " : "", sx_error_is_set(&err) ? err.msg : "");
+        return 2;
+    }
+    if (judge_results(out, opt->repeat, &tally, &err) != 0) {
+        fprintf(stderr, "streamex doctor: %s\n", err.msg);
+        return 2;
+    }
+    printf("doctor: %zu tasks, each reference run %ld time(s): %zu match gold and are "
+           "stable, %zu do not match gold, %zu not stable, %zu without a reference "
+           "(output in %s)\n",
+           tally.tasks, opt->repeat, tally.good, tally.wrong, tally.unstable,
+           tally.unreferenced, out);
+    return tally.wrong || tally.unstable ? 1 : 0;
+}
+
 int sx_cmd_doctor(int argc, char **argv)
 {
     doctor_options_t opt;
@@ -261,6 +425,8 @@ int sx_cmd_doctor(int argc, char **argv)
         fprintf(stderr, "streamex doctor: %s\n%s", err.msg, s_usage);
         return 2;
     }
+    if (!opt.batch)
+        return doctor_streaming(&opt, opt.output ? opt.output : "streamex-doctor");
     char gateway_url[64], rest_url[64];
     snprintf(gateway_url, sizeof gateway_url, "http://127.0.0.1:%d",
              sx_runtime_port(opt.index, SX_PORT_GATEWAY));

@@ -24,7 +24,8 @@ static const char s_usage[] =
     "--bench and --method it runs the bundled sample bench and its predictions.\n"
     "Progress: a live line on a terminal, JSON lines otherwise. Ctrl-C stops;\n"
     "--resume continues.\n"
-    "\n" SX_RUN_OPTIONS_HELP "  --workers N            local workers (default 2)\n"
+    "\n" SX_RUN_OPTIONS_HELP SX_CACHE_OPTIONS_HELP
+    "  --workers N            local workers (default 2)\n"
     "  --capacity N           shards each worker holds at once (default 2)\n"
     "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
     "\n" SX_RUN_EXIT_HELP;
@@ -54,16 +55,19 @@ static void worker_actor(zsock_t *pipe, void *arg)
 {
     worker_job_t *job = arg;
     zsock_signal(pipe, 0);
+    char cache_dir[PATH_MAX];
     sx_agent_config_t agent = {.endpoint = job->endpoint,
                                .name = job->name,
                                .capacity = job->capacity,
                                .work_dir = job->work_dir,
                                .heartbeat_ms = job->opts->heartbeat_ms,
                                .dead_after_ms = job->opts->dead_after_ms};
-    sx_backend_config_t backend_config = {.simulate = job->opts->simulate,
-                                          .index = job->index,
-                                          .profile = job->opts->profile,
-                                          .run_id = job->run_id};
+    sx_backend_config_t backend_config = {
+        .simulate = job->opts->simulate,
+        .index = job->index,
+        .profile = job->opts->profile,
+        .run_id = job->run_id,
+        .cache_dir = sx_runopts_cache_dir(job->opts, cache_dir, sizeof cache_dir)};
     sx_backend_t backend;
     sx_error_t err;
     sx_error_clear(&err);
@@ -121,12 +125,7 @@ static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
     zpoller_destroy(&poller);
 }
 
-/* Command-line values of run's own options. */
-typedef struct {
-    long workers, capacity, first_index;
-} run_args_t;
-
-static int apply_own(int c, run_args_t *args, sx_error_t *err)
+static int apply_own(int c, sx_local_run_t *args, sx_error_t *err)
 {
     switch (c) {
     case OPT_WORKERS:
@@ -142,11 +141,12 @@ static int apply_own(int c, run_args_t *args, sx_error_t *err)
     }
 }
 
-static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
+static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args,
                  sx_error_t *err)
 {
     static const struct option longs[] = {
         SX_RUN_LONGOPTS,
+        SX_CACHE_LONGOPTS,
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"first-index", required_argument, NULL, OPT_FIRST_INDEX},
@@ -176,15 +176,15 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, run_args_t *args,
     return 0;
 }
 
-static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
+int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err)
 {
     sx_coordinator_config_t config;
     if (sx_runopts_config(opts, &config, err) != 0)
         return 2;
     config.endpoint = "tcp://127.0.0.1:*";
-    config.command = "run";
-    config.progress = sx_progress_print;
-    config.summary_out = stdout;
+    config.command = args->command ? args->command : "run";
+    config.progress = args->quiet ? NULL : sx_progress_print;
+    config.summary_out = args->quiet ? NULL : stdout;
     config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
     coordinator_job_t cjob = {sx_coordinator_new(&config, err), -1, {{0}}};
     if (!cjob.coordinator)
@@ -220,7 +220,7 @@ static int run(sx_runopts_t *opts, const run_args_t *args, sx_error_t *err)
     size_t settled = sx_coordinator_settled(cjob.coordinator);
     size_t infra_errors = sx_coordinator_infra_errors(cjob.coordinator);
     sx_coordinator_destroy(&cjob.coordinator);
-    if (cjob.rc == 0)
+    if (cjob.rc == 0 && !args->quiet)
         sx_run_table_print(opts->output);
     if (sx_error_is_set(&cjob.err))
         *err = cjob.err;
@@ -231,7 +231,7 @@ int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
     sx_runopts_t opts = {0};
-    run_args_t args = {2, 2, 0};
+    sx_local_run_t args = {2, 2, 0, false, NULL};
     sx_error_t err;
     sx_error_clear(&err);
     int parsed = parse(argc, argv, &opts, &args, &err);
@@ -242,7 +242,7 @@ int sx_cmd_run(int argc, char **argv)
         fprintf(stderr, "streamex run: %s\n\n%s", err.msg, s_usage);
         code = 2;
     } else {
-        code = run(&opts, &args, &err);
+        code = sx_run_local(&opts, &args, &err);
         if (sx_error_is_set(&err))
             fprintf(stderr, "streamex run: %s\n", err.msg);
         else if (code == 1)

@@ -27,7 +27,8 @@ static const char s_usage[] =
     "  --flink-gateway URL    all three\n"
     "  --flink-rest URL\n"
     "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"
-    "  --simulate SPEC        simulate execution (tests), e.g. delay_ms=20\n"
+    "  --simulate SPEC        simulate execution (tests), e.g. "
+    "delay_ms=20\n" SX_CACHE_OPTIONS_HELP
     "  --heartbeat-ms MS      heartbeat interval (default 1000)\n"
     "  --dead-after-ms MS     the coordinator is gone after this (default 5 beats)\n"
     "  --cert FILE            CURVE: this worker's certificate ('streamex keygen')\n"
@@ -56,6 +57,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
 {
     static const struct option longs[] = {
         SX_RUN_LONGOPTS,
+        SX_CACHE_LONGOPTS,
         {"connect", required_argument, NULL, OPT_CONNECT},
         {"name", required_argument, NULL, OPT_NAME},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
@@ -131,9 +133,10 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         rerun |= opts->rerun[s];
     if (opts->bench || opts->method_count || opts->output || opts->resume ||
         opts->subset_count || opts->shard_size || opts->retries || opts->task_count ||
-        rerun)
-        return sx_error_set(err, "bench, methods, output, sharding, --tasks and --rerun "
-                                 "are the coordinator's options, not a worker's");
+        rerun || opts->repeat)
+        return sx_error_set(err,
+                            "bench, methods, output, sharding, --repeat, --tasks and "
+                            "--rerun are the coordinator's options, not a worker's");
     return 0;
 }
 
@@ -176,6 +179,8 @@ int sx_cmd_worker(int argc, char **argv)
     backend_config.simulate = opts.simulate;
     backend_config.profile = opts.profile;
     backend_config.run_id = run_id;
+    char cache_dir[PATH_MAX];
+    backend_config.cache_dir = sx_runopts_cache_dir(&opts, cache_dir, sizeof cache_dir);
     sx_backend_t backend;
     int code = 2;
     if (sx_backend_open(&backend, &backend_config, &agent, &err) == 0) {

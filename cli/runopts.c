@@ -134,6 +134,16 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
     case SX_OPT_TASKS:
         rc = parse_tasks(arg, opts, err);
         break;
+    case SX_OPT_REPEAT:
+        rc = sx_runopts_int("repeat", arg, 1, 100, &value, err);
+        opts->repeat = (int)value;
+        break;
+    case SX_OPT_CACHE:
+        opts->cache = arg;
+        break;
+    case SX_OPT_NO_CACHE:
+        opts->no_cache = true;
+        break;
     case SX_OPT_PROFILE:
         if (sx_profile_parse(arg, &opts->profile) != 0)
             rc = sx_error_set(err, "--profile '%s': unknown profile", arg);
@@ -176,6 +186,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->tasks = (const char *const *)opts->tasks;
     config->task_count = opts->task_count;
     memcpy(config->rerun, opts->rerun, sizeof config->rerun);
+    config->repeat = opts->repeat;
     return 0;
 }
 
@@ -192,7 +203,52 @@ void sx_runopts_free(sx_runopts_t *opts)
     opts->task_count = 0;
 }
 
+const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t size)
+{
+    const char *env = getenv("SX_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (opts->no_cache || (opts->simulate && !opts->cache))
+        return NULL;
+    if (opts->cache)
+        snprintf(dir, size, "%s", opts->cache);
+    else if (env)
+        snprintf(dir, size, "%s", strcmp(env, "off") == 0 ? "" : env);
+    else if (xdg && *xdg)
+        snprintf(dir, size, "%s/streamex", xdg);
+    else if (home && *home)
+        snprintf(dir, size, "%s/.cache/streamex", home);
+    else
+        dir[0] = '\0';
+    return dir[0] ? dir : NULL;
+}
+
 /* ---- executor back-end -------------------------------------------------- */
+
+/* Scores a CSV the result cache served, as the executor's last step would. */
+static void real_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result)
+{
+    sx_backend_t *backend = ctx;
+    char detail[SX_ERROR_MAX] = "";
+    int strict = 0;
+    sx_status_t status =
+        sx_score_task(request->bench_dir, request->task_id, request->csv_path,
+                      backend->profile, &strict, detail, sizeof detail);
+    sx_result_init(result, request->task_id, status, detail, request->csv_path);
+    result->strict = strict;
+}
+
+/* Points the agent at the result cache for an executor described by runtime. */
+static void use_cache(sx_agent_config_t *agent, const sx_backend_config_t *config,
+                      const char *runtime, sx_agent_score_fn *score)
+{
+    if (!config->cache_dir)
+        return;
+    agent->result_cache_dir = config->cache_dir;
+    agent->result_cache_runtime = runtime;
+    agent->score = score;
+    sx_info("result cache: %s", config->cache_dir);
+}
 
 /* Runs one task on the worker's pair. The pair is watched first: a component
  * that died since the last task is restarted (and the task waits for it),
@@ -219,11 +275,13 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                     sx_agent_config_t *agent, sx_error_t *err)
 {
     *backend = (sx_backend_t){0};
+    backend->profile = config->profile;
     if (config->simulate) {
         backend->sim = sx_simexec_new(config->simulate, err);
         agent->exec = sx_simexec_run;
         agent->exec_ctx = backend->sim;
         agent->runtime = "simulated (no Kafka, no Flink)";
+        use_cache(agent, config, "simulated executor", sx_simexec_score);
         return backend->sim ? 0 : -1;
     }
     sx_runtime_config_t pair_config;
@@ -263,6 +321,11 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
     agent->exec_ctx = backend;
     sx_runtime_describe(pair, backend->runtime, sizeof backend->runtime);
     agent->runtime = backend->runtime;
+    sx_error_t why;
+    if (sx_runtime_versions(pair, backend->versions, sizeof backend->versions, &why) == 0)
+        use_cache(agent, config, backend->versions, real_score);
+    else if (config->cache_dir)
+        sx_info("pair %d: no result cache: %s", config->index, why.msg);
     return 0;
 }
 
@@ -303,11 +366,13 @@ void sx_progress_print(const char *json, void *arg)
     char line[1024], eta[32];
     format_eta(json_object_get(root, "eta_s"), eta, sizeof eta);
     int used =
-        snprintf(line, sizeof line, "[%lld/%lld] EX so far %.4f  failures %lld  ETA %s |",
+        snprintf(line, sizeof line,
+                 "[%lld/%lld] EX so far %.4f  failures %lld  cached %lld  ETA %s |",
                  json_integer_value(json_object_get(root, "done")),
                  json_integer_value(json_object_get(root, "total")),
                  json_number_value(json_object_get(root, "ex")),
-                 json_integer_value(json_object_get(root, "failures")), eta);
+                 json_integer_value(json_object_get(root, "failures")),
+                 json_integer_value(json_object_get(root, "cached")), eta);
     json_t *workers = json_object_get(root, "workers");
     size_t i;
     json_t *w;

@@ -27,6 +27,9 @@ enum {
     SX_OPT_PROFILE,
     SX_OPT_RERUN,
     SX_OPT_TASKS,
+    SX_OPT_CACHE,
+    SX_OPT_NO_CACHE,
+    SX_OPT_REPEAT,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -44,9 +47,26 @@ enum {
         {"simulate", required_argument, NULL, SX_OPT_SIMULATE},                          \
         {"rerun", required_argument, NULL, SX_OPT_RERUN},                                \
         {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
+        {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
+
+/* The result cache's options, for the commands that execute (run, worker). */
+#define SX_CACHE_LONGOPTS                                                                \
+    {"cache", required_argument, NULL, SX_OPT_CACHE},                                    \
+    {                                                                                    \
+        "no-cache", no_argument, NULL, SX_OPT_NO_CACHE                                   \
+    }
+
+#define SX_CACHE_OPTIONS_HELP                                                            \
+    "  --cache DIR            result cache: a task whose final CSV is cached for the\n"  \
+    "                         same candidate, task files and Kafka/Flink versions is\n"  \
+    "                         scored again, not executed (default $SX_CACHE_DIR, else\n" \
+    "                         $XDG_CACHE_HOME/streamex or ~/.cache/streamex; none "      \
+    "with\n"                                                                             \
+    "                         --simulate or an existing pair)\n"                         \
+    "  --no-cache             neither read nor write the result cache\n"
 
 #define SX_RUN_EXIT_HELP                                                                 \
     "Exit status: 0 every task settled and OUT written; 3 the same, but some tasks\n"    \
@@ -70,6 +90,10 @@ enum {
     "                         replace the old in OUT, the journal keeps both\n"          \
     "  --tasks ID,...|@FILE   only these task IDs (FILE: one per line); every figure\n"  \
     "                         and summary.json then count that subset\n"                 \
+    "  --repeat N             run each candidate N times (another worker where there\n"  \
+    "                         are several, never from the result cache); a task whose\n" \
+    "                         final relations differ is \"stable\": false, the other\n"  \
+    "                         runs' CSVs kept as csv/ID.runK.csv; verdicts: run 1's\n"   \
     "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
     "                         combine the outputs with 'streamex merge')\n"              \
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
@@ -91,6 +115,9 @@ typedef struct {
     size_t subset_index, subset_count;
     const char *simulate;
     sx_profile_t profile;
+    int repeat;        /* --repeat N */
+    const char *cache; /* --cache DIR */
+    bool no_cache;     /* --no-cache */
     /* filled by sx_runopts_config */
     const char **names, **files;
 } sx_runopts_t;
@@ -104,6 +131,12 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
                       sx_error_t *err);
 void sx_runopts_free(sx_runopts_t *opts);
 
+/* The result cache folder the options ask for, into dir: --cache DIR;
+ * none with --no-cache or, unless --cache, with --simulate; else
+ * $SX_CACHE_DIR (empty or "off": none), $XDG_CACHE_HOME/streamex or
+ * $HOME/.cache/streamex. Returns dir, or NULL for no cache. */
+const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t size);
+
 /* Parses a positive integer option value. */
 int sx_runopts_int(const char *name, const char *arg, long min, long max, long *out,
                    sx_error_t *err);
@@ -111,10 +144,12 @@ int sx_runopts_int(const char *name, const char *arg, long min, long max, long *
 /* The executor behind an agent: the simulated one, or the real executor on a
  * Kafka + Flink pair (pair `index` started here, or an external one). */
 typedef struct {
-    void *sim;         /* sx_simexec_t */
-    void *pair;        /* sx_runtime_t */
-    void *real;        /* sx_executor_t */
-    char runtime[300]; /* what the pair runs, for HELLO (sx_runtime_describe) */
+    sx_profile_t profile; /* how a cached CSV is scored again */
+    void *sim;            /* sx_simexec_t */
+    void *pair;           /* sx_runtime_t */
+    void *real;           /* sx_executor_t */
+    char versions[128];   /* the pair's, for the result cache's keys */
+    char runtime[300];    /* what the pair runs, for HELLO (sx_runtime_describe) */
 } sx_backend_t;
 
 typedef struct {
@@ -123,11 +158,24 @@ typedef struct {
     const char *bootstrap, *gateway, *rest; /* external pair: all or none */
     sx_profile_t profile;
     const char *run_id;
+    const char *cache_dir; /* the result cache (sx_runopts_cache_dir), NULL = none */
 } sx_backend_config_t;
 
 int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                     sx_agent_config_t *agent, sx_error_t *err);
 void sx_backend_close(sx_backend_t *backend);
+
+/* `streamex run`'s pipeline in this process (cmd_run.c): a coordinator on a
+ * loopback port and `workers` local workers, worker W on pair first_index+W
+ * (or simulated), for the options in opts. quiet: no progress, EX lines or
+ * table on stdout (`doctor --bench` reads OUT instead). Returns the exit
+ * status (sx_run_exit_code). */
+typedef struct {
+    long workers, capacity, first_index;
+    bool quiet;
+    const char *command; /* summary.json's "run" command (NULL: "run") */
+} sx_local_run_t;
+int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err);
 
 /* The exit status of run, coordinator and worker from what their loop
  * returned (0 done, 1 stopped, -1 fatal), in this order of precedence: 2 for

@@ -5,6 +5,7 @@
  * paths of gold/ and evaluation/ files are built here but never opened. */
 #include "common/task.h"
 
+#include "common/digest.h"
 #include "common/files.h"
 #include "common/selftest.h"
 
@@ -335,10 +336,10 @@ void sx_bench_task_files(const sx_bench_t *self, const char *task_id,
 
 typedef struct {
     const sx_bench_t *bench;
-    FILE *listing;
+    sx_digest_t *digest;
 } fingerprint_t;
 
-/* One line of the fingerprint's listing: "HASH PATH", or why there is none. */
+/* One line of the fingerprint: "HASH PATH", or why there is none. */
 static void list_file(const char *rel, void *arg)
 {
     fingerprint_t *f = arg;
@@ -346,29 +347,22 @@ static void list_file(const char *rel, void *arg)
     sx_error_t err;
     snprintf(path, sizeof path, "%s/%s", f->bench->dir, rel);
     if (!sx_file_exists(path))
-        fprintf(f->listing, "missing %s\n", rel);
+        sx_digest_line(f->digest, "missing %s", rel);
     else if (sx_bench_file_check(f->bench, rel, &err) != 0 ||
              sx_hash_file(path, hex, NULL, &err) != 0)
-        fprintf(f->listing, "refused %s\n", rel);
+        sx_digest_line(f->digest, "refused %s", rel);
     else
-        fprintf(f->listing, "%s %s\n", hex, rel);
+        sx_digest_file(f->digest, hex, rel);
 }
 
 void sx_bench_fingerprint(const sx_bench_t *self, char hex[41])
 {
-    char *text = NULL;
-    size_t size = 0;
-    fingerprint_t f = {self, open_memstream(&text, &size)};
-    if (!f.listing) {
-        snprintf(hex, 41, "%s", "unknown (out of memory)");
-        return;
-    }
+    fingerprint_t f = {self, sx_digest_new()};
     list_file("task_ids.txt", &f);
     for (size_t i = 0; i < self->count; i++)
         sx_bench_task_files(self, self->ids[i], list_file, &f);
-    fclose(f.listing);
-    sx_hash_bytes(text, size, hex);
-    free(text);
+    sx_digest_hex(f.digest, hex);
+    sx_digest_destroy(&f.digest);
 }
 
 /* --- self-test --------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* libcsv's pstate value for "no field of this row seen yet" (libcsv.c). */
 #define LIBCSV_ROW_NOT_BEGUN 0
@@ -312,6 +313,43 @@ int sx_csv_write_record(FILE *out, const char *const *fields, size_t count)
     return fputc('\n', out) == EOF ? -1 : 0;
 }
 
+static int compare_records(const void *x, const void *y)
+{
+    const sx_csv_record_t *a = x, *b = y;
+    for (size_t i = 0; i < a->count && i < b->count; i++) {
+        size_t n = a->lengths[i] < b->lengths[i] ? a->lengths[i] : b->lengths[i];
+        int c = memcmp(a->fields[i], b->fields[i], n);
+        if (c == 0 && a->lengths[i] != b->lengths[i])
+            c = a->lengths[i] < b->lengths[i] ? -1 : 1;
+        if (c != 0)
+            return c;
+    }
+    return a->count < b->count ? -1 : a->count > b->count ? 1 : 0;
+}
+
+int sx_csv_same_relation(const char *a, const char *b, bool ignore_order, bool *same,
+                         sx_error_t *err)
+{
+    *same = false;
+    sx_csv_table_t *x = sx_csv_read(a, 0, err);
+    sx_csv_table_t *y = x ? sx_csv_read(b, 0, err) : NULL;
+    if (!y) {
+        sx_csv_table_destroy(&x);
+        return -1;
+    }
+    if (ignore_order && x->count > 1 && y->count > 1) {
+        /* The header stays first; the rows are sorted. */
+        qsort(x->records + 1, x->count - 1, sizeof *x->records, compare_records);
+        qsort(y->records + 1, y->count - 1, sizeof *y->records, compare_records);
+    }
+    *same = x->count == y->count;
+    for (size_t i = 0; *same && i < x->count; i++)
+        *same = compare_records(&x->records[i], &y->records[i]) == 0;
+    sx_csv_table_destroy(&x);
+    sx_csv_table_destroy(&y);
+    return 0;
+}
+
 /* ---- self-test ---------------------------------------------------------- */
 
 static sx_csv_table_t *parse_text(const char *text, unsigned flags, sx_error_t *err)
@@ -441,6 +479,47 @@ static void test_lone_field_is_never_a_blank_line(void)
     free(buffer);
 }
 
+/* Same relation: order counts unless ignored, quoting never does. */
+static void test_same_relation(void)
+{
+    char dir[] = "/tmp/sx-csv-relation-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    static const struct {
+        const char *a, *b;
+        bool ordered, unordered; /* same with order kept / ignored */
+    } cases[] = {
+        {"k,v\n1,x\n2,y\n", "k,v\n1,x\n2,y\n", true, true},
+        {"k,v\n1,x\n2,y\n", "k,v\n2,y\n1,x\n", false, true},
+        {"k,v\n1,x\n2,y\n", "k,v\n\"1\",x\n2,y\n", true, true},
+        {"k,v\n1,x\n2,y\n", "k,v\n1,x\n2,z\n", false, false},
+        {"k,v\n1,x\n1,x\n", "k,v\n1,x\n", false, false}, /* multisets */
+        {"k,v\n1,x\n", "k,w\n1,x\n", false, false},      /* header */
+        {"k,v\n1,x\n", "k,v\n1,x,\n", false, false},
+        {"k,v\n10,x\n", "k,v\n1,x\n", false, false},
+        {"", "", true, true},
+        {"k\n", "k\n\"\"\n", false, false},
+    };
+    char a[64], b[64];
+    snprintf(a, sizeof a, "%s/a.csv", dir);
+    snprintf(b, sizeof b, "%s/b.csv", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        SX_CHECK(sx_file_write_atomic(a, cases[i].a, strlen(cases[i].a), NULL) == 0);
+        SX_CHECK(sx_file_write_atomic(b, cases[i].b, strlen(cases[i].b), NULL) == 0);
+        bool same = !cases[i].ordered;
+        SX_CHECK(sx_csv_same_relation(a, b, false, &same, NULL) == 0);
+        SX_CHECK(same == cases[i].ordered);
+        SX_CHECK(sx_csv_same_relation(a, b, true, &same, NULL) == 0);
+        SX_CHECK(same == cases[i].unordered);
+    }
+    unlink(b);
+    sx_error_t err;
+    bool same = true;
+    SX_CHECK(sx_csv_same_relation(a, b, true, &same, &err) == -1 && !same);
+    SX_CHECK(strstr(err.msg, b));
+    unlink(a);
+    rmdir(dir);
+}
+
 void sx_csv_test(bool verbose)
 {
     (void)verbose;
@@ -448,5 +527,6 @@ void sx_csv_test(bool verbose)
     test_nul_byte_is_refused();
     test_quoting_lines_and_blank_records();
     test_errors_name_file_and_line();
+    test_same_relation();
     test_write_then_read_round_trips();
 }

@@ -53,6 +53,13 @@ long sx_csv_column_index(const sx_csv_table_t *table, const char *name);
  * a lone field that is NULL, empty or blank (a NULL is then written `""`). */
 int sx_csv_write_record(FILE *out, const char *const *fields, size_t count);
 
+/* Whether two final CSVs hold the same relation: the same header and the
+ * same records field for field, in the same order or, with ignore_order, as
+ * multisets. Byte-level differences that change no field (quoting) do not
+ * count. *same receives the answer; -1 when a file cannot be read. */
+int sx_csv_same_relation(const char *a, const char *b, bool ignore_order, bool *same,
+                         sx_error_t *err);
+
 void sx_csv_test(bool verbose);
 
 #endif

@@ -5,7 +5,6 @@
 
 #include "common/selftest.h"
 
-#include <czmq.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -451,45 +450,6 @@ bool sx_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* --- hashes ------------------------------------------------------------ */
-
-static void digest_hex(zdigest_t *digest, char hex[41])
-{
-    const byte *raw = zdigest_data(digest);
-    for (size_t i = 0; i < 20; i++)
-        snprintf(hex + 2 * i, 3, "%02x", raw[i]);
-}
-
-void sx_hash_bytes(const void *data, size_t size, char hex[41])
-{
-    zdigest_t *digest = zdigest_new();
-    zdigest_update(digest, (const byte *)data, size);
-    digest_hex(digest, hex);
-    zdigest_destroy(&digest);
-}
-
-int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *err)
-{
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    zdigest_t *digest = zdigest_new();
-    char buffer[65536];
-    size_t got = 0;
-    uint64_t total = 0;
-    while ((got = fread(buffer, 1, sizeof buffer, in)) > 0) {
-        zdigest_update(digest, (const byte *)buffer, got);
-        total += got;
-    }
-    int rc = ferror(in) ? sx_error_set(err, "%s: read error", path) : 0;
-    fclose(in);
-    digest_hex(digest, hex);
-    zdigest_destroy(&digest);
-    if (size_p)
-        *size_p = total;
-    return rc;
 }
 
 /* --- self-test --------------------------------------------------------- */

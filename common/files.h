@@ -25,7 +25,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 /* The kinds of input files, each with its own size limit. */
 typedef enum {
@@ -117,12 +116,6 @@ int sx_mkdirs(const char *path, sx_error_t *err);
 /* mkdir -p of the folder holding path */
 int sx_mkdirs_for(const char *path, sx_error_t *err);
 bool sx_file_exists(const char *path);
-
-/* SHA-1 of bytes / of a file as 40 lowercase hex digits into hex[41]. The
- * file is read as it is: pass it through sx_file_check first when it may
- * be no regular file. */
-void sx_hash_bytes(const void *data, size_t size, char hex[41]);
-int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *err);
 
 void sx_files_test(bool verbose);
 

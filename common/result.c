@@ -2,20 +2,22 @@
  * result.h). Every JSON field name lives in this file:
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
  *     {"task_id", "score": 0|1, "strict": 0|1, "status", "detail", "attempts",
- *      "seconds", "worker", "csv": "/abs/path.csv"|null, "steps"?: {"prepare",
- *      "replay", "submit", "run", "materialize", "score", "cleanup"}}
+ *      "seconds", "worker", "cached"?: true, "stable"?: true|false,
+ *      "csv": "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit",
+ *      "run", "materialize", "score", "cleanup"}}
  *     (csv is carried so a results file alone can rebuild the submission;
+ *     "cached" only when a worker's result cache served the final CSV;
+ *     "stable" only after --repeat, for the tasks whose runs were compared;
  *     steps, seconds per step, only for a task a worker executed).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
  *     {"methods": {NAME: {"correct", "total", "ex",
  *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "by_status": {STATUS: count, ... every status}}},
+ *      "cached", "unstable", "repeats", "by_status": {STATUS: count, ... every status}}},
  *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
- *      "profile"?,
- *      "started"?, "ended"?, "wall_seconds"?, "workers"?: {NAME: RUNTIME},
- *      "inputs"?: {"kind", "files": {NAME: PATH}}}}
+ *      "profile"?, "started"?, "ended"?, "wall_seconds"?,
+ *      "workers"?: {NAME: RUNTIME}, "inputs"?: {"kind", "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; the last two count the tasks where
  *     the frozen and strict verdicts differ, each way; "run" says what
  *     common/report.c needs to write OUT/report.html from OUT alone,
@@ -65,6 +67,8 @@ double sx_step_seconds(const sx_timings_t *t, int step)
 {
     return *sx_step_slot((sx_timings_t *)t, step);
 }
+#define F_CACHED "cached"
+#define F_STABLE "stable"
 
 static char *copy_or_empty(const char *s)
 {
@@ -152,6 +156,10 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
     json_object_set_new(o, F_SECONDS, json_real(to_ms(r->seconds)));
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
+    if (r->cached)
+        json_object_set_new(o, F_CACHED, json_true());
+    if (r->repeated)
+        json_object_set_new(o, F_STABLE, json_boolean(!r->unstable));
     json_object_set_new(o, F_CSV, csv_json(r->csv));
     if (steps)
         json_object_set_new(o, F_STEPS, steps);
@@ -208,6 +216,8 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     json_t *strict = json_object_get(o, F_STRICT);
     json_t *attempts = json_object_get(o, F_ATTEMPTS);
     json_t *seconds = json_object_get(o, F_SECONDS);
+    json_t *cached = json_object_get(o, F_CACHED);
+    json_t *stable = json_object_get(o, F_STABLE);
     const char *status = json_string_value(json_object_get(o, F_STATUS));
     int rc = get_string(o, F_TASK_ID, false, &result->task_id, err);
     if (rc == 0)
@@ -233,7 +243,14 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
     if (rc == 0)
         rc = get_steps(o, &result->steps, err);
+    if (rc == 0 && cached && !json_is_true(cached))
+        rc = sx_error_set(err, "field \"cached\" must be true when present");
+    if (rc == 0 && stable && !json_is_boolean(stable))
+        rc = sx_error_set(err, "field \"stable\" must be true or false when present");
     if (rc == 0) {
+        result->cached = cached != NULL;
+        result->repeated = stable != NULL;
+        result->unstable = stable && !json_is_true(stable);
         result->score = (int)json_integer_value(score);
         result->strict = (int)json_integer_value(strict);
         result->attempts = (int)json_integer_value(attempts);
@@ -340,6 +357,8 @@ static void tally(sx_method_summary_t *summary, const sx_result_t *r)
     summary->strict_correct += r->strict == 1;
     summary->ex_not_strict += r->score == 1 && r->strict != 1;
     summary->strict_not_ex += r->score != 1 && r->strict == 1;
+    summary->cached += r->cached;
+    summary->unstable += r->repeated && r->unstable;
     if ((r->score == 1) == (r->strict == 1) || summary->listed == SX_SUMMARY_LISTED)
         return;
     size_t i = summary->listed++;
@@ -475,6 +494,9 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                             json_integer((json_int_t)s->ex_not_strict));
         json_object_set_new(o, "strict_not_ex",
                             json_integer((json_int_t)s->strict_not_ex));
+        json_object_set_new(o, "cached", json_integer((json_int_t)s->cached));
+        json_object_set_new(o, "unstable", json_integer((json_int_t)s->unstable));
+        json_object_set_new(o, "repeats", json_integer((json_int_t)s->repeats));
         json_object_set_new(o, "by_status", by_status);
         json_object_set_new(methods, s->method ? s->method : "", o);
     }
@@ -527,6 +549,15 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
             "%zu)\n",
             s->method, s->strict_correct, s->total, share(s->strict_correct, s->total),
             s->ex_not_strict, s->strict_not_ex);
+    if (s->cached)
+        fprintf(out,
+                "%s: %zu of %zu results from the result cache (scored again, not "
+                "executed)\n",
+                s->method, s->cached, s->total);
+    if (s->repeats)
+        fprintf(out, "%s: %zu of %zu tasks not stable over %zu runs%s\n", s->method,
+                s->unstable, s->total, s->repeats,
+                s->unstable ? " (results.jsonl: \"stable\": false)" : "");
     for (size_t i = 0; i < s->listed; i++)
         fprintf(out, "  %s: %s\n", s->differing[i].task_id, s->differing[i].detail);
     size_t differing = s->ex_not_strict + s->strict_not_ex;
@@ -563,6 +594,21 @@ static void test_result_json_round_trips(void)
     SX_CHECK(back.strict == 1);
     SX_CHECK(strcmp(back.detail, r.detail) == 0 && strcmp(back.csv, r.csv) == 0);
     SX_CHECK(back.seconds == 1.5 && strcmp(back.worker, "") == 0);
+    SX_CHECK(!back.cached && !strstr(line, "cached")); /* only said when true */
+    free(line);
+    sx_result_clear(&back);
+    r.cached = true; /* served by a worker's result cache */
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, ",\"worker\":\"\",\"cached\":true,\"csv\":\"/x/t01.csv\"}"));
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0 && back.cached);
+    SX_CHECK(!back.repeated && !strstr(line, "stable"));
+    free(line);
+    sx_result_clear(&back);
+    r.repeated = r.unstable = true; /* --repeat found runs that differ */
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, ",\"cached\":true,\"stable\":false,\"csv\":"));
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0 && back.repeated &&
+             back.unstable);
     free(line);
     sx_result_clear(&back);
     sx_result_clear(&r);
@@ -599,6 +645,12 @@ static void test_result_json_round_trips(void)
          "field \"attempts\" must be an integer >= 0"},
         {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "-0.5"),
          "field \"seconds\" must be a number >= 0"},
+        {"{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"
+         "\"\",\"attempts\":1,\"seconds\":1,\"worker\":\"\",\"cached\":false}",
+         "field \"cached\" must be true when present"},
+        {"{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"
+         "\"\",\"attempts\":1,\"seconds\":1,\"worker\":\"\",\"stable\":0}",
+         "field \"stable\" must be true or false when present"},
         {LINE("\"t\"", "0", "0", "\"mismatch\"", "0", "\"1\""),
          "field \"seconds\" must be a number >= 0"},
         {LINE("1", "0", "0", "\"mismatch\"", "0", "0"), "task_id"},

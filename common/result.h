@@ -41,6 +41,10 @@ typedef struct {
     char *worker;       /* who executed it ("" for score-only) */
     char *csv;          /* absolute path of the final CSV, or NULL */
     sx_timings_t steps; /* all 0: not executed (scored only, no prediction) */
+    bool cached;        /* the final CSV came from the worker's result cache (scored
+                           again, not executed); results.jsonl says so only when true */
+    bool repeated;      /* --repeat compared its runs ("stable" is written) */
+    bool unstable;      /* and some run gave another final relation */
 } sx_result_t;
 
 /* Fills every field (copies the strings); score follows from status,
@@ -76,6 +80,9 @@ typedef struct {
     size_t strict_correct;
     size_t ex_not_strict; /* score 1, strict 0 */
     size_t strict_not_ex; /* score 0, strict 1 */
+    size_t cached;        /* results served by a worker's result cache */
+    size_t unstable;      /* --repeat: tasks whose runs gave different relations */
+    size_t repeats;       /* --repeat N: N (0 = not repeated) */
     struct {
         char task_id[128];
         char detail[256]; /* says why the verdicts differ */
@@ -120,7 +127,9 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
  * task IDs (--tasks)" for a subset), then the strict figure on a line of its
- * own, then the tasks where the verdicts differ, with the reason. */
+ * own, "NAME: N of M results from the result cache ..." when any was,
+ * "NAME: N of M tasks not stable over R runs: ID ..." after --repeat, then
+ * the tasks where the verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);
 

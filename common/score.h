@@ -60,6 +60,15 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
                            int *strict, char *detail, size_t detail_size);
 
+/* Scores the final CSV pred_csv of task_id against the gold and evaluation
+ * of the bench in bench_dir (opened only now, after the CSV exists) with
+ * sx_score_files; a bench, gold or evaluation that cannot be read is
+ * eval_error with the reason in detail. The executor's last step and the
+ * worker's result cache (a cached CSV scored again) share it. */
+sx_status_t sx_score_task(const char *bench_dir, const char *task_id,
+                          const char *pred_csv, sx_profile_t profile, int *strict,
+                          char *detail, size_t detail_size);
+
 void sx_score_test(bool verbose);
 
 #endif

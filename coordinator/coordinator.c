@@ -13,6 +13,7 @@
  * other RESULT is logged and dropped without touching state. */
 #include "coordinator/coordinator.h"
 
+#include "common/csv.h"
 #include "common/log.h"
 #include "common/predictions.h"
 #include "common/result.h"
@@ -52,6 +53,7 @@ typedef struct {
     zlist_t *failed_on; /* names of the workers that spent one of its attempts */
     int64_t retry_at;   /* not back to one of those before this */
     char *dropped_by;   /* routing id of the session that let it go unspent */
+    char *ran_on;       /* --repeat: the worker of its previous round */
     shard_t *shard;     /* the shard holding it, while held */
 } unit_t;
 
@@ -110,6 +112,8 @@ struct _sx_coordinator_t {
     uint64_t next_token; /* starts at a random value: tokens of another run never match */
     sx_error_t fatal;    /* set when a result cannot be made durable: the run stops */
     size_t settled, correct, failures, settled_at_start;
+    size_t cached;     /* settled results a worker's result cache served */
+    int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
     double started_at; /* Unix time, for summary.json's "run" */
@@ -240,9 +244,11 @@ static unit_t *find_unit(sx_coordinator_t *self, const char *method, const char 
 }
 
 /* Counts a settled result in (+1) or out (-1) of the run's tallies. */
-static void tally(sx_coordinator_t *self, sx_status_t status, int sign)
+static void tally(sx_coordinator_t *self, const sx_result_t *result, int sign)
 {
+    sx_status_t status = result->status;
     self->settled += (size_t)sign;
+    self->cached += result->cached ? (size_t)sign : 0;
     if (status == SX_STATUS_MATCH)
         self->correct += (size_t)sign;
     else if (status != SX_STATUS_MISMATCH && status != SX_STATUS_MISSING_PREDICTION)
@@ -258,10 +264,11 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
     unit->result.seconds = result->seconds;
     unit->result.strict = result->strict;
     unit->result.steps = result->steps;
+    unit->result.cached = result->cached;
     free(unit->result.worker);
     unit->result.worker = strdup(result->worker ? result->worker : "");
     unit->state = UNIT_SETTLED;
-    tally(self, result->status, +1);
+    tally(self, result, +1);
 }
 
 /* Takes a settled unit back to new (its result forgotten here, not in the
@@ -269,7 +276,7 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
  * fresh retry budget. */
 static void unsettle(sx_coordinator_t *self, unit_t *unit)
 {
-    tally(self, unit->result.status, -1);
+    tally(self, &unit->result, -1);
     sx_result_clear(&unit->result);
     unit->state = UNIT_NEW;
     unit->attempts = 0;
@@ -283,20 +290,16 @@ static zlistx_t *manifest_of(sx_coordinator_t *self, const char *task_id);
  * only while its fingerprint is the unit's. */
 static void unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41])
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    fprintf(out, "streamex %s\n%s\n", SX_VERSION, sx_profile_name(self->config.profile));
-    fprintf(out, "%s\n", unit->sql ? "sql" : "no prediction");
-    if (unit->sql)
-        fwrite(unit->sql, 1, strlen(unit->sql) + 1, out);
+    sx_digest_t *digest = sx_digest_new();
+    sx_digest_line(digest, "streamex %s", SX_VERSION);
+    sx_digest_line(digest, "%s", sx_profile_name(self->config.profile));
+    sx_digest_sql(digest, unit->sql);
     zlistx_t *files = manifest_of(self, unit->task_id);
     for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files))
         if (strcmp(f->path, "task_ids.txt") != 0) /* the task's own files only */
-            fprintf(out, "%s %s\n", f->hash, f->path);
-    fclose(out);
-    sx_hash_bytes(text, size, hex);
-    free(text);
+            sx_digest_file(digest, f->hash, f->path);
+    sx_digest_hex(digest, hex);
+    sx_digest_destroy(&digest);
 }
 
 /* Whether the CSV a journaled result points at is still the one journaled
@@ -500,6 +503,7 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     self->runtimes = zhashx_new();
     zhashx_set_destructor(self->runtimes, (zhashx_destructor_fn *)zstr_free);
     self->started_ms = zclock_mono();
+    self->round = 1;
     self->started_at = sx_run_clock();
     self->next_token = random_token_base();
     sx_error_clear(&self->fatal);
@@ -573,9 +577,9 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     zactor_destroy(&self->auth);
     sx_journal_destroy(&self->journal);
     for (size_t i = 0; i < self->unit_count; i++) {
-        if (self->units[i].state == UNIT_SETTLED)
-            sx_result_clear(&self->units[i].result);
+        sx_result_clear(&self->units[i].result); /* a --repeat round keeps it too */
         zlist_destroy(&self->units[i].failed_on);
+        free(self->units[i].ran_on);
         free(self->units[i].dropped_by);
     }
     free(self->units);
@@ -647,9 +651,14 @@ static void log_settled(const sx_coordinator_t *self, const unit_t *unit,
  * the caller stops the run. A result without a CSV removes the CSV an
  * earlier verdict of the unit left (a --rerun, changed inputs), once its
  * own record is durable, so OUT never holds a CSV no result points at. */
+static int settle_repeat(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
+                         const void *csv, size_t csv_size, sx_error_t *err);
+
 static int settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
                   const void *csv, size_t csv_size, sx_error_t *err)
 {
+    if (self->round > 1)
+        return settle_repeat(self, unit, result, csv, csv_size, err);
     char path[PATH_MAX], csv_sha1[41];
     sx_result_t final = *result;
     final.csv = csv ? path : NULL;
@@ -898,11 +907,13 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
     zhashx_delete(self->workers, w->key);
 }
 
-/* Whether the unit would rather go elsewhere than to w: it failed there, or
- * that session let it go unspent (HELLO again). */
+/* Whether the unit would rather go elsewhere than to w: it failed there, its
+ * previous --repeat round ran there, or that session let it go unspent
+ * (HELLO again). */
 static bool shuns(unit_t *unit, const worker_t *w)
 {
     return failed_on(unit, w->name) ||
+           (unit->ran_on && strcmp(unit->ran_on, w->name) == 0) ||
            (unit->dropped_by && strcmp(unit->dropped_by, w->key) == 0);
 }
 
@@ -964,6 +975,7 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
         }
     }
     zhashx_destroy(&seen);
+    msg->no_cache = self->config.repeat > 1;
     zlist_append(w->shards, shard);
     sx_debug("shard %llu (%zu tasks) to worker %s", (unsigned long long)shard->id,
              zlist_size(units), w->name);
@@ -1234,6 +1246,112 @@ static void print_last_lines(sx_coordinator_t *self, FILE *out)
                 infra);
 }
 
+/* ---- --repeat ------------------------------------------------------------ */
+
+/* Whether the task's evaluation ignores row order (false when unreadable:
+ * then order counts, the stricter comparison). */
+static bool task_ignores_order(sx_coordinator_t *self, const char *task_id)
+{
+    char *path = sx_bench_evaluation_path(self->bench, task_id);
+    sx_error_t err;
+    sx_evaluation_t *evaluation = path ? sx_evaluation_load(path, &err) : NULL;
+    bool ignore = evaluation && evaluation->ignore_order;
+    sx_evaluation_destroy(&evaluation);
+    free(path);
+    return ignore;
+}
+
+/* Compares one repeat's outcome with the first run's: a CSV of the same
+ * relation is dropped, another one kept as ID.runK.csv. Returns whether
+ * they differ (*why says how), or -1 when the CSV cannot be stored. */
+static int repeat_differs(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
+                          const void *csv, size_t csv_size, char *why, size_t why_size,
+                          sx_error_t *err)
+{
+    if (!csv) {
+        snprintf(why, why_size, "%s, where the first run gave a final CSV: %s",
+                 sx_status_name(result->status), result->detail);
+        return 1;
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/csv/%s.run%d.csv", self->out_dir,
+             self->methods[unit->method].name, unit->task_id, self->round);
+    if (sx_file_write_atomic(path, csv, csv_size, err) != 0)
+        return -1;
+    bool same = false;
+    sx_error_t cmp_err;
+    if (sx_csv_same_relation(unit->result.csv, path,
+                             task_ignores_order(self, unit->task_id), &same,
+                             &cmp_err) != 0)
+        snprintf(why, why_size, "cannot compare: %s", cmp_err.msg);
+    else
+        snprintf(why, why_size, "its final CSV (%s) is another relation", path);
+    if (same)
+        unlink(path);
+    return !same;
+}
+
+/* Settles one repeat: the unit keeps its first result, marked unstable
+ * when this run's relation differs. An infra_error proves nothing. */
+static int settle_repeat(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
+                         const void *csv, size_t csv_size, sx_error_t *err)
+{
+    char why[SX_ERROR_MAX + PATH_MAX] = "";
+    int differs =
+        result->status == SX_STATUS_INFRA_ERROR
+            ? 0
+            : repeat_differs(self, unit, result, csv, csv_size, why, sizeof why, err);
+    if (differs < 0)
+        return -1;
+    const char *name = self->methods[unit->method].name;
+    const char *worker = result->worker ? result->worker : "";
+    if (result->status == SX_STATUS_INFRA_ERROR)
+        sx_warn("%s/%s run %d of %d on %s: infra_error, not compared: %s", name,
+                unit->task_id, self->round, self->config.repeat, worker, result->detail);
+    else if (differs)
+        sx_note("%s/%s run %d of %d on %s: not stable: %s", name, unit->task_id,
+                self->round, self->config.repeat, worker, why);
+    else
+        sx_info("%s/%s run %d of %d on %s: the same relation", name, unit->task_id,
+                self->round, self->config.repeat, worker);
+    unit->result.unstable |= differs == 1;
+    free(unit->ran_on);
+    unit->ran_on = strdup(result->worker ? result->worker : "");
+    release_from_shard(unit);
+    unit->state = UNIT_SETTLED;
+    tally(self, &unit->result, +1);
+    return 0;
+}
+
+/* After a round with every unit settled: queues the next one, if --repeat
+ * asks for it and some unit has a final CSV to compare. Returns whether a
+ * round started. */
+static bool start_next_round(sx_coordinator_t *self)
+{
+    if (self->round >= self->config.repeat)
+        return false;
+    self->round++;
+    size_t queued = 0;
+    for (size_t i = 0; i < self->unit_count; i++) {
+        unit_t *unit = &self->units[i];
+        if (!unit->result.csv)
+            continue;
+        if (self->round == 2) {
+            unit->result.repeated = true;
+            free(unit->ran_on);
+            unit->ran_on = strdup(unit->result.worker ? unit->result.worker : "");
+        }
+        tally(self, &unit->result, -1);
+        unit->state = UNIT_NEW;
+        unit->attempts = 0;
+        enqueue(self, unit, false);
+        queued++;
+    }
+    sx_info("--repeat: run %d of %d for the %zu tasks with a final CSV", self->round,
+            self->config.repeat, queued);
+    return queued > 0;
+}
+
 static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
 {
     sx_method_summary_t *summaries = calloc(self->method_count, sizeof *summaries);
@@ -1246,6 +1364,7 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
                 results[count++] = self->units[i].result;
         rc = sx_results_write(self->out_dir, self->methods[m].name, results, count,
                               &summaries[m], err);
+        summaries[m].repeats = self->config.repeat > 1 ? (size_t)self->config.repeat : 0;
         if (self->config.task_count)
             summaries[m].bench_tasks = sx_bench_task_count(self->bench);
     }
@@ -1325,7 +1444,7 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
     while (!sx_signals_caught()) {
         if (sx_error_is_set(&self->fatal))
             break;
-        if (self->settled == self->unit_count) {
+        if (self->settled == self->unit_count && !start_next_round(self)) {
             rc = 0;
             break;
         }
@@ -1383,6 +1502,7 @@ char *sx_coordinator_status_json(sx_coordinator_t *self)
     json_object_set_new(root, "total", json_integer((json_int_t)self->unit_count));
     json_object_set_new(root, "correct", json_integer((json_int_t)self->correct));
     json_object_set_new(root, "failures", json_integer((json_int_t)self->failures));
+    json_object_set_new(root, "cached", json_integer((json_int_t)self->cached));
     json_object_set_new(
         root, "ex", json_real(self->settled ? (double)self->correct / self->settled : 0));
     json_object_set_new(root, "elapsed_s", json_real(elapsed));

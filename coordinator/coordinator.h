@@ -68,6 +68,16 @@ typedef struct {
     size_t task_count;
     /* --rerun: settled units of these statuses run again (needs resume). */
     bool rerun[SX_STATUS_COUNT];
+    /* --repeat N (0 or 1: once): once every unit is settled, each one whose
+     * run gave a final CSV runs again, N - 1 more rounds, preferably on
+     * another worker than its last run's and never from a result cache.
+     * A round's CSV that is another relation than the first run's (order
+     * counting only where the evaluation says so) is kept beside it as
+     * OUT/NAME/csv/ID.runK.csv and the task is "stable": false; a round
+     * that ends without a CSV (timeout, flink_error) counts as a difference,
+     * an infra_error as none. Verdicts, the journal and the figures are the
+     * first run's; repeats are not journaled (a --resume repeats again). */
+    int repeat;
 
     /* Called about every progress_ms with a JSON line describing the run
      * (see sx_coordinator_status_json); NULL = no progress. */
@@ -101,7 +111,7 @@ size_t sx_coordinator_settled(const sx_coordinator_t *self);
 /* Settled units whose final status is infra_error (every method). */
 size_t sx_coordinator_infra_errors(const sx_coordinator_t *self);
 
-/* {"done", "total", "correct", "failures", "ex", "elapsed_s", "eta_s",
+/* {"done", "total", "correct", "failures", "cached", "ex", "elapsed_s", "eta_s",
  *  "workers": [{"name", "shards", "done", "state"}]} as a heap string. */
 char *sx_coordinator_status_json(sx_coordinator_t *self);
 

@@ -201,9 +201,9 @@ static int field_count(sx_msg_type_t type)
     case SX_MSG_HELLO:
         return 3;
     case SX_MSG_ASSIGN:
-        return 3;
+        return 4;
     case SX_MSG_RESULT:
-        return 11;
+        return 12;
     case SX_MSG_HEARTBEAT:
         return 0;
     case SX_MSG_ACK:
@@ -260,6 +260,14 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
     return 0;
 }
 
+static void pack_bool(msgpack_packer *pk, bool value)
+{
+    if (value)
+        msgpack_pack_true(pk);
+    else
+        msgpack_pack_false(pk);
+}
+
 static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
 {
     switch (m->type) {
@@ -286,6 +294,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
             pack_str(pk, m->files[i].hash);
             msgpack_pack_uint64(pk, m->files[i].size);
         }
+        pack_bool(pk, m->no_cache);
         break;
     case SX_MSG_RESULT:
         msgpack_pack_uint64(pk, m->token);
@@ -299,6 +308,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_timings(pk, &m->result.steps);
         pack_bin(pk, m->data, m->size);
         msgpack_pack_int(pk, m->result.strict);
+        pack_bool(pk, m->result.cached);
         break;
     case SX_MSG_ACK:
         pack_str(pk, m->method);
@@ -308,10 +318,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         break;
     case SX_MSG_GOODBYE:
         pack_str(pk, m->reason ? m->reason : "");
-        if (m->final)
-            msgpack_pack_true(pk);
-        else
-            msgpack_pack_false(pk);
+        pack_bool(pk, m->final);
         break;
     case SX_MSG_FILE_REQUEST:
         pack_str(pk, m->hash);
@@ -384,6 +391,15 @@ static int get_hash(const msgpack_object *o, char **out, sx_error_t *err)
     return 0;
 }
 
+static int get_bool(const msgpack_object *o, const char *field, bool *out,
+                    sx_error_t *err)
+{
+    if (o->type != MSGPACK_OBJECT_BOOLEAN)
+        return sx_error_set(err, "field '%s' is not a boolean", field);
+    *out = o->via.boolean;
+    return 0;
+}
+
 static int get_int(const msgpack_object *o, const char *field, int64_t min, int64_t max,
                    int64_t *out, sx_error_t *err)
 {
@@ -448,7 +464,8 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
 {
     if (get_u64(&f[0], "shard_id", &m->shard_id, err) != 0 ||
         get_array(&f[1], "tasks", UINT32_MAX, err) != 0 ||
-        get_array(&f[2], "files", UINT32_MAX, err) != 0)
+        get_array(&f[2], "files", UINT32_MAX, err) != 0 ||
+        get_bool(&f[3], "no_cache", &m->no_cache, err) != 0)
         return -1;
     for (uint32_t i = 0; i < f[1].via.array.size; i++) {
         const msgpack_object *t = &f[1].via.array.ptr[i];
@@ -522,7 +539,8 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
                              err) == 0 &&
                      decode_timings(&f[8], &m->result.steps, err) == 0 &&
                      get_bin(&f[9], "csv", true, m, err) == 0 &&
-                     get_int(&f[10], "strict", 0, 1, &strict, err) == 0
+                     get_int(&f[10], "strict", 0, 1, &strict, err) == 0 &&
+                     get_bool(&f[11], "cached", &m->result.cached, err) == 0
                  ? 0
                  : -1;
     if (!m->result.detail)
@@ -565,10 +583,7 @@ static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     case SX_MSG_GOODBYE:
         if (get_str(&f[0], "reason", false, NAME_MAX_LEN * 4, &m->reason, err) != 0)
             return -1;
-        if (f[1].type != MSGPACK_OBJECT_BOOLEAN)
-            return sx_error_set(err, "field 'final' is not a boolean");
-        m->final = f[1].via.boolean;
-        return 0;
+        return get_bool(&f[1], "final", &m->final, err);
     case SX_MSG_FILE_REQUEST:
         return get_hash(&f[0], &m->hash, err);
     case SX_MSG_FILE:
@@ -857,6 +872,11 @@ static void test_roundtrips(void)
     SX_CHECK(strcmp(back->tasks[0].sql, "SELECT 1") == 0 && back->tasks[1].sql == NULL);
     SX_CHECK(back->tasks[1].attempt == 2 && back->files[0].size == 12);
     SX_CHECK(back->tasks[0].token == 7 && back->tasks[1].token == UINT64_MAX);
+    SX_CHECK(!back->no_cache);
+    sx_msg_destroy(&back);
+    assign->no_cache = true; /* --repeat: every run executes */
+    back = roundtrip(assign);
+    SX_CHECK(back->no_cache && back->task_count == 2);
     sx_msg_destroy(&back);
     sx_msg_destroy(&assign);
 
@@ -888,6 +908,12 @@ static void test_roundtrips(void)
     result->result.status = SX_STATUS_MISMATCH;
     back = roundtrip(result);
     SX_CHECK(back->result.strict == 1 && back->result.score == 0);
+    SX_CHECK(!back->result.cached);
+    sx_msg_destroy(&back);
+    /* whether the worker's result cache served the CSV travels too */
+    result->result.cached = true;
+    back = roundtrip(result);
+    SX_CHECK(back->result.cached && back->result.status == SX_STATUS_MISMATCH);
     sx_msg_destroy(&back);
     sx_msg_destroy(&result);
 
@@ -1106,6 +1132,10 @@ static char *forge_result(size_t *size, int64_t attempts, const char *status,
     else
         pack_bin(&pk, NULL, 0);
     msgpack_pack_int64(&pk, strict);
+    if (strcmp(broken, "cached") == 0)
+        msgpack_pack_int(&pk, 1);
+    else
+        pack_bool(&pk, false);
     *size = buffer.size;
     char *data = msgpack_sbuffer_release(&buffer);
     msgpack_sbuffer_destroy(&buffer);
@@ -1153,6 +1183,7 @@ static void test_result_fields(void)
         {1, "match", 1, 0, "timings", "field 'timings' has 0 items, expected 7"},
         {1, "match", 1, 0, "timings array", "field 'timings' is not an array"},
         {1, "match", 1, 0, "csv", "field 'csv' is not binary"},
+        {1, "match", 1, 0, "cached", "field 'cached' is not a boolean"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         data = forge_result(&size, bad[i].attempts, bad[i].status, bad[i].seconds,

@@ -12,8 +12,8 @@
 #ifndef SX_PROTO_H
 #define SX_PROTO_H
 
+#include "common/digest.h" /* sx_hash_bytes, sx_hash_file */
 #include "common/error.h"
-#include "common/files.h" /* sx_hash_bytes, sx_hash_file: files travel by hash */
 #include "common/result.h"
 #include "common/task.h"
 
@@ -22,7 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. */
+/* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. 3: RESULT says whether
+ * the worker's result cache served the final CSV, ASSIGN whether it may;
+ * HELLO says what the worker runs on. */
 #define SX_PROTO_VERSION 3
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
@@ -67,6 +69,8 @@ typedef struct {
     size_t task_count;
     sx_msg_file_t *files; /* ASSIGN */
     size_t file_count;
+    bool no_cache;      /* ASSIGN: execute every task, never from the result cache
+                           (--repeat: a run served from the cache proves nothing) */
     char *method;       /* RESULT, ACK */
     sx_result_t result; /* RESULT (csv unused on the wire; steps travel as the
                            timings field); ACK uses task_id, attempts */

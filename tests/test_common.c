@@ -1,5 +1,6 @@
 /* test_common.c: self-tests of the small common modules (errors, log, status, files,
- * signals). */
+ * signals, digests). */
+#include "common/digest.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -16,6 +17,7 @@ int main(void)
     sx_log_test(verbose);
     sx_status_test(verbose);
     sx_files_test(verbose);
+    sx_digest_test(verbose);
     sx_signals_test(verbose);
     printf("test_common: OK\n");
     return 0;

@@ -5,13 +5,16 @@
  *   cache/HASH          bench files by content hash, each received once
  *   bench/...           hard links into cache/, laid out as a bench folder
  *   spool/              results not yet acknowledged
- *   csv/                final CSVs while a task runs */
+ *   csv/                final CSVs while a task runs
+ * The result cache (resultcache.h) is elsewhere: one folder per machine,
+ * shared by every worker and run on it. */
 #include "worker/agent.h"
 
 #include "common/log.h"
 #include "common/files.h"
 #include "common/signals.h"
 #include "proto/proto.h"
+#include "worker/resultcache.h"
 #include "worker/spool.h"
 
 #include <errno.h>
@@ -29,6 +32,7 @@
 typedef struct {
     sx_msg_task_t task; /* owned copies */
     char csv_path[PATH_MAX];
+    char cache_key[41]; /* "" = not looked up in the cache nor stored */
     sx_result_t result;
     sx_timings_t timings;
     double seconds;
@@ -51,6 +55,7 @@ struct _sx_agent_t {
     char cache_dir[WORK_DIR_MAX + 16], bench_dir[WORK_DIR_MAX + 16],
         csv_dir[WORK_DIR_MAX + 16];
     sx_spool_t *spool;
+    sx_resultcache_t *cache; /* NULL = none; read and written on the executor thread */
     zsock_t *dealer;
     zactor_t *runner;
     zlist_t *shards;     /* local_shard_t* in arrival order */
@@ -64,6 +69,45 @@ struct _sx_agent_t {
 };
 
 /* ---- the executor thread ----------------------------------------------- */
+
+/* A cache hit: the CSV copied from the cache and scored again. */
+static bool serve_from_cache(sx_agent_t *self, job_t *job,
+                             const sx_exec_request_t *request)
+{
+    sx_error_t err;
+    int hit = sx_resultcache_get(self->cache, job->cache_key, job->csv_path, &err);
+    if (hit < 0)
+        sx_warn("task %s: result cache: %s; the task runs", job->task.task_id, err.msg);
+    if (hit <= 0)
+        return false;
+    self->config.score(self->config.exec_ctx, request, &job->result);
+    job->result.cached = true;
+    job->timings = (sx_timings_t){0};
+    return true;
+}
+
+/* Keeps a genuine execution outcome with a final CSV (resultcache.h). */
+static void store_in_cache(sx_agent_t *self, const job_t *job)
+{
+    sx_error_t err;
+    if (sx_resultcache_keeps(job->result.status) && job->result.csv &&
+        sx_resultcache_put(self->cache, job->cache_key, job->result.csv, &err) != 0)
+        sx_warn("task %s: %s", job->task.task_id, err.msg);
+}
+
+/* Runs one job on the executor thread: from the cache when it holds the
+ * job's key, else through the executor (and into the cache). */
+static void run_job(sx_agent_t *self, job_t *job)
+{
+    sx_exec_request_t request = {self->bench_dir,   job->task.task_id, job->task.sql,
+                                 job->task.attempt, job->csv_path,     job->task.method};
+    bool cached = self->cache && job->cache_key[0];
+    if (cached && serve_from_cache(self, job, &request))
+        return;
+    self->config.exec(self->config.exec_ctx, &request, &job->result, &job->timings);
+    if (cached)
+        store_in_cache(self, job);
+}
 
 static void runner_actor(zsock_t *pipe, void *arg)
 {
@@ -83,11 +127,8 @@ static void runner_actor(zsock_t *pipe, void *arg)
             break;
         if (!job)
             continue;
-        sx_exec_request_t request = {self->bench_dir, job->task.task_id,
-                                     job->task.sql,   job->task.attempt,
-                                     job->csv_path,   job->task.method};
         int64_t start = zclock_mono();
-        self->config.exec(self->config.exec_ctx, &request, &job->result, &job->timings);
+        run_job(self, job);
         job->seconds = (double)(zclock_mono() - start) / 1000.0;
         zsock_send(pipe, "p", job);
     }
@@ -115,9 +156,11 @@ static char *dup_or_null(const char *text)
 
 sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
 {
-    if (!config->endpoint || !config->work_dir || !config->exec)
+    if (!config->endpoint || !config->work_dir || !config->exec ||
+        (config->result_cache_dir && !config->score))
         return sx_error_set(err,
-                            "worker needs an endpoint, a work folder and an executor"),
+                            "worker needs an endpoint, a work folder and an executor "
+                            "(and a scorer for a result cache)"),
                NULL;
     if (!config->cert_path && !config->insecure &&
         !sx_endpoint_is_loopback(config->endpoint))
@@ -168,7 +211,11 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
     self->requested = zhashx_new();
     if (!sx_name_is_safe(self->name) || sx_mkdirs(self->cache_dir, err) != 0 ||
         sx_mkdirs(self->bench_dir, err) != 0 || sx_mkdirs(self->csv_dir, err) != 0 ||
-        !(self->spool = sx_spool_open(spool_dir, err))) {
+        !(self->spool = sx_spool_open(spool_dir, err)) ||
+        (c->result_cache_dir &&
+         !(self->cache = sx_resultcache_open(
+               c->result_cache_dir,
+               c->result_cache_runtime ? c->result_cache_runtime : "", err)))) {
         if (!sx_name_is_safe(self->name))
             sx_error_set(err, "worker name '%s' must be [A-Za-z0-9_.-]+", self->name);
         sx_agent_destroy(&self);
@@ -211,6 +258,7 @@ void sx_agent_destroy(sx_agent_t **self_p)
     zlist_destroy(&self->shards);
     zhashx_destroy(&self->requested);
     sx_spool_destroy(&self->spool);
+    sx_resultcache_destroy(&self->cache);
     free(self->endpoint);
     free(self->name);
     free(self->work_dir);
@@ -476,6 +524,10 @@ static void start_next_task(sx_agent_t *self)
         return;
     }
     job_t *job = job_new(self, &shard->assign->tasks[shard->next_task++]);
+    if (self->cache && job->task.sql && !shard->assign->no_cache)
+        sx_resultcache_key(self->cache, job->task.task_id, job->task.sql,
+                           shard->assign->files, shard->assign->file_count,
+                           job->cache_key);
     if (shard->next_task >= shard->assign->task_count) {
         zlist_pop(self->shards);
         shard_destroy(&shard);
@@ -496,8 +548,9 @@ static void spool_key(char *key, size_t size, const char *method, const char *ta
 static void log_task_line(const job_t *job)
 {
     bool match = job->result.status == SX_STATUS_MATCH;
-    sx_info("task %s/%s attempt %d: %s (%.1f s)%s%s", job->task.method, job->task.task_id,
-            job->task.attempt, sx_status_name(job->result.status), job->seconds,
+    sx_info("task %s/%s attempt %d: %s (%.1f s%s)%s%s", job->task.method,
+            job->task.task_id, job->task.attempt, sx_status_name(job->result.status),
+            job->seconds, job->result.cached ? ", from the result cache" : "",
             match ? "" : ": ", match ? "" : job->result.detail);
 }
 
@@ -526,6 +579,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
     msg->token = job->task.token;
     msg->result.seconds = job->seconds;
     msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
+    msg->result.cached = status != SX_STATUS_INFRA_ERROR && job->result.cached;
     free(msg->result.worker);
     msg->result.worker = strdup(self->name);
     msg->result.steps = job->timings;

@@ -7,7 +7,9 @@
  * is spooled to disk before it is sent and dropped only on ACK; after a
  * reconnect (the coordinator went silent: back-off doubling from
  * reconnect_min_ms to reconnect_max_ms) or a restart the spool is sent again.
- * Every RESULT carries the attempt token of its ASSIGN task. A shard whose
+ * Every RESULT carries the attempt token of its ASSIGN task. With a result
+ * cache, a task whose key is cached is not executed: its CSV is copied from
+ * the cache and scored again, and its RESULT says "cached". A shard whose
  * files cannot be stored here (disk full) or stop coming (files_wait_ms) is
  * answered with infra_error at once, so the coordinator retries it
  * elsewhere instead of waiting.
@@ -27,6 +29,10 @@
  * executor thread, one task at a time. */
 typedef void(sx_agent_exec_fn)(void *ctx, const sx_exec_request_t *request,
                                sx_result_t *result, sx_timings_t *timings);
+/* Scores the final CSV already at request->csv_path (a result cache hit)
+ * as the executor would have: fills status, score, strict, detail, csv. */
+typedef void(sx_agent_score_fn)(void *ctx, const sx_exec_request_t *request,
+                                sx_result_t *result);
 
 typedef struct {
     const char *endpoint; /* coordinator, e.g. "tcp://10.0.0.5:5555" */
@@ -37,6 +43,12 @@ typedef struct {
     const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
     sx_agent_exec_fn *exec;
     void *exec_ctx;
+    /* The result cache (worker/resultcache.h): its folder (NULL = none), what
+     * the executor is (its versions, part of every key) and how a cached CSV
+     * is scored again (with exec_ctx). A hit never reaches exec. */
+    const char *result_cache_dir;
+    const char *result_cache_runtime;
+    sx_agent_score_fn *score;
     int heartbeat_ms;      /* default 1000 */
     int dead_after_ms;     /* coordinator silent this long = gone (default 5000) */
     int reconnect_min_ms;  /* default 250 */

@@ -453,26 +453,9 @@ static int step_materialize(run_t *run)
 /* Gold and evaluation are opened here, after the final CSV exists. */
 static int step_score(run_t *run)
 {
-    sx_error_t err;
-    sx_bench_t *bench = sx_bench_open(run->request->bench_dir, &err);
-    if (!bench)
-        return fail(run, SX_STATUS_EVAL_ERROR, "%s", err.msg);
-    char *gold = sx_bench_gold_path(bench, run->task->task_id);
-    char *evaluation_path = sx_bench_evaluation_path(bench, run->task->task_id);
-    sx_bench_destroy(&bench);
-    sx_evaluation_t *evaluation =
-        evaluation_path ? sx_evaluation_load(evaluation_path, &err) : NULL;
-    if (!gold || !evaluation) {
-        fail(run, SX_STATUS_EVAL_ERROR, "%s", gold ? err.msg : "out of memory");
-    } else {
-        char detail[SX_ERROR_MAX] = "";
-        run->status = sx_score_files(gold, run->csv, evaluation, run->self->profile,
-                                     &run->strict, detail, sizeof detail);
-        snprintf(run->detail, sizeof run->detail, "%s", detail);
-    }
-    sx_evaluation_destroy(&evaluation);
-    free(gold);
-    free(evaluation_path);
+    run->status =
+        sx_score_task(run->request->bench_dir, run->task->task_id, run->csv,
+                      run->self->profile, &run->strict, run->detail, sizeof run->detail);
     return run->status == SX_STATUS_EVAL_ERROR ? -1 : 0;
 }
 

@@ -15,6 +15,13 @@
 
 #include <stdbool.h>
 
+/* The version of the execution semantics: what turns a candidate and a
+ * task's files into a final CSV (preparation, replay, bounded completion,
+ * materialization, the CSV's writing). Bump it with any change that can
+ * alter a final CSV: the worker's result cache (resultcache.h) keys on it,
+ * so no CSV computed by the old semantics is served again. */
+#define SX_EXEC_SEMANTICS 1
+
 /* Where the pair is and how to name things. */
 typedef struct {
     const char *bootstrap;   /* Kafka bootstrap servers, e.g. "127.0.0.1:20092" */

@@ -433,6 +433,20 @@ static int read_install(const char *runtime_dir, versions_t *v, sx_error_t *err)
     return 0;
 }
 
+/* "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1": one wording for
+ * check, HELLO and the result cache's keys. */
+typedef struct {
+    char text[160];
+} versions_text_t;
+
+static versions_text_t format_versions(const versions_t *v)
+{
+    versions_text_t t;
+    snprintf(t.text, sizeof t.text, "Flink %s (Kafka connector %s), Kafka %s", v->flink,
+             v->connector[0] ? v->connector : "unknown", v->kafka);
+    return t;
+}
+
 int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_size)
 {
     char *dir = resolve_runtime_dir(runtime_dir);
@@ -444,12 +458,23 @@ int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_s
     sx_error_t err;
     int rc = read_install(dir, &v, &err);
     if (rc == 0)
-        snprintf(out, out_size, "Flink %s (Kafka connector %s), Kafka %s in %s", v.flink,
-                 v.connector[0] ? v.connector : "unknown", v.kafka, dir);
+        snprintf(out, out_size, "%s in %s", format_versions(&v).text, dir);
     else
         snprintf(out, out_size, "%s", err.msg);
     free(dir);
     return rc;
+}
+
+int sx_runtime_versions(const sx_runtime_t *self, char *out, size_t out_size,
+                        sx_error_t *err)
+{
+    if (self->external)
+        return sx_error_set(err, "an existing pair: its versions are not known here");
+    versions_t v;
+    if (read_install(self->runtime_dir, &v, err) != 0)
+        return -1;
+    snprintf(out, out_size, "%s", format_versions(&v).text);
+    return 0;
 }
 
 /* ---- paths of one pair ------------------------------------------------ */
@@ -1028,12 +1053,8 @@ void sx_runtime_describe(const sx_runtime_t *self, char *out, size_t out_size)
         json_decref(root);
         return;
     }
-    versions_t v;
     sx_error_t err;
-    if (read_install(self->runtime_dir, &v, &err) == 0)
-        snprintf(out, out_size, "Flink %s (Kafka connector %s), Kafka %s", v.flink,
-                 v.connector[0] ? v.connector : "unknown", v.kafka);
-    else
+    if (sx_runtime_versions(self, out, out_size, &err) != 0)
         snprintf(out, out_size, "unknown (%s)", err.msg);
 }
 

@@ -187,6 +187,12 @@ int sx_runtime_describe_install(const char *runtime_dir, char *out, size_t out_s
  * ("external: Flink 1.20.3, Kafka at HOST:PORT"). */
 void sx_runtime_describe(const sx_runtime_t *self, char *out, size_t out_size);
 
+/* The versions of a pair started from the install, "Flink 1.20.3 (Kafka
+ * connector 3.4.0-1.20), Kafka 3.9.1" (what the result cache keys on); -1
+ * for an external pair, whose versions streamex cannot vouch for. */
+int sx_runtime_versions(const sx_runtime_t *self, char *out, size_t out_size,
+                        sx_error_t *err);
+
 void sx_runtime_test(bool verbose);
 
 #endif

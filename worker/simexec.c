@@ -106,6 +106,15 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     size_t size = 0;
     sx_error_t err;
     char *data = sx_file_read(gold, (size_t)1 << 30, &size, &err);
+    if (data && strstr(request->sql, "/*sim:unstable*/")) {
+        /* Another relation on every run: gold and one row of its own. */
+        char *more = zsys_sprintf("%.*s%s%d\n", (int)size, data,
+                                  size && data[size - 1] != '\n' ? "\n" : "", rand());
+        free(data);
+        data = strdup(more);
+        size = strlen(more);
+        zstr_free(&more);
+    }
     bool wrote = data && sx_mkdirs_for(request->csv_path, &err) == 0 &&
                  sx_file_write_atomic(request->csv_path, data, size, &err) == 0;
     free(data);
@@ -117,6 +126,16 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     sx_result_init(result, request->task_id, status, has_csv ? "" : "simulated failure",
                    has_csv ? request->csv_path : NULL);
     result->strict = status == SX_STATUS_MATCH; /* simulated: strict agrees */
+}
+
+void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result)
+{
+    (void)ctx;
+    bool mismatch = request->sql && strstr(request->sql, "/*sim:mismatch*/");
+    sx_result_init(result, request->task_id,
+                   mismatch ? SX_STATUS_MISMATCH : SX_STATUS_MATCH, "",
+                   request->csv_path);
+    result->strict = !mismatch;
 }
 
 void sx_simexec_test(bool verbose)
@@ -144,6 +163,15 @@ void sx_simexec_test(bool verbose)
     sx_simexec_run(sim, &request, &result, &timings);
     SX_CHECK(result.status == SX_STATUS_MATCH && result.csv && sx_file_exists(csv));
     sx_result_clear(&result);
+    sx_simexec_score(sim, &request, &result); /* a cached CSV, scored again */
+    SX_CHECK(result.status == SX_STATUS_MATCH && result.strict == 1 &&
+             strcmp(result.csv, csv) == 0);
+    sx_result_clear(&result);
+    request.sql = "SELECT a FROM s /*sim:mismatch*/";
+    sx_simexec_score(sim, &request, &result);
+    SX_CHECK(result.status == SX_STATUS_MISMATCH && result.strict == 0);
+    sx_result_clear(&result);
+    request.sql = "SELECT a FROM s";
     request.task_id = "t2"; /* no gold: the simulated run cannot produce a CSV */
     sx_simexec_run(sim, &request, &result, &timings);
     SX_CHECK(result.status == SX_STATUS_INFRA_ERROR);

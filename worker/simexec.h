@@ -6,12 +6,16 @@
  *   /\*sim:STATUS*\/   that status on every attempt (e.g. sim:flink_error)
  *   /\*sim:flaky*\/    infra_error on attempt 1, match afterwards
  *   /\*sim:slow*\/     ten times the usual delay
+ *   /\*sim:unstable*\/ match, with a final CSV that is gold and one row more,
+ *                     another on every run (what --repeat must catch)
  * with no marker: match (missing prediction: missing_prediction).
  * SPEC is comma-separated key=value: delay_ms=N (default 10), and
  * infra_error=ID (repeatable): task ID fails with infra_error on every
  * attempt whatever its SQL says, an infrastructure failure injected from
  * outside the prediction (its verdict's inputs stay the same, as for a real
- * broker outage: what `--rerun infra_error` is for). */
+ * broker outage: what `--rerun infra_error` is for). A CSV it wrote is
+ * scored again (a result cache hit) as it scored it: match, or mismatch for
+ * a candidate marked sim:mismatch. */
 #ifndef SX_SIMEXEC_H
 #define SX_SIMEXEC_H
 
@@ -27,6 +31,9 @@ void sx_simexec_destroy(sx_simexec_t **self_p);
 /* The sx_agent_exec_fn of a simulated executor (ctx is an sx_simexec_t). */
 void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
                     sx_timings_t *timings);
+
+/* The sx_agent_score_fn of a simulated executor (ctx is an sx_simexec_t). */
+void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result);
 
 void sx_simexec_test(bool verbose);
 

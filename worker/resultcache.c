@@ -1,0 +1,310 @@
+/* resultcache.c: the worker's result cache (see resultcache.h). */
+#include "worker/resultcache.h"
+
+#include "common/digest.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/selftest.h"
+#include "worker/executor.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ENTRY_MAGIC "streamex-result-cache 1"
+/* An entry holds a CSV that travels in one RESULT frame. */
+#define ENTRY_MAX_BYTES SX_PROTO_MAX_BYTES
+
+struct _sx_resultcache_t {
+    char *dir; /* DIR/v1 */
+    char *runtime;
+};
+
+sx_resultcache_t *sx_resultcache_open(const char *dir, const char *runtime,
+                                      sx_error_t *err)
+{
+    if (!dir || !*dir || !runtime)
+        return sx_error_set(err, "result cache: no folder or no executor description"),
+               NULL;
+    sx_resultcache_t *self = calloc(1, sizeof *self);
+    self->dir = zsys_sprintf("%s/v1", dir);
+    self->runtime = strdup(runtime);
+    if (sx_mkdirs(self->dir, err) != 0) {
+        sx_error_prefix(err, "result cache");
+        sx_resultcache_destroy(&self);
+    }
+    return self;
+}
+
+void sx_resultcache_destroy(sx_resultcache_t **self_p)
+{
+    sx_resultcache_t *self = *self_p;
+    if (!self)
+        return;
+    zstr_free(&self->dir);
+    free(self->runtime);
+    free(self);
+    *self_p = NULL;
+}
+
+static int by_path(const void *a, const void *b)
+{
+    const sx_msg_file_t *x = *(const sx_msg_file_t *const *)a;
+    const sx_msg_file_t *y = *(const sx_msg_file_t *const *)b;
+    return strcmp(x->path, y->path);
+}
+
+void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id,
+                        const char *sql, const sx_msg_file_t *files, size_t file_count,
+                        char key[41])
+{
+    char prefix[PATH_MAX];
+    snprintf(prefix, sizeof prefix, "tasks/%s/", task_id);
+    const sx_msg_file_t **own = calloc(file_count + 1, sizeof *own);
+    size_t count = 0;
+    for (size_t i = 0; i < file_count; i++)
+        if (strncmp(files[i].path, prefix, strlen(prefix)) == 0)
+            own[count++] = &files[i];
+    qsort(own, count, sizeof *own, by_path);
+    sx_digest_t *digest = sx_digest_new();
+    sx_digest_line(digest, "streamex final CSV, execution semantics %d",
+                   SX_EXEC_SEMANTICS);
+    sx_digest_line(digest, "%s", self->runtime);
+    sx_digest_line(digest, "task %s", task_id);
+    sx_digest_sql(digest, sql);
+    for (size_t i = 0; i < count; i++)
+        sx_digest_file(digest, own[i]->hash, own[i]->path);
+    sx_digest_hex(digest, key);
+    sx_digest_destroy(&digest);
+    free(own);
+}
+
+bool sx_resultcache_keeps(sx_status_t status)
+{
+    return status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH;
+}
+
+static void entry_path(const sx_resultcache_t *self, const char *key, char *path,
+                       size_t size)
+{
+    snprintf(path, size, "%s/%.2s/%s", self->dir, key, key);
+}
+
+/* The CSV inside an entry's bytes, or NULL with why it is not a valid one. */
+static const char *entry_csv(const char *data, size_t size, size_t *csv_size, char *why,
+                             size_t why_size)
+{
+    const char *newline = memchr(data, '\n', size < 128 ? size : 128);
+    char hash[41] = "", actual[41];
+    unsigned long long want = 0;
+    char tail = 0;
+    if (!newline ||
+        sscanf(data, ENTRY_MAGIC " %40[0-9a-f] %llu%c", hash, &want, &tail) != 3 ||
+        tail != '\n' || strlen(hash) != 40) {
+        snprintf(why, why_size, "no valid header");
+        return NULL;
+    }
+    const char *csv = newline + 1;
+    *csv_size = size - (size_t)(csv - data);
+    if (*csv_size != want) {
+        snprintf(why, why_size, "%zu bytes of CSV where its header says %llu", *csv_size,
+                 want);
+        return NULL;
+    }
+    sx_hash_bytes(csv, *csv_size, actual);
+    if (strcmp(actual, hash) != 0) {
+        snprintf(why, why_size, "its CSV hashes to %s, its header says %s", actual, hash);
+        return NULL;
+    }
+    return csv;
+}
+
+int sx_resultcache_get(sx_resultcache_t *self, const char *key, const char *csv_path,
+                       sx_error_t *err)
+{
+    char path[PATH_MAX];
+    entry_path(self, key, path, sizeof path);
+    if (access(path, F_OK) != 0)
+        return 0;
+    size_t size = 0, csv_size = 0;
+    sx_error_t read_err;
+    char *data = sx_file_read(path, ENTRY_MAX_BYTES, &size, &read_err);
+    char why[SX_ERROR_MAX];
+    const char *csv = NULL;
+    if (!data)
+        snprintf(why, sizeof why, "%s", read_err.msg);
+    else
+        csv = entry_csv(data, size, &csv_size, why, sizeof why);
+    int rc = 0;
+    if (!csv) {
+        sx_warn("result cache: %s is corrupt (%s): removed, the task runs", path, why);
+        unlink(path);
+    } else if (sx_mkdirs_for(csv_path, err) != 0 ||
+               sx_file_write_atomic(csv_path, csv, csv_size, err) != 0) {
+        rc = -1;
+    } else
+        rc = 1;
+    free(data);
+    return rc;
+}
+
+int sx_resultcache_put(sx_resultcache_t *self, const char *key, const char *csv_path,
+                       sx_error_t *err)
+{
+    size_t size = 0;
+    char *csv = sx_file_read(csv_path, ENTRY_MAX_BYTES - 128, &size, err);
+    if (!csv)
+        return -1;
+    char hash[41], path[PATH_MAX];
+    sx_hash_bytes(csv, size, hash);
+    char *header = zsys_sprintf(ENTRY_MAGIC " %s %zu\n", hash, size);
+    size_t header_size = strlen(header);
+    char *data = malloc(header_size + size + 1);
+    memcpy(data, header, header_size);
+    memcpy(data + header_size, csv, size);
+    entry_path(self, key, path, sizeof path);
+    int rc = sx_mkdirs_for(path, err) == 0 &&
+                     sx_file_write_atomic(path, data, header_size + size, err) == 0
+                 ? 0
+                 : -1;
+    if (rc != 0)
+        sx_error_prefix(err, "result cache");
+    free(data);
+    zstr_free(&header);
+    free(csv);
+    return rc;
+}
+
+/* ---- self-test --------------------------------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+    SX_CHECK(sx_mkdirs_for(path, NULL) == 0 &&
+             sx_file_write_atomic(path, text, strlen(text), NULL) == 0);
+}
+
+static bool same_text(const char *path, const char *text)
+{
+    size_t size = 0;
+    char *data = sx_file_read(path, 1 << 20, &size, NULL);
+    bool same = data && size == strlen(text) && memcmp(data, text, size) == 0;
+    free(data);
+    return same;
+}
+
+/* Every input of the key changes it; files of other tasks and the order
+ * the shard lists files in do not. */
+static void test_key(sx_resultcache_t *cache, const char *dir)
+{
+    sx_msg_file_t files[] = {{"tasks/t1/task.json", "aa", 1},
+                             {"tasks/t1/sources/s.csv", "bb", 1},
+                             {"tasks/t2/task.json", "cc", 1},
+                             {"gold/t1.csv", "dd", 1},
+                             {"evaluation/t1.json", "ee", 1}};
+    char key[41], other[41];
+    sx_resultcache_key(cache, "t1", "SELECT 1", files, 5, key);
+    SX_CHECK(strlen(key) == 40);
+    sx_resultcache_key(cache, "t1", "SELECT 1", files, 5, other);
+    SX_CHECK(strcmp(key, other) == 0);
+    sx_resultcache_key(cache, "t1", "SELECT 1 ", files, 5, other);
+    SX_CHECK(strcmp(key, other) != 0); /* the SQL as submitted, byte for byte */
+    sx_resultcache_key(cache, "t2", "SELECT 1", files, 5, other);
+    SX_CHECK(strcmp(key, other) != 0);
+    /* Another task's files, gold and evaluation are not part of it. */
+    sx_msg_file_t fewer[] = {files[1], files[0]};
+    sx_resultcache_key(cache, "t1", "SELECT 1", fewer, 2, other);
+    SX_CHECK(strcmp(key, other) == 0);
+    sx_msg_file_t changed[] = {files[0], {"tasks/t1/sources/s.csv", "bx", 1}};
+    sx_resultcache_key(cache, "t1", "SELECT 1", changed, 2, other);
+    SX_CHECK(strcmp(key, other) != 0);
+    sx_msg_file_t renamed[] = {files[0], {"tasks/t1/sources/r.csv", "bb", 1}};
+    sx_resultcache_key(cache, "t1", "SELECT 1", renamed, 2, other);
+    SX_CHECK(strcmp(key, other) != 0);
+    sx_resultcache_key(cache, "t1", "SELECT 1", files, 1, other);
+    SX_CHECK(strcmp(key, other) != 0); /* a file less */
+    /* Another executor (versions), same inputs. */
+    sx_resultcache_t *flink2 = sx_resultcache_open(
+        dir, "flink 2.0.0, kafka connector 4.0.0-2.0, kafka 4.0.0", NULL);
+    SX_CHECK(flink2);
+    sx_resultcache_key(flink2, "t1", "SELECT 1", files, 5, other);
+    SX_CHECK(strcmp(key, other) != 0);
+    sx_resultcache_destroy(&flink2);
+    sx_resultcache_destroy(&flink2); /* harmless */
+}
+
+void sx_resultcache_test(bool verbose)
+{
+    (void)verbose;
+    char dir[] = "/tmp/sx-resultcache-test-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    sx_error_t err;
+    SX_CHECK(sx_resultcache_open("", "x", &err) == NULL);
+    char cache_dir[256], csv[PATH_MAX], copy[PATH_MAX], entry[PATH_MAX];
+    snprintf(cache_dir, sizeof cache_dir, "%s/cache", dir);
+    snprintf(csv, sizeof csv, "%s/run/t1.csv", dir);
+    snprintf(copy, sizeof copy, "%s/out/t1.csv", dir);
+    sx_resultcache_t *cache =
+        sx_resultcache_open(cache_dir,
+                            "flink 1.20.3, kafka connector 3.4.0-1.20, "
+                            "kafka 3.9.1",
+                            &err);
+    SX_CHECK(cache);
+    test_key(cache, cache_dir);
+    SX_CHECK(sx_resultcache_keeps(SX_STATUS_MATCH) &&
+             sx_resultcache_keeps(SX_STATUS_MISMATCH));
+    for (int s = 0; s < SX_STATUS_COUNT; s++)
+        if (s != SX_STATUS_MATCH && s != SX_STATUS_MISMATCH)
+            SX_CHECK(!sx_resultcache_keeps((sx_status_t)s));
+    const char *key = "0123456789abcdef0123456789abcdef01234567";
+    SX_CHECK(sx_resultcache_get(cache, key, copy, &err) == 0); /* empty: a miss */
+    SX_CHECK(!sx_file_exists(copy));
+    write_file(csv, "a,b\n1,x\n");
+    SX_CHECK(sx_resultcache_put(cache, key, csv, &err) == 0);
+    /* Written atomically: the entry and nothing beside it (no temporary). */
+    snprintf(entry, sizeof entry, "%s/v1/01/%s", cache_dir, key);
+    char listing[512];
+    snprintf(listing, sizeof listing, "test \"$(ls -A %s/v1/01)\" = %s", cache_dir, key);
+    SX_CHECK(system(listing) == 0);
+    char hash[41];
+    sx_hash_bytes("a,b\n1,x\n", 8, hash);
+    char *want = zsys_sprintf("streamex-result-cache 1 %s 8\na,b\n1,x\n", hash);
+    SX_CHECK(same_text(entry, want));
+    zstr_free(&want);
+    SX_CHECK(sx_resultcache_get(cache, key, copy, &err) == 1);
+    SX_CHECK(same_text(copy, "a,b\n1,x\n"));
+    /* An empty CSV (a relation with no header row written) is an entry too. */
+    write_file(csv, "");
+    SX_CHECK(sx_resultcache_put(cache, key, csv, &err) == 0);
+    SX_CHECK(sx_resultcache_get(cache, key, copy, &err) == 1 && same_text(copy, ""));
+    /* Corrupt entries are misses, logged and removed: a flipped byte, a cut
+     * file, a foreign header, an empty file. */
+    write_file(csv, "a,b\n1,x\n");
+    const char *corrupt[] = {"a,b\n1,y\n", "a,b\n1,", NULL, ""};
+    for (size_t i = 0; i < sizeof corrupt / sizeof *corrupt; i++) {
+        SX_CHECK(sx_resultcache_put(cache, key, csv, &err) == 0);
+        size_t size = 0;
+        char *data = sx_file_read(entry, 1 << 20, &size, NULL);
+        SX_CHECK(data);
+        char *body = strchr(data, '\n') + 1;
+        char *bad = corrupt[i] == NULL ? zsys_sprintf("not a cache entry\n%s", body)
+                    : i == 3
+                        ? zsys_sprintf("%s", "")
+                        : zsys_sprintf("%.*s%s", (int)(body - data), data, corrupt[i]);
+        write_file(entry, bad);
+        zstr_free(&bad);
+        free(data);
+        unlink(copy);
+        SX_CHECK(sx_resultcache_get(cache, key, copy, &err) == 0);
+        SX_CHECK(!sx_file_exists(copy) && !sx_file_exists(entry));
+    }
+    /* A missing CSV cannot be stored. */
+    unlink(csv);
+    SX_CHECK(sx_resultcache_put(cache, key, csv, &err) == -1 && strstr(err.msg, csv));
+    sx_resultcache_destroy(&cache);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    SX_CHECK(system(cmd) == 0);
+}

@@ -1,0 +1,67 @@
+/* resultcache.h: the worker's result cache, so that an incremental run (a
+ * method that changed 20 of 402 candidates) sends only the changed ones to
+ * Kafka and Flink. An entry is the final CSV of one execution, filed under
+ * a key that digests everything that decides that CSV: the execution
+ * semantics version (SX_EXEC_SEMANTICS), what executes it (the Flink, Kafka
+ * and connector versions), the candidate SQL as submitted and the task's
+ * own files (tasks/ID/..., by content hash). Gold and evaluation are not in
+ * the key: they do not decide the CSV, and a hit is always scored again
+ * (so a fixed gold or another profile needs no execution). A changed input
+ * is a changed key, so a stale CSV is never served.
+ *
+ * It lives on the worker because that is where the three kinds of input
+ * meet: the task's files arrive there by hash, the executor knows its
+ * versions, and one folder per machine is shared by every run, method and
+ * worker process on it (entries are named by key and written atomically, so
+ * concurrent writers of one key are harmless).
+ *
+ * Only a genuine execution outcome with a final CSV is kept: match and
+ * mismatch. flink_error and timeout are not (a timeout depends on the load
+ * of the machine, and a Flink failure may be the pair's), nor is anything
+ * else (infra_error, an interrupted task, a rejected or missing candidate
+ * never reaches Flink anyway).
+ *
+ * Layout: DIR/v1/AB/KEY, one file per entry: a header line
+ * "streamex-result-cache 1 SHA1 SIZE" and the CSV's bytes, written to a
+ * temporary name, fsync'ed and renamed. A read checks the header, the size
+ * and the hash; an entry that fails any check is logged, removed and
+ * treated as a miss, never served. */
+#ifndef SX_RESULTCACHE_H
+#define SX_RESULTCACHE_H
+
+#include "common/error.h"
+#include "common/status.h"
+#include "proto/proto.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct _sx_resultcache_t sx_resultcache_t;
+
+/* Opens (creates) the cache in dir for an executor described by runtime,
+ * e.g. "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1". */
+sx_resultcache_t *sx_resultcache_open(const char *dir, const char *runtime,
+                                      sx_error_t *err);
+void sx_resultcache_destroy(sx_resultcache_t **self_p);
+
+/* The key of a task's execution: its candidate sql (not NULL) and, of the
+ * shard's files, those under tasks/TASK_ID/ (in path order). */
+void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id,
+                        const char *sql, const sx_msg_file_t *files, size_t file_count,
+                        char key[41]);
+
+/* Whether a result of this status is kept (match, mismatch). */
+bool sx_resultcache_keeps(sx_status_t status);
+
+/* Copies the entry of key to csv_path: 1 on a hit, 0 on a miss (also for a
+ * corrupt entry, which is logged and removed), -1 when the copy cannot be
+ * written (err says why). */
+int sx_resultcache_get(sx_resultcache_t *self, const char *key, const char *csv_path,
+                       sx_error_t *err);
+/* Stores the CSV at csv_path under key, atomically. */
+int sx_resultcache_put(sx_resultcache_t *self, const char *key, const char *csv_path,
+                       sx_error_t *err);
+
+void sx_resultcache_test(bool verbose);
+
+#endif
