@@ -1,9 +1,10 @@
 /* test_common.c: self-tests of the small common modules (errors, log, status, files,
- * signals, digests). */
+ * signals, digests, the allocator). */
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/signals.h"
 #include "common/status.h"
 
@@ -14,6 +15,7 @@ int main(void)
 {
     bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
     sx_error_test(verbose);
+    sx_mem_test(verbose);
     sx_log_test(verbose);
     sx_status_test(verbose);
     sx_files_test(verbose);
