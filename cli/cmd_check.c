@@ -218,7 +218,6 @@ static int parse_arguments(int argc, char **argv, const char **bench_dir,
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    opterr = 0;
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -228,10 +227,8 @@ static int parse_arguments(int argc, char **argv, const char **bench_dir,
             *bench_dir = optarg;
             break;
         case 'm':
-            if (sx_method_args_add(methods, method_count, optarg, &err) != 0) {
-                fprintf(stderr, "streamex check: %s\n", err.msg);
-                return 2;
-            }
+            if (sx_method_args_add(methods, method_count, optarg, &err) != 0)
+                return sx_usage_error("check", s_usage, "%s", err.msg);
             break;
         case 'h':
             fputs(s_usage, stdout);
@@ -240,15 +237,10 @@ static int parse_arguments(int argc, char **argv, const char **bench_dir,
             return sx_option_error("check", option, argv, s_usage);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "streamex check: unexpected argument '%s'\n%s", argv[optind],
-                s_usage);
-        return 2;
-    }
-    if (!*bench_dir) {
-        fprintf(stderr, "streamex check: --bench BENCH is required\n%s", s_usage);
-        return 2;
-    }
+    if (optind < argc)
+        return sx_usage_error("check", s_usage, "unexpected argument '%s'", argv[optind]);
+    if (!*bench_dir)
+        return sx_usage_error("check", s_usage, "--bench BENCH is required");
     return -1;
 }
 

@@ -42,7 +42,7 @@ int sx_cmd_coordinator(int argc, char **argv)
     sx_error_clear(&err);
     int c, code = 2;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         int shared = sx_runopts_apply(&opts, c, optarg, &err);
         if (shared < 0)
             goto usage;
@@ -66,7 +66,7 @@ int sx_cmd_coordinator(int argc, char **argv)
             sx_runopts_free(&opts);
             return 0;
         default:
-            sx_error_set(&err, "unknown or incomplete option");
+            sx_option_unknown(c, argv, &err);
             goto usage;
         }
     }
@@ -99,7 +99,6 @@ int sx_cmd_coordinator(int argc, char **argv)
     sx_runopts_free(&opts);
     return code;
 usage:
-    fprintf(stderr, "streamex coordinator: %s\n\n%s", err.msg, s_usage);
     sx_runopts_free(&opts);
-    return 2;
+    return sx_usage_error("coordinator", s_usage, "%s", err.msg);
 }

@@ -106,9 +106,9 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
     *opt = (doctor_options_t){.repeat = 1, .workers = 1};
     bool oracle = false, repeat = false, workers = false;
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    long index = 0;
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         switch (c) {
         case 'O':
             if (strcmp(optarg, "batch") != 0)
@@ -131,18 +131,19 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
             opt->rest = optarg;
             break;
         case 'i':
-            if (sscanf(optarg, "%d", &opt->index) != 1 || opt->index < 0 ||
-                opt->index > SX_RUNTIME_MAX_INDEX)
-                return sx_error_set(err, "--index '%s': expected 0..%d", optarg,
-                                    SX_RUNTIME_MAX_INDEX);
+            if (sx_option_int("index", optarg, 0, SX_RUNTIME_MAX_INDEX, &index, err) != 0)
+                return -1;
+            opt->index = (int)index;
             break;
         case 'n':
-            if (sx_runopts_int("repeat", optarg, 1, 100, &opt->repeat, err) != 0)
+            if (sx_option_int("repeat", optarg, 1, SX_RUN_REPEAT_MAX, &opt->repeat,
+                              err) != 0)
                 return -1;
             repeat = true;
             break;
         case 'w':
-            if (sx_runopts_int("workers", optarg, 1, 64, &opt->workers, err) != 0)
+            if (sx_option_int("workers", optarg, 1, SX_RUN_WORKERS_MAX, &opt->workers,
+                              err) != 0)
                 return -1;
             workers = true;
             break;
@@ -153,8 +154,7 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
         case 'h':
             return 1;
         default:
-            return sx_error_set(err, "unknown or incomplete option '%s'",
-                                argv[optind - 1]);
+            return sx_option_unknown(c, argv, err);
         }
     }
     if (optind < argc)
@@ -421,10 +421,8 @@ int sx_cmd_doctor(int argc, char **argv)
         fputs(s_usage, stdout);
         return 0;
     }
-    if (parsed != 0) {
-        fprintf(stderr, "streamex doctor: %s\n%s", err.msg, s_usage);
-        return 2;
-    }
+    if (parsed != 0)
+        return sx_usage_error("doctor", s_usage, "%s", err.msg);
     if (!opt.batch)
         return doctor_streaming(&opt, opt.output ? opt.output : "streamex-doctor");
     char gateway_url[64], rest_url[64];

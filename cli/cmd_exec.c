@@ -36,23 +36,19 @@ typedef struct {
     bool keep;
 } exec_options_t;
 
-static void usage(FILE *out)
-{
-    fputs(
-        "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
-        "NAME=PREDS)\n"
-        "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
-        "                     [--index N | --kafka-bootstrap HOST:PORT\n"
-        "                      --flink-gateway URL --flink-rest URL]\n\n"
-        "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
-        "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
-        "the final CSV and the time of each step. It uses local pair N (default 0):\n"
-        "the running one if `streamex runtime up` left it up, else it starts it and\n"
-        "stops it afterwards; or the external pair given by the three addresses.\n"
-        "--keep leaves the task's topics and gateway session in place for\n"
-        "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n",
-        out);
-}
+static const char s_usage[] =
+    "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
+    "NAME=PREDS)\n"
+    "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
+    "                     [--index N | --kafka-bootstrap HOST:PORT\n"
+    "                      --flink-gateway URL --flink-rest URL]\n\n"
+    "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
+    "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
+    "the final CSV and the time of each step. It uses local pair N (default 0):\n"
+    "the running one if `streamex runtime up` left it up, else it starts it and\n"
+    "stops it afterwards; or the external pair given by the three addresses.\n"
+    "--keep leaves the task's topics and gateway session in place for\n"
+    "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n";
 
 /* 0: options ready; 1: --help; -1: bad usage (err says why). */
 static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t *err)
@@ -75,9 +71,9 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
     };
     *opt = (exec_options_t){0};
     optind = 1;
-    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    long index = 0;
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         switch (c) {
         case 'b':
             opt->bench = optarg;
@@ -110,10 +106,9 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
             opt->rest = optarg;
             break;
         case 'i':
-            if (sscanf(optarg, "%d", &opt->index) != 1 || opt->index < 0 ||
-                opt->index > SX_RUNTIME_MAX_INDEX)
-                return sx_error_set(err, "--index '%s': expected 0..%d", optarg,
-                                    SX_RUNTIME_MAX_INDEX);
+            if (sx_option_int("index", optarg, 0, SX_RUNTIME_MAX_INDEX, &index, err) != 0)
+                return -1;
+            opt->index = (int)index;
             break;
         case 'p':
             if (sx_profile_parse(optarg, &opt->profile) != 0)
@@ -122,8 +117,7 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         case 'h':
             return 1;
         default:
-            return sx_error_set(err, "unknown or incomplete option '%s'",
-                                argv[optind - 1]);
+            return sx_option_unknown(c, argv, err);
         }
     }
     if (optind < argc)
@@ -313,14 +307,11 @@ int sx_cmd_exec(int argc, char **argv)
     sx_error_clear(&err);
     int parsed = parse_options(argc, argv, &opt, &err);
     if (parsed == 1) {
-        usage(stdout);
+        fputs(s_usage, stdout);
         return 0;
     }
-    if (parsed != 0) {
-        fprintf(stderr, "streamex exec: %s\n", err.msg);
-        usage(stderr);
-        return 2;
-    }
+    if (parsed != 0)
+        return sx_usage_error("exec", s_usage, "%s", err.msg);
     sx_bench_t *bench = sx_bench_open(opt.bench, &err);
     if (bench && sx_bench_index_of(bench, opt.task) < 0)
         sx_error_set(&err, "%s/task_ids.txt: no task '%s'", opt.bench, opt.task);

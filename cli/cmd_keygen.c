@@ -3,6 +3,7 @@
  * --allow folder or to workers as --server-cert) and DIR/NAME.cert_secret
  * (keep it on the machine that owns it). */
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/files.h"
 #include "proto/proto.h"
 
@@ -28,22 +29,18 @@ int sx_cmd_keygen(int argc, char **argv)
     const char *dir = ".";
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         if (c == 'd')
             dir = optarg;
         else if (c == 'h') {
             fputs(s_usage, stdout);
             return 0;
         } else {
-            fputs(s_usage, stderr);
-            return 2;
+            return sx_option_error("keygen", c, argv, s_usage);
         }
     }
-    if (optind != argc - 1 || !sx_name_is_safe(argv[optind])) {
-        fprintf(stderr, "streamex keygen: expected one NAME of [A-Za-z0-9_.-]\n\n%s",
-                s_usage);
-        return 2;
-    }
+    if (optind != argc - 1 || !sx_name_is_safe(argv[optind]))
+        return sx_usage_error("keygen", s_usage, "expected one NAME of [A-Za-z0-9_.-]");
     char path[4096], secret[4200];
     snprintf(path, sizeof path, "%s/%s.cert", dir, argv[optind]);
     snprintf(secret, sizeof secret, "%s_secret", path);

@@ -1,6 +1,7 @@
 /* cmd_merge.c: `streamex merge --bench BENCH OUT1 OUT2 ... --output OUT`,
  * the outputs of `--shard I/N` runs combined into one (coordinator/merge.h). */
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "coordinator/merge.h"
@@ -33,7 +34,7 @@ int sx_cmd_merge(int argc, char **argv)
     bool allow_subset = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         if (c == 'b')
             bench = optarg;
         else if (c == 'o')
@@ -44,17 +45,12 @@ int sx_cmd_merge(int argc, char **argv)
             fputs(s_usage, stdout);
             return 0;
         } else {
-            fputs(s_usage, stderr);
-            return 2;
+            return sx_option_error("merge", c, argv, s_usage);
         }
     }
-    if (!bench || !output || optind >= argc) {
-        fprintf(stderr,
-                "streamex merge: --bench, --output and at least one input are "
-                "required\n\n%s",
-                s_usage);
-        return 2;
-    }
+    if (!bench || !output || optind >= argc)
+        return sx_usage_error("merge", s_usage,
+                              "--bench, --output and at least one input are required");
     sx_merge_report_t report;
     sx_error_t err;
     sx_error_clear(&err);

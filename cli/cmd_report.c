@@ -2,6 +2,7 @@
  * the outputs alone (common/report.h), e.g. after the bench was edited or
  * an older run that had no report. */
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/log.h"
 #include "common/report.h"
 
@@ -25,19 +26,16 @@ int sx_cmd_report(int argc, char **argv)
     static const struct option longs[] = {{"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     int c;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-        FILE *to = c == 'h' ? stdout : stderr;
-        if (c != 'h')
-            fprintf(stderr, "streamex report: unknown option '%s'\n", argv[optind - 1]);
-        fputs(s_usage, to);
-        return c == 'h' ? 0 : 2;
+    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(s_usage, stdout);
+            return 0;
+        }
+        return sx_option_error("report", c, argv, s_usage);
     }
-    if (optind + 1 != argc) {
-        fprintf(stderr, "streamex report: one OUT folder is required\n\n%s", s_usage);
-        return 2;
-    }
+    if (optind + 1 != argc)
+        return sx_usage_error("report", s_usage, "one OUT folder is required");
     sx_error_t err;
     sx_error_clear(&err);
     if (sx_report_write(argv[optind], &err) != 0) {

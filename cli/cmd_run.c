@@ -7,6 +7,7 @@
 #include "common/install.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "worker/runtime.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -125,19 +126,22 @@ static void wait_for_run(zactor_t *coordinator, zsock_t *failures, int workers)
     zpoller_destroy(&poller);
 }
 
-static int apply_own(int c, sx_local_run_t *args, sx_error_t *err)
+static int apply_own(int c, char **argv, sx_local_run_t *args, sx_error_t *err)
 {
     switch (c) {
     case OPT_WORKERS:
-        return sx_runopts_int("workers", optarg, 1, 64, &args->workers, err);
+        return sx_option_int("workers", optarg, 1, SX_RUN_WORKERS_MAX, &args->workers,
+                             err);
     case OPT_CAPACITY:
-        return sx_runopts_int("capacity", optarg, 1, 1024, &args->capacity, err);
+        return sx_option_int("capacity", optarg, 1, SX_RUN_CAPACITY_MAX, &args->capacity,
+                             err);
     case OPT_FIRST_INDEX:
-        return sx_runopts_int("first-index", optarg, 0, 199, &args->first_index, err);
+        return sx_option_int("first-index", optarg, 0, SX_RUNTIME_MAX_INDEX,
+                             &args->first_index, err);
     case OPT_HELP:
         return 1;
     default:
-        return sx_error_set(err, "unknown or incomplete option");
+        return sx_option_unknown(c, argv, err);
     }
 }
 
@@ -154,16 +158,17 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args
         {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         int shared = sx_runopts_apply(opts, c, optarg, err);
-        int rc = shared < 0 ? -1 : shared ? 0 : apply_own(c, args, err);
+        int rc = shared < 0 ? -1 : shared ? 0 : apply_own(c, argv, args, err);
         if (rc != 0)
             return rc;
     }
     if (optind < argc)
         return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
-    if (args->first_index + args->workers - 1 > 199)
-        return sx_error_set(err, "--first-index + --workers goes past pair index 199");
+    if (args->first_index + args->workers - 1 > SX_RUNTIME_MAX_INDEX)
+        return sx_error_set(err, "--first-index + --workers goes past pair index %d",
+                            SX_RUNTIME_MAX_INDEX);
     if (!opts->bench && !opts->method_count) {
         char method[PATH_MAX + 64];
         opts->bench = sample_bench();
@@ -239,8 +244,7 @@ int sx_cmd_run(int argc, char **argv)
     if (parsed == 1)
         fputs(s_usage, stdout);
     else if (parsed != 0) {
-        fprintf(stderr, "streamex run: %s\n\n%s", err.msg, s_usage);
-        code = 2;
+        code = sx_usage_error("run", s_usage, "%s", err.msg);
     } else {
         code = sx_run_local(&opts, &args, &err);
         if (sx_error_is_set(&err))

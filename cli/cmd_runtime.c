@@ -5,6 +5,7 @@
  * running for a later `down`. Endpoints go to stdout as KEY=VALUE lines so
  * scripts can read them; everything else goes to the log on stderr. */
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/log.h"
 #include "common/signals.h"
 #include "worker/runtime.h"
@@ -13,20 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static void print_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: streamex runtime up|status|down [--detach] [OPTIONS]\n\n"
-            "  up        start the pair of --index and wait until it is healthy; stays\n"
-            "            in the foreground watching it until Ctrl-C, then stops it\n"
-            "  up --detach  start it, print its endpoints and leave it running\n"
-            "  status    each component's pid, health and resident memory\n"
-            "            (exit 0 only when all are healthy)\n"
-            "  down      stop the pair, whoever started it\n\n"
-            "options:\n" SX_RUNTIME_OPTIONS_HELP
-            "\nThe pair's conf, Kafka data, logs and pid files are under\n"
-            ".runtime/pairs/N/; install it first with scripts/setup-runtime.sh.\n");
-}
+static const char s_usage[] =
+    "usage: streamex runtime up|status|down [--detach] [OPTIONS]\n\n"
+    "  up        start the pair of --index and wait until it is healthy; stays\n"
+    "            in the foreground watching it until Ctrl-C, then stops it\n"
+    "  up --detach  start it, print its endpoints and leave it running\n"
+    "  status    each component's pid, health and resident memory\n"
+    "            (exit 0 only when all are healthy)\n"
+    "  down      stop the pair, whoever started it\n\n"
+    "options:\n" SX_RUNTIME_OPTIONS_HELP
+    "\nThe pair's conf, Kafka data, logs and pid files are under\n"
+    ".runtime/pairs/N/; install it first with scripts/setup-runtime.sh.\n";
 
 static void print_endpoints(const sx_runtime_t *rt)
 {
@@ -131,49 +129,44 @@ static int run_down(const sx_runtime_config_t *config)
 int sx_cmd_runtime(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        print_usage(stdout);
+        fputs(s_usage, stdout);
         return 0;
     }
     if (argc < 2) {
-        print_usage(stderr);
+        fputs(s_usage, stderr);
         return 2;
     }
     const char *action = argv[1];
     sx_runtime_config_t config;
     sx_runtime_config_defaults(&config, 0);
     bool detach = false;
+    sx_error_t err;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--detach") == 0) {
             detach = true;
             continue;
         }
-        sx_error_t err;
         int taken = sx_runtime_config_option(&config, argv[i],
                                              i + 1 < argc ? argv[i + 1] : NULL, &err);
-        if (taken == 0) {
-            fprintf(stderr, "streamex runtime: unknown option '%s'\n", argv[i]);
-            print_usage(stderr);
-            return 2;
-        }
-        if (taken < 0) {
-            fprintf(stderr, "streamex runtime: %s\n", err.msg);
-            return 2;
-        }
+        if (taken == 0)
+            return sx_usage_error("runtime", s_usage, "unknown option '%s'", argv[i]);
+        if (taken < 0)
+            return sx_usage_error("runtime", s_usage, "%s", err.msg);
         i++;
     }
+    /* A value out of range is bad usage like a malformed one: said here, with
+     * the usage, not later by whichever action meets it first. */
+    if (sx_runtime_config_validate(&config, &err) != 0)
+        return sx_usage_error("runtime", s_usage, "%s", err.msg);
     sx_log_set_component("runtime");
     if (strcmp(action, "up") == 0)
         return run_up(&config, detach);
-    if (detach) {
-        fprintf(stderr, "streamex runtime: --detach only goes with 'up'\n");
-        return 2;
-    }
+    if (detach)
+        return sx_usage_error("runtime", s_usage, "--detach only goes with 'up'");
     if (strcmp(action, "status") == 0)
         return run_status(&config);
     if (strcmp(action, "down") == 0)
         return run_down(&config);
-    fprintf(stderr, "streamex runtime: unknown action '%s' (up, status or down)\n",
-            action);
-    print_usage(stderr);
-    return 2;
+    return sx_usage_error("runtime", s_usage, "unknown action '%s' (up, status or down)",
+                          action);
 }

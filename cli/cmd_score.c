@@ -71,7 +71,6 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    opterr = 0;
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -84,18 +83,13 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
             args->out_dir = optarg;
             break;
         case 'p':
-            if (sx_profile_parse(optarg, &args->profile) != 0) {
-                fprintf(stderr, "streamex score: unknown profile '%s'\n%s", optarg,
-                        s_usage);
-                return 2;
-            }
+            if (sx_profile_parse(optarg, &args->profile) != 0)
+                return sx_usage_error("score", s_usage, "unknown profile '%s'", optarg);
             break;
         case 'm':
             if (sx_method_args_add(&args->methods, &args->method_count, optarg, &err) !=
-                0) {
-                fprintf(stderr, "streamex score: %s\n", err.msg);
-                return 2;
-            }
+                0)
+                return sx_usage_error("score", s_usage, "%s", err.msg);
             break;
         case 'h':
             fputs(s_usage, stdout);
@@ -109,15 +103,10 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
                           : !args->method_count ? "--method NAME=FILE"
                           : !args->out_dir      ? "--output OUT"
                                                 : NULL;
-    if (optind < argc) {
-        fprintf(stderr, "streamex score: unexpected argument '%s'\n%s", argv[optind],
-                s_usage);
-        return 2;
-    }
-    if (missing) {
-        fprintf(stderr, "streamex score: %s is required\n%s", missing, s_usage);
-        return 2;
-    }
+    if (optind < argc)
+        return sx_usage_error("score", s_usage, "unexpected argument '%s'", argv[optind]);
+    if (missing)
+        return sx_usage_error("score", s_usage, "%s is required", missing);
     return -1;
 }
 

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/log.h"
+#include "worker/runtime.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
     int c;
     long value = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         int shared = sx_runopts_apply(opts, c, optarg, err);
         if (shared < 0)
             return -1;
@@ -88,7 +89,8 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
             agent->name = optarg;
             break;
         case OPT_CAPACITY:
-            if (sx_runopts_int("capacity", optarg, 1, 1024, &value, err) != 0)
+            if (sx_option_int("capacity", optarg, 1, SX_RUN_CAPACITY_MAX, &value, err) !=
+                0)
                 return -1;
             agent->capacity = (int)value;
             break;
@@ -96,7 +98,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
             agent->work_dir = optarg;
             break;
         case OPT_INDEX:
-            if (sx_runopts_int("index", optarg, 0, 199, &value, err) != 0)
+            if (sx_option_int("index", optarg, 0, SX_RUNTIME_MAX_INDEX, &value, err) != 0)
                 return -1;
             backend->index = (int)value;
             break;
@@ -121,7 +123,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         case OPT_HELP:
             return 1;
         default:
-            return sx_error_set(err, "unknown or incomplete option");
+            return sx_option_unknown(c, argv, err);
         }
     }
     if (optind < argc)
@@ -154,8 +156,7 @@ int sx_cmd_worker(int argc, char **argv)
             fputs(s_usage, stdout);
             return 0;
         }
-        fprintf(stderr, "streamex worker: %s\n\n%s", err.msg, s_usage);
-        return 2;
+        return sx_usage_error("worker", s_usage, "%s", err.msg);
     }
     agent.heartbeat_ms = opts.heartbeat_ms;
     agent.dead_after_ms = opts.dead_after_ms;

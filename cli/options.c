@@ -1,8 +1,13 @@
-/* options.c: parsing of option values shared by several subcommands. */
+/* options.c: parsing of option values shared by the subcommands, and the one
+ * way every subcommand reports bad usage. */
 #include "cli/options.h"
 #include "common/task.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +67,44 @@ void sx_method_args_free(sx_method_arg_t **args, size_t *count)
     *count = 0;
 }
 
-int sx_option_error(const char *command, int option, char **argv, const char *usage)
+int sx_option_int(const char *name, const char *arg, long min, long max, long *out,
+                  sx_error_t *err)
+{
+    /* strtol alone would take " 7" and "+7", and clamp an overflow to LONG_MAX. */
+    bool number = isdigit((unsigned char)arg[0]) ||
+                  (arg[0] == '-' && isdigit((unsigned char)arg[1]));
+    char *end = NULL;
+    errno = 0;
+    long value = number ? strtol(arg, &end, 10) : 0;
+    if (!number || *end || errno == ERANGE || value < min || value > max)
+        return sx_error_set(err, "--%s '%s': expected an integer in [%ld, %ld]", name,
+                            arg, min, max);
+    *out = value;
+    return 0;
+}
+
+int sx_option_unknown(int option, char **argv, sx_error_t *err)
 {
     const char *arg = argv[optind - 1];
     if (option == ':')
-        fprintf(stderr, "streamex %s: %s needs a value\n%s", command, arg, usage);
-    else
-        fprintf(stderr, "streamex %s: unknown option '%s'\n%s", command, arg, usage);
+        return sx_error_set(err, "%s needs a value", arg);
+    return sx_error_set(err, "unknown option '%s'", arg);
+}
+
+int sx_usage_error(const char *command, const char *usage, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "streamex %s: ", command);
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n%s", usage);
+    va_end(args);
     return 2;
+}
+
+int sx_option_error(const char *command, int option, char **argv, const char *usage)
+{
+    sx_error_t err;
+    sx_option_unknown(option, argv, &err);
+    return sx_usage_error(command, usage, "%s", err.msg);
 }

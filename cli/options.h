@@ -1,4 +1,5 @@
-/* options.h: option parsing shared by several subcommands. */
+/* options.h: option parsing shared by the subcommands: --method values,
+ * integer values, and how an unknown option or a bad value is reported. */
 #ifndef SX_OPTIONS_H
 #define SX_OPTIONS_H
 
@@ -22,9 +23,26 @@ int sx_method_args_add(sx_method_arg_t **args, size_t *count, const char *text,
                        sx_error_t *err);
 void sx_method_args_free(sx_method_arg_t **args, size_t *count);
 
-/* Says what getopt_long's ':' (an option missing its value) or any other
- * unexpected result (an unknown option) means, for `streamex COMMAND`, then
- * the usage text. Returns 2, the exit code of bad usage. */
+/* The one parser of integer option values: ARG is a whole decimal integer
+ * (nothing before or after it, no overflow) in [min, max], else err says
+ * "--NAME 'ARG': expected an integer in [MIN, MAX]". */
+int sx_option_int(const char *name, const char *arg, long min, long max, long *out,
+                  sx_error_t *err);
+
+/* The message for a getopt_long result no case of a command took: ':' (the
+ * optstring starts with ':') is an option missing its value ("--bench needs
+ * a value"), anything else an unknown option ("unknown option '--bogus'").
+ * Sets err; returns -1. getopt's own messages are off (opterr = 0 in main). */
+int sx_option_unknown(int option, char **argv, sx_error_t *err);
+
+/* Bad usage, said once and the same way by every command: "streamex COMMAND:
+ * MESSAGE" and then the usage text, on stderr. Returns 2, the exit code of
+ * bad usage. */
+int sx_usage_error(const char *command, const char *usage, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* sx_option_unknown's message as sx_usage_error says it, for a command that
+ * reports bad usage where it finds it. Returns 2. */
 int sx_option_error(const char *command, int option, char **argv, const char *usage);
 
 #endif

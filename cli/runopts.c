@@ -17,26 +17,19 @@
 #include <string.h>
 #include <unistd.h>
 
-int sx_runopts_int(const char *name, const char *arg, long min, long max, long *out,
-                   sx_error_t *err)
-{
-    char *end = NULL;
-    long value = strtol(arg, &end, 10);
-    if (!*arg || *end || value < min || value > max)
-        return sx_error_set(err, "--%s '%s': expected an integer in [%ld, %ld]", name,
-                            arg, min, max);
-    *out = value;
-    return 0;
-}
-
+/* --shard I/N: both through the checked parser, whose own message gives
+ * way to the one that says what I/N must be. */
 static int parse_subset(const char *arg, sx_runopts_t *opts, sx_error_t *err)
 {
-    unsigned long i = 0, n = 0;
-    char tail = 0;
-    if (sscanf(arg, "%lu/%lu%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 100000)
+    const char *slash = strchr(arg, '/');
+    long i = 0, n = 0;
+    if (!slash ||
+        sx_option_int("shard", strndupa(arg, (size_t)(slash - arg)), 0,
+                      SX_RUN_SUBSETS_MAX - 1, &i, err) != 0 ||
+        sx_option_int("shard", slash + 1, 1, SX_RUN_SUBSETS_MAX, &n, err) != 0 || i >= n)
         return sx_error_set(err, "--shard '%s': expected I/N with 0 <= I < N", arg);
-    opts->subset_index = i;
-    opts->subset_count = n;
+    opts->subset_index = (size_t)i;
+    opts->subset_count = (size_t)n;
     return 0;
 }
 
@@ -100,19 +93,19 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         opts->output = arg;
         break;
     case SX_OPT_SHARD_SIZE:
-        rc = sx_runopts_int("shard-size", arg, 1, 10000, &value, err);
+        rc = sx_option_int("shard-size", arg, 1, 10000, &value, err);
         opts->shard_size = (size_t)value;
         break;
     case SX_OPT_HEARTBEAT_MS:
-        rc = sx_runopts_int("heartbeat-ms", arg, 10, 600000, &value, err);
+        rc = sx_option_int("heartbeat-ms", arg, 10, 600000, &value, err);
         opts->heartbeat_ms = (int)value;
         break;
     case SX_OPT_DEAD_AFTER_MS:
-        rc = sx_runopts_int("dead-after-ms", arg, 20, 3600000, &value, err);
+        rc = sx_option_int("dead-after-ms", arg, 20, 3600000, &value, err);
         opts->dead_after_ms = (int)value;
         break;
     case SX_OPT_RETRIES:
-        rc = sx_runopts_int("retries", arg, 1, 100, &value, err);
+        rc = sx_option_int("retries", arg, 1, 100, &value, err);
         opts->retries = (int)value;
         break;
     case SX_OPT_RESUME:
@@ -135,7 +128,7 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         rc = parse_tasks(arg, opts, err);
         break;
     case SX_OPT_REPEAT:
-        rc = sx_runopts_int("repeat", arg, 1, 100, &value, err);
+        rc = sx_option_int("repeat", arg, 1, SX_RUN_REPEAT_MAX, &value, err);
         opts->repeat = (int)value;
         break;
     case SX_OPT_CACHE:

@@ -13,6 +13,13 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+/* Bounds of option values that more than one command takes (the pair
+ * index's is SX_RUNTIME_MAX_INDEX, worker/runtime.h). */
+#define SX_RUN_WORKERS_MAX 64     /* --workers of run and doctor */
+#define SX_RUN_CAPACITY_MAX 1024  /* --capacity of run and worker */
+#define SX_RUN_REPEAT_MAX 100     /* --repeat of run, coordinator and doctor */
+#define SX_RUN_SUBSETS_MAX 100000 /* N of --shard I/N */
+
 enum {
     SX_OPT_BENCH = 1000,
     SX_OPT_METHOD,
@@ -136,10 +143,6 @@ void sx_runopts_free(sx_runopts_t *opts);
  * $SX_CACHE_DIR (empty or "off": none), $XDG_CACHE_HOME/streamex or
  * $HOME/.cache/streamex. Returns dir, or NULL for no cache. */
 const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t size);
-
-/* Parses a positive integer option value. */
-int sx_runopts_int(const char *name, const char *arg, long min, long max, long *out,
-                   sx_error_t *err);
 
 /* The executor behind an agent: the simulated one, or the real executor on a
  * Kafka + Flink pair (pair `index` started here, or an external one). */

@@ -7,6 +7,7 @@
 
 #include <czmq.h>
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,6 +100,9 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return 2;
     }
+    /* Every command says what is wrong with its options itself, once, in its
+     * own words (cli/options.h): getopt's messages would say it twice. */
+    opterr = 0;
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         if (strcmp(argv[first], s_commands[i].name) == 0)
             return s_commands[i].run(argc - first, argv + first);

@@ -95,8 +95,12 @@ typedef struct {
 
 typedef struct _sx_runtime_t sx_runtime_t;
 
-/* The command-line options every command that owns a pair accepts (`runtime`,
- * `worker`, `run`), for their --help. */
+/* The command-line options of `streamex runtime`, for its --help. The other
+ * commands on a pair take only some, and parse and describe those
+ * themselves: `worker` and `exec` --index and the external pair's three
+ * addresses, `doctor` --index, --flink-gateway and --flink-rest, `run`
+ * --first-index. A pair they start has the default sizes: the sizes are
+ * options of `runtime up` alone (docs/cluster.md). */
 #define SX_RUNTIME_OPTIONS_HELP                                                          \
     "  --index N                 worker index: ports 21000+20*N.., .runtime/pairs/N\n"   \
     "  --runtime-dir DIR         the install (default $SX_RUNTIME_DIR, else "            \
