@@ -3,6 +3,7 @@
  * durable writes and mkdir -p (see files.h). */
 #include "common/files.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <errno.h>
@@ -180,21 +181,14 @@ static char *read_regular(const char *path, const struct stat *seen, size_t limi
     }
     /* The stated size is a hint: a file may grow, and is cut at limit + 1. */
     size_t capacity = (size_t)st.st_size < limit ? (size_t)st.st_size + 1 : limit + 1;
-    char *data = malloc(capacity + 1);
+    char *data = sx_alloc(capacity + 1, 1);
     size_t used = 0;
-    while (data) {
+    for (;;) {
         if (used == capacity) {
             if (capacity > limit)
                 break;
-            size_t grown = capacity > limit / 2 ? limit + 1 : 2 * capacity;
-            char *bigger = realloc(data, grown + 1);
-            if (!bigger) {
-                free(data);
-                data = NULL;
-                break;
-            }
-            data = bigger;
-            capacity = grown;
+            capacity = capacity > limit / 2 ? limit + 1 : 2 * capacity;
+            data = sx_realloc(data, capacity + 1, 1);
         }
         ssize_t got = read(fd, data + used, capacity - used);
         if (got < 0 && errno == EINTR)
@@ -210,8 +204,6 @@ static char *read_regular(const char *path, const struct stat *seen, size_t limi
         used += (size_t)got;
     }
     close(fd);
-    if (!data)
-        return sx_error_set(err, "%s: out of memory", path), NULL;
     if (used > limit) {
         *too_big = true;
         if (!head) {
@@ -243,8 +235,8 @@ char *sx_file_folder(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return strdup(".");
-    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+        return sx_strdup(".");
+    return sx_strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
 /* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more). */
@@ -368,7 +360,7 @@ int sx_output_path_check(const char *path, sx_error_t *err)
 
 static int fsync_dir_of(const char *path)
 {
-    char *dir = strdup(path);
+    char *dir = sx_strdup(path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';

@@ -4,6 +4,7 @@
  * is decided once per process from /proc/self/exe. */
 #include "common/install.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <limits.h>
@@ -106,12 +107,12 @@ static char *user_runtime_dir(void)
 char *sx_install_runtime_dir(const char *given)
 {
     if (given && given[0])
-        return strdup(given);
+        return sx_strdup(given);
     const char *env = getenv("SX_RUNTIME_DIR");
     if (env && env[0])
-        return strdup(env);
+        return sx_strdup(env);
     if (sx_install_in_build_tree())
-        return strdup(SX_SOURCE_DIR "/.runtime");
+        return sx_strdup(SX_SOURCE_DIR "/.runtime");
     return user_runtime_dir();
 }
 
@@ -224,7 +225,7 @@ void sx_install_test(bool verbose)
 
     /* The runtime folder: given, then $SX_RUNTIME_DIR, then the default. */
     const char *saved = getenv("SX_RUNTIME_DIR");
-    char *saved_copy = saved ? strdup(saved) : NULL;
+    char *saved_copy = saved ? sx_strdup(saved) : NULL;
     char *dir = sx_install_runtime_dir("/given");
     SX_CHECK(dir && strcmp(dir, "/given") == 0);
     free(dir);
@@ -238,7 +239,7 @@ void sx_install_test(bool verbose)
     free(dir);
     /* An installed binary's default: per user, under XDG_DATA_HOME or HOME. */
     const char *saved_xdg = getenv("XDG_DATA_HOME");
-    char *saved_xdg_copy = saved_xdg ? strdup(saved_xdg) : NULL;
+    char *saved_xdg_copy = saved_xdg ? sx_strdup(saved_xdg) : NULL;
     setenv("XDG_DATA_HOME", "/data", 1);
     dir = user_runtime_dir();
     SX_CHECK(dir && strcmp(dir, "/data/streamex/runtime") == 0);
