@@ -5,6 +5,8 @@
  * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/clock.h"
+#include "common/mem.h"
 #include "common/result.h"
 #include "common/score.h"
 #include "common/signals.h"
@@ -19,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char s_usage[] =
     "usage: streamex score --bench BENCH --method NAME=SUBMISSION.jsonl [--method ...]\n"
@@ -128,14 +129,14 @@ static char *resolve_csv(const char *base, const char *csv)
 {
     char *joined = NULL;
     if (csv[0] == '/')
-        return strdup(csv);
+        return sx_strdup(csv);
     return asprintf(&joined, "%s/%s", base, csv) < 0 ? NULL : joined;
 }
 
 /* The absolute folder of a file, or NULL. */
 static char *absolute_folder(const char *path, sx_error_t *err)
 {
-    char *copy = strdup(path);
+    char *copy = sx_strdup(path);
     char *folder = copy ? realpath(dirname(copy), NULL) : NULL;
     if (!folder)
         sx_error_set(err, "%s: cannot resolve its folder", path);
@@ -188,22 +189,15 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
     return rc;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Scores one task of one method into *result. */
 static void score_task(const sx_bench_t *bench, const char *task_id, const char *csv,
                        bool has_line, sx_profile_t profile, sx_result_t *result)
 {
-    double start = now_seconds();
+    double start = sx_clock_seconds();
     if (!csv) {
         sx_result_init(result, task_id, SX_STATUS_MISSING_PREDICTION,
                        has_line ? "csv is null" : "no line in the submission", NULL);
-        result->seconds = now_seconds() - start;
+        result->seconds = sx_clock_seconds() - start;
         return;
     }
     char detail[SX_ERROR_MAX] = "";
@@ -223,7 +217,7 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
     }
     sx_result_init(result, task_id, status, detail, csv);
     result->strict = strict;
-    result->seconds = now_seconds() - start;
+    result->seconds = sx_clock_seconds() - start;
     sx_evaluation_destroy(&evaluation);
     free(spec);
     free(gold);
@@ -236,8 +230,8 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
                         sx_error_t *err)
 {
     size_t count = sx_bench_task_count(bench);
-    char **csv_of = calloc(count + 1, sizeof *csv_of);
-    bool *has_line = calloc(count + 1, sizeof *has_line);
+    char **csv_of = sx_alloc(count + 1, sizeof *csv_of);
+    bool *has_line = sx_alloc(count + 1, sizeof *has_line);
     int rc = !csv_of || !has_line ? sx_error_set(err, "out of memory") : 0;
     if (rc == 0)
         rc = load_submission(method->file, bench, csv_of, has_line, err);
@@ -266,7 +260,7 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
         if (sx_results_write(args->out_dir, args->methods[m].name, results[m], count,
                              &summaries[m], err) != 0)
             return -1;
-    const char **files = calloc(args->method_count + 1, sizeof *files);
+    const char **files = sx_alloc(args->method_count + 1, sizeof *files);
     for (size_t m = 0; files && m < args->method_count; m++)
         files[m] = args->methods[m].file;
     char fingerprint[41];
@@ -321,11 +315,11 @@ static int run(const score_args_t *args)
         return 2;
     }
     size_t count = sx_bench_task_count(bench);
-    sx_method_summary_t *summaries = calloc(args->method_count, sizeof *summaries);
-    sx_result_t **results = calloc(args->method_count, sizeof *results);
+    sx_method_summary_t *summaries = sx_alloc(args->method_count, sizeof *summaries);
+    sx_result_t **results = sx_alloc(args->method_count, sizeof *results);
     int rc = summaries && results ? 0 : sx_error_set(&err, "out of memory");
     for (size_t m = 0; rc == 0 && m < args->method_count; m++) {
-        results[m] = calloc(count + 1, sizeof *results[m]);
+        results[m] = sx_alloc(count + 1, sizeof *results[m]);
         rc = results[m] ? score_method(args, bench, &args->methods[m], results[m], &err)
                         : sx_error_set(&err, "out of memory");
     }
