@@ -137,7 +137,7 @@ static char *resolve_csv(const char *base, const char *csv)
 static char *absolute_folder(const char *path, sx_error_t *err)
 {
     char *copy = sx_strdup(path);
-    char *folder = copy ? realpath(dirname(copy), NULL) : NULL;
+    char *folder = realpath(dirname(copy), NULL);
     if (!folder)
         sx_error_set(err, "%s: cannot resolve its folder", path);
     free(copy);
@@ -232,9 +232,7 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
     size_t count = sx_bench_task_count(bench);
     char **csv_of = sx_alloc(count + 1, sizeof *csv_of);
     bool *has_line = sx_alloc(count + 1, sizeof *has_line);
-    int rc = !csv_of || !has_line ? sx_error_set(err, "out of memory") : 0;
-    if (rc == 0)
-        rc = load_submission(method->file, bench, csv_of, has_line, err);
+    int rc = load_submission(method->file, bench, csv_of, has_line, err);
     for (size_t i = 0; rc == 0 && i < count; i++) {
         if (sx_signals_caught())
             rc = 1;
@@ -242,7 +240,7 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
             score_task(bench, sx_bench_task_id(bench, i), csv_of[i], has_line[i],
                        args->profile, &results[i]);
     }
-    for (size_t i = 0; i < count && csv_of; i++)
+    for (size_t i = 0; i < count; i++)
         free(csv_of[i]);
     free(csv_of);
     free(has_line);
@@ -261,7 +259,7 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
                              &summaries[m], err) != 0)
             return -1;
     const char **files = sx_alloc(args->method_count + 1, sizeof *files);
-    for (size_t m = 0; files && m < args->method_count; m++)
+    for (size_t m = 0; m < args->method_count; m++)
         files[m] = args->methods[m].file;
     char fingerprint[41];
     sx_bench_fingerprint(bench, fingerprint);
@@ -288,7 +286,7 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
 
 static void free_results(sx_result_t **results, size_t methods, size_t count)
 {
-    for (size_t m = 0; results && m < methods; m++) {
+    for (size_t m = 0; m < methods; m++) {
         for (size_t i = 0; results[m] && i < count; i++)
             sx_result_clear(&results[m][i]);
         free(results[m]);
@@ -317,11 +315,10 @@ static int run(const score_args_t *args)
     size_t count = sx_bench_task_count(bench);
     sx_method_summary_t *summaries = sx_alloc(args->method_count, sizeof *summaries);
     sx_result_t **results = sx_alloc(args->method_count, sizeof *results);
-    int rc = summaries && results ? 0 : sx_error_set(&err, "out of memory");
+    int rc = 0;
     for (size_t m = 0; rc == 0 && m < args->method_count; m++) {
         results[m] = sx_alloc(count + 1, sizeof *results[m]);
-        rc = results[m] ? score_method(args, bench, &args->methods[m], results[m], &err)
-                        : sx_error_set(&err, "out of memory");
+        rc = score_method(args, bench, &args->methods[m], results[m], &err);
     }
     if (rc == 0)
         rc = write_outputs(args, bench, results, summaries, started, &err);
@@ -330,7 +327,7 @@ static int run(const score_args_t *args)
     else if (rc == 1)
         fprintf(stderr, "streamex score: stopped by signal %d; nothing written\n",
                 sx_signals_caught());
-    for (size_t m = 0; summaries && m < args->method_count; m++)
+    for (size_t m = 0; m < args->method_count; m++)
         sx_method_summary_clear(&summaries[m]);
     free(summaries);
     free_results(results, args->method_count, count);

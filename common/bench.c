@@ -202,10 +202,6 @@ sx_bench_t *sx_bench_check(const char *dir, sx_problems_t *problems)
 sx_bench_t *sx_bench_open(const char *dir, sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    if (!problems) {
-        sx_error_set(err, "%s/task_ids.txt: out of memory", dir);
-        return NULL;
-    }
     sx_bench_t *self = sx_bench_check(dir, problems);
     if (sx_problems_count(problems) > 0) {
         sx_problems_to_error(problems, 0, err);

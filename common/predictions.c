@@ -165,10 +165,6 @@ sx_predictions_t *sx_predictions_load(const char *path, const sx_bench_t *bench,
                                       sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    if (!problems) {
-        sx_error_set(err, "%s: out of memory", path);
-        return NULL;
-    }
     sx_predictions_t *self = sx_predictions_check(path, bench, problems);
     if (sx_problems_count(problems) > 0) {
         sx_problems_to_error(problems, 0, err);

@@ -728,10 +728,6 @@ sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
 sx_task_t *sx_task_load(const char *bench_dir, const char *task_id, sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    if (!problems) {
-        sx_error_set(err, "task %s: out of memory", task_id);
-        return NULL;
-    }
     sx_task_t *task = sx_task_check(bench_dir, task_id, problems);
     if (!task)
         sx_problems_to_error(problems, 0, err);

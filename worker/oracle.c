@@ -144,8 +144,6 @@ static int write_csv(const sx_task_t *task, const char *dir, const char *csv_pat
 {
     sx_materialize_t *relation = sx_materialize_new(
         SX_CHANGELOG_APPEND, task->output_schema, task->output_column_count);
-    if (!relation)
-        return sx_error_set(err, "out of memory");
     DIR *folder = opendir(dir); /* absent when the job wrote no row */
     int rc = 0;
     int64_t offset = 0;
