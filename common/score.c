@@ -152,8 +152,7 @@ sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err)
     /* BENCH/evaluation/ID.json belongs to its folder (files.h). */
     char *folder = sx_file_folder(path);
     size_t size = 0;
-    char *text = folder ? sx_file_load(folder, path, SX_FILE_JSON, &size, err)
-                        : (sx_error_set(err, "out of memory"), NULL);
+    char *text = sx_file_load(folder, path, SX_FILE_JSON, &size, err);
     free(folder);
     if (!text)
         return NULL;
@@ -223,8 +222,7 @@ static int strict_verdict(sx_tie_target_t *t, size_t pred_rows, int frozen, char
 sx_frame_t *sx_gold_read(const char *gold_csv, sx_error_t *err)
 {
     char *folder = sx_file_folder(gold_csv);
-    sx_frame_t *gold = folder ? sx_frame_read(folder, gold_csv, err)
-                              : (sx_error_set(err, "out of memory"), NULL);
+    sx_frame_t *gold = sx_frame_read(folder, gold_csv, err);
     free(folder);
     return gold;
 }
