@@ -4,6 +4,7 @@
  * is decided once per process from /proc/self/exe. */
 #include "common/install.h"
 
+#include "common/files.h"
 #include "common/mem.h"
 #include "common/selftest.h"
 
@@ -176,9 +177,10 @@ void sx_install_test(bool verbose)
     snprintf(build, sizeof build, "%s/build", tmp);
     snprintf(bin, sizeof bin, "%s/prefix/bin", tmp);
     snprintf(share, sizeof share, "%s/prefix/share/streamex", tmp);
-    char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/tests' '%s' '%s'", build, bin, share);
-    SX_CHECK(system(cmd) == 0);
+    char tests[160];
+    snprintf(tests, sizeof tests, "%s/tests", build);
+    SX_CHECK(sx_mkdirs(tests, NULL) == 0 && sx_mkdirs(bin, NULL) == 0 &&
+             sx_mkdirs(share, NULL) == 0);
 
     /* A binary inside the build folder (or below it) reads the source tree. */
     layout_t layout;
@@ -258,6 +260,7 @@ void sx_install_test(bool verbose)
     free(saved_xdg_copy);
     free(saved_copy);
 
+    char cmd[PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     SX_CHECK(system(cmd) == 0);
     if (verbose)

@@ -667,7 +667,7 @@ static void write_task(const char *dir, const char *id, int timeout_s,
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
-    zsys_dir_create("%s", path);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "s.csv", "id,v\n1,a\n");
     snprintf(
         json, sizeof json,
@@ -694,12 +694,12 @@ static void write_bench(const char *dir)
     write_task(dir, "t1", 30, "");
     write_task(dir, "t2", 1, "");
     write_task(dir, "t3", 30, ",'properties.group.id'='${group}'");
-    zsys_dir_create("%s/gold", dir);
-    zsys_dir_create("%s/evaluation", dir);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/gold", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.csv", "id\n1\n");
     snprintf(path, sizeof path, "%s/evaluation", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.json", "{}\n");
 }
 
