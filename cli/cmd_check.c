@@ -10,6 +10,7 @@
  * line, a summary to stdout. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/mem.h"
 #include "common/signals.h"
 #include "common/files.h"
 #include "common/frame.h"
@@ -179,7 +180,7 @@ static char *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
                 tally->statics++;
         }
         check_task_inputs(task, tally->warnings, problems);
-        sink = strdup(task->sink_name);
+        sink = sx_strdup(task->sink_name);
     }
     sx_task_destroy(&task);
     check_evaluation_files(bench, id, tally, problems);
@@ -290,23 +291,19 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     if (!bench)
         return report(problems);
     tally_t tally = {.tasks = sx_bench_task_count(bench), .warnings = sx_problems_new()};
-    char **sinks = calloc(tally.tasks, sizeof *sinks);
-    method_tally_t *by_method = calloc(method_count + 1, sizeof *by_method);
-    if (!sinks || !by_method) {
-        sx_problems_add(problems, "streamex check: out of memory");
-    } else {
-        /* A stop signal ends the check between two tasks (exit 128 + N). */
-        for (size_t i = 0; i < tally.tasks && !sx_signals_caught(); i++)
-            sinks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
-        for (size_t i = 0; i < method_count && !sx_signals_caught(); i++)
-            check_method(bench, methods[i].file, sinks, &by_method[i], problems);
-    }
+    char **sinks = sx_alloc(tally.tasks, sizeof *sinks);
+    method_tally_t *by_method = sx_alloc(method_count + 1, sizeof *by_method);
+    /* A stop signal ends the check between two tasks (exit 128 + N). */
+    for (size_t i = 0; i < tally.tasks && !sx_signals_caught(); i++)
+        sinks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
+    for (size_t i = 0; i < method_count && !sx_signals_caught(); i++)
+        check_method(bench, methods[i].file, sinks, &by_method[i], problems);
     int code = 0;
     if (sx_signals_caught()) {
         fprintf(stderr, "streamex check: stopped by signal %d\n", sx_signals_caught());
         code = sx_signals_exit_code();
     } else {
-        for (size_t i = 0; tally.warnings && i < sx_problems_kept(tally.warnings); i++)
+        for (size_t i = 0; i < sx_problems_kept(tally.warnings); i++)
             fprintf(stderr, "warning: %s\n", sx_problems_get(tally.warnings, i));
         code = report(problems);
     }
@@ -340,12 +337,7 @@ int sx_cmd_check(int argc, char **argv)
     }
     if (code < 0) {
         sx_problems_t *problems = sx_problems_new();
-        if (!problems) {
-            fprintf(stderr, "streamex check: out of memory\n");
-            code = 2;
-        } else {
-            code = check(bench_dir, methods, method_count, problems);
-        }
+        code = check(bench_dir, methods, method_count, problems);
         sx_problems_destroy(&problems);
     }
     sx_method_args_free(&methods, &method_count);

@@ -4,7 +4,9 @@
  * candidate comes from a SQL file or from a method's predictions file. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/signals.h"
 #include "common/predictions.h"
 #include "common/task.h"
@@ -134,33 +136,9 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
     return 0;
 }
 
-/* The whole of a SQL file as a heap string. */
-static char *read_text(const char *path, sx_error_t *err)
-{
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return sx_error_set(err, "%s: cannot open", path), NULL;
-    size_t size = 0, capacity = 4096;
-    char *text = malloc(capacity);
-    size_t n;
-    while (text && (n = fread(text + size, 1, capacity - size - 1, in)) > 0) {
-        size += n;
-        if (capacity - size == 1) {
-            char *grown = realloc(text, capacity *= 2);
-            if (!grown)
-                free(text);
-            text = grown;
-        }
-    }
-    bool failed = ferror(in) != 0;
-    fclose(in);
-    if (!text || failed) {
-        free(text);
-        return sx_error_set(err, "%s: read error", path), NULL;
-    }
-    text[size] = '\0';
-    return text;
-}
+/* The largest --sql file: a query, not data (the limit of a task's other
+ * files). */
+#define SQL_MAX_BYTES ((size_t)64 << 20)
 
 /* The candidate of the task: from --sql, or the method's prediction (NULL
  * for a missing one, which the executor turns into its verdict). */
@@ -168,8 +146,11 @@ static int load_candidate(const exec_options_t *opt, const sx_bench_t *bench, ch
                           sx_error_t *err)
 {
     *sql = NULL;
-    if (opt->sql_file)
-        return (*sql = read_text(opt->sql_file, err)) ? 0 : -1;
+    if (opt->sql_file) {
+        size_t size;
+        *sql = sx_file_read_stream(opt->sql_file, SQL_MAX_BYTES, &size, err);
+        return *sql ? 0 : -1;
+    }
     sx_method_arg_t method;
     if (sx_method_arg_parse(opt->method, &method, err) != 0)
         return -1;
@@ -178,11 +159,10 @@ static int load_candidate(const exec_options_t *opt, const sx_bench_t *bench, ch
     if (!predictions)
         return -1;
     const char *found = sx_predictions_sql(predictions, opt->task);
-    int rc = 0;
-    if (found && !(*sql = strdup(found)))
-        rc = sx_error_set(err, "out of memory");
+    if (found)
+        *sql = sx_strdup(found);
     sx_predictions_destroy(&predictions);
-    return rc;
+    return 0;
 }
 
 static void print_file(const char *path)

@@ -6,6 +6,7 @@
 #include "cli/runopts.h"
 #include "common/install.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/signals.h"
 #include "worker/runtime.h"
 
@@ -196,8 +197,8 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
         return 2;
     zsock_t *failures = zsock_new_pull("inproc://streamex-run-failures");
     int workers = (int)args->workers;
-    worker_job_t *jobs = calloc((size_t)workers, sizeof *jobs);
-    zactor_t **actors = calloc((size_t)workers, sizeof *actors);
+    worker_job_t *jobs = sx_alloc((size_t)workers, sizeof *jobs);
+    zactor_t **actors = sx_alloc((size_t)workers, sizeof *actors);
     for (int i = 0; i < workers; i++) {
         worker_job_t *job = &jobs[i];
         job->index = (int)args->first_index + i;

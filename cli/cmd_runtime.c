@@ -10,6 +10,7 @@
 #include "common/signals.h"
 #include "worker/runtime.h"
 
+#include <czmq.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,7 +42,7 @@ static int watch_until_signal(sx_runtime_t *rt, int index)
 {
     sx_error_t err;
     for (int tick = 1; !sx_signals_caught(); tick++) {
-        usleep(100000);
+        zclock_sleep(100);
         if (tick % 10 == 0 && !sx_signals_caught() && sx_runtime_watch(rt, &err) < 0) {
             fprintf(stderr, "streamex runtime: %s\n", err.msg);
             return 1;

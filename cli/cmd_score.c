@@ -5,6 +5,8 @@
  * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/clock.h"
+#include "common/mem.h"
 #include "common/result.h"
 #include "common/score.h"
 #include "common/signals.h"
@@ -19,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char s_usage[] =
     "usage: streamex score --bench BENCH --method NAME=SUBMISSION.jsonl [--method ...]\n"
@@ -117,15 +118,15 @@ static char *resolve_csv(const char *base, const char *csv)
 {
     char *joined = NULL;
     if (csv[0] == '/')
-        return strdup(csv);
+        return sx_strdup(csv);
     return asprintf(&joined, "%s/%s", base, csv) < 0 ? NULL : joined;
 }
 
 /* The absolute folder of a file, or NULL. */
 static char *absolute_folder(const char *path, sx_error_t *err)
 {
-    char *copy = strdup(path);
-    char *folder = copy ? realpath(dirname(copy), NULL) : NULL;
+    char *copy = sx_strdup(path);
+    char *folder = realpath(dirname(copy), NULL);
     if (!folder)
         sx_error_set(err, "%s: cannot resolve its folder", path);
     free(copy);
@@ -177,22 +178,15 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
     return rc;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Scores one task of one method into *result. */
 static void score_task(const sx_bench_t *bench, const char *task_id, const char *csv,
                        bool has_line, sx_profile_t profile, sx_result_t *result)
 {
-    double start = now_seconds();
+    double start = sx_clock_seconds();
     if (!csv) {
         sx_result_init(result, task_id, SX_STATUS_MISSING_PREDICTION,
                        has_line ? "csv is null" : "no line in the submission", NULL);
-        result->seconds = now_seconds() - start;
+        result->seconds = sx_clock_seconds() - start;
         return;
     }
     char detail[SX_ERROR_MAX] = "";
@@ -212,7 +206,7 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
     }
     sx_result_init(result, task_id, status, detail, csv);
     result->strict = strict;
-    result->seconds = now_seconds() - start;
+    result->seconds = sx_clock_seconds() - start;
     sx_evaluation_destroy(&evaluation);
     free(spec);
     free(gold);
@@ -225,11 +219,9 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
                         sx_error_t *err)
 {
     size_t count = sx_bench_task_count(bench);
-    char **csv_of = calloc(count + 1, sizeof *csv_of);
-    bool *has_line = calloc(count + 1, sizeof *has_line);
-    int rc = !csv_of || !has_line ? sx_error_set(err, "out of memory") : 0;
-    if (rc == 0)
-        rc = load_submission(method->file, bench, csv_of, has_line, err);
+    char **csv_of = sx_alloc(count + 1, sizeof *csv_of);
+    bool *has_line = sx_alloc(count + 1, sizeof *has_line);
+    int rc = load_submission(method->file, bench, csv_of, has_line, err);
     for (size_t i = 0; rc == 0 && i < count; i++) {
         if (sx_signals_caught())
             rc = 1;
@@ -237,7 +229,7 @@ static int score_method(const score_args_t *args, const sx_bench_t *bench,
             score_task(bench, sx_bench_task_id(bench, i), csv_of[i], has_line[i],
                        args->profile, &results[i]);
     }
-    for (size_t i = 0; i < count && csv_of; i++)
+    for (size_t i = 0; i < count; i++)
         free(csv_of[i]);
     free(csv_of);
     free(has_line);
@@ -255,8 +247,8 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
         if (sx_results_write(args->out_dir, args->methods[m].name, results[m], count,
                              &summaries[m], err) != 0)
             return -1;
-    const char **files = calloc(args->method_count + 1, sizeof *files);
-    for (size_t m = 0; files && m < args->method_count; m++)
+    const char **files = sx_alloc(args->method_count + 1, sizeof *files);
+    for (size_t m = 0; m < args->method_count; m++)
         files[m] = args->methods[m].file;
     char fingerprint[41];
     sx_bench_fingerprint(bench, fingerprint);
@@ -283,7 +275,7 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
 
 static void free_results(sx_result_t **results, size_t methods, size_t count)
 {
-    for (size_t m = 0; results && m < methods; m++) {
+    for (size_t m = 0; m < methods; m++) {
         for (size_t i = 0; results[m] && i < count; i++)
             sx_result_clear(&results[m][i]);
         free(results[m]);
@@ -310,13 +302,12 @@ static int run(const score_args_t *args)
         return 2;
     }
     size_t count = sx_bench_task_count(bench);
-    sx_method_summary_t *summaries = calloc(args->method_count, sizeof *summaries);
-    sx_result_t **results = calloc(args->method_count, sizeof *results);
-    int rc = summaries && results ? 0 : sx_error_set(&err, "out of memory");
+    sx_method_summary_t *summaries = sx_alloc(args->method_count, sizeof *summaries);
+    sx_result_t **results = sx_alloc(args->method_count, sizeof *results);
+    int rc = 0;
     for (size_t m = 0; rc == 0 && m < args->method_count; m++) {
-        results[m] = calloc(count + 1, sizeof *results[m]);
-        rc = results[m] ? score_method(args, bench, &args->methods[m], results[m], &err)
-                        : sx_error_set(&err, "out of memory");
+        results[m] = sx_alloc(count + 1, sizeof *results[m]);
+        rc = score_method(args, bench, &args->methods[m], results[m], &err);
     }
     if (rc == 0)
         rc = write_outputs(args, bench, results, summaries, started, &err);
@@ -325,7 +316,7 @@ static int run(const score_args_t *args)
     else if (rc == 1)
         fprintf(stderr, "streamex score: stopped by signal %d; nothing written\n",
                 sx_signals_caught());
-    for (size_t m = 0; summaries && m < args->method_count; m++)
+    for (size_t m = 0; m < args->method_count; m++)
         sx_method_summary_clear(&summaries[m]);
     free(summaries);
     free_results(results, args->method_count, count);

@@ -1,6 +1,7 @@
 /* options.c: parsing of option values shared by the subcommands, and the one
  * way every subcommand reports bad usage. */
 #include "cli/options.h"
+#include "common/mem.h"
 #include "common/task.h"
 
 #include <ctype.h>
@@ -23,8 +24,8 @@ int sx_method_arg_parse(const char *text, sx_method_arg_t *out, sx_error_t *err)
                             "--method '%s': NAME must be 1-128 characters of "
                             "[A-Za-z0-9_.-] and not start with '.'",
                             text);
-    out->name = strndup(text, len);
-    out->file = strdup(eq + 1);
+    out->name = sx_strndup(text, len);
+    out->file = sx_strdup(eq + 1);
     return 0;
 }
 
@@ -48,13 +49,8 @@ int sx_method_args_add(sx_method_arg_t **args, size_t *count, const char *text,
             return -1;
         }
     }
-    sx_method_arg_t *grown = realloc(*args, (*count + 1) * sizeof *grown);
-    if (!grown) {
-        sx_method_arg_free(&arg);
-        return sx_error_set(err, "out of memory");
-    }
-    grown[(*count)++] = arg;
-    *args = grown;
+    *args = sx_realloc(*args, *count + 1, sizeof **args);
+    (*args)[(*count)++] = arg;
     return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/signals.h"
 #include "common/status.h"
 #include "worker/executor.h"
@@ -35,7 +36,7 @@ static int parse_subset(const char *arg, sx_runopts_t *opts, sx_error_t *err)
 
 static int parse_rerun(const char *arg, sx_runopts_t *opts, sx_error_t *err)
 {
-    char *copy = strdup(arg), *save = NULL;
+    char *copy = sx_strdup(arg), *save = NULL;
     int rc = 0, count = 0;
     for (char *name = strtok_r(copy, ",", &save); name && rc == 0;
          name = strtok_r(NULL, ",", &save), count++) {
@@ -65,13 +66,13 @@ static int parse_tasks(const char *arg, sx_runopts_t *opts, sx_error_t *err)
         if (!text)
             return sx_error_prefix(err, "--tasks %s", arg), -1;
     } else
-        text = strdup(arg);
+        text = sx_strdup(arg);
     size_t before = opts->task_count;
     char *save = NULL;
     for (char *id = strtok_r(text, ", \t\r\n", &save); id;
          id = strtok_r(NULL, ", \t\r\n", &save)) {
-        opts->tasks = realloc(opts->tasks, (opts->task_count + 1) * sizeof *opts->tasks);
-        opts->tasks[opts->task_count++] = strdup(id);
+        opts->tasks = sx_realloc(opts->tasks, opts->task_count + 1, sizeof *opts->tasks);
+        opts->tasks[opts->task_count++] = sx_strdup(id);
     }
     free(text);
     return opts->task_count > before ? 0
@@ -156,8 +157,8 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
         return -1;
     free(opts->names);
     free(opts->files);
-    opts->names = calloc(opts->method_count, sizeof *opts->names);
-    opts->files = calloc(opts->method_count, sizeof *opts->files);
+    opts->names = sx_alloc(opts->method_count, sizeof *opts->names);
+    opts->files = sx_alloc(opts->method_count, sizeof *opts->files);
     for (size_t i = 0; i < opts->method_count; i++) {
         opts->names[i] = opts->methods[i].name;
         opts->files[i] = opts->methods[i].file;

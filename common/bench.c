@@ -7,6 +7,7 @@
 
 #include "common/digest.h"
 #include "common/files.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <czmq.h>
@@ -78,13 +79,9 @@ static bool is_blank(char c)
 
 static sx_bench_t *bench_new(const char *dir)
 {
-    sx_bench_t *self = calloc(1, sizeof *self);
-    if (!self)
-        return NULL;
-    self->dir = strdup(dir);
+    sx_bench_t *self = sx_new(sx_bench_t);
+    self->dir = sx_strdup(dir);
     self->positions = zhashx_new();
-    if (!self->dir || !self->positions)
-        sx_bench_destroy(&self);
     return self;
 }
 
@@ -103,30 +100,18 @@ void sx_bench_destroy(sx_bench_t **self_p)
     *self_p = NULL;
 }
 
-static bool bench_add(sx_bench_t *self, const char *id, size_t line)
+/* Keeps an ID that check_id_line found new. */
+static void bench_add(sx_bench_t *self, const char *id, size_t line)
 {
     if (self->count == self->capacity) {
-        size_t capacity = self->capacity ? 2 * self->capacity : 64;
-        char **ids = realloc(self->ids, capacity * sizeof *ids);
-        if (!ids)
-            return false;
-        self->ids = ids;
-        size_t *lines = realloc(self->lines, capacity * sizeof *lines);
-        if (!lines)
-            return false;
-        self->lines = lines;
-        self->capacity = capacity;
+        self->capacity = self->capacity ? 2 * self->capacity : 64;
+        self->ids = sx_realloc(self->ids, self->capacity, sizeof *self->ids);
+        self->lines = sx_realloc(self->lines, self->capacity, sizeof *self->lines);
     }
-    char *copy = strdup(id);
-    if (!copy)
-        return false;
-    if (zhashx_insert(self->positions, copy, (void *)(uintptr_t)(self->count + 1)) != 0) {
-        free(copy);
-        return false;
-    }
+    char *copy = sx_strdup(id);
+    zhashx_insert(self->positions, copy, (void *)(uintptr_t)(self->count + 1));
     self->ids[self->count] = copy;
     self->lines[self->count++] = line;
-    return true;
 }
 
 /* Validates one line of task_ids.txt (without its line ending) and keeps
@@ -159,8 +144,7 @@ static void check_id_line(sx_bench_t *self, const char *path, size_t line, const
                         path, line, shown, self->lines[first]);
         return;
     }
-    if (!bench_add(self, id, line))
-        sx_problems_add(problems, "%s:%zu: out of memory", path, line);
+    bench_add(self, id, line);
 }
 
 /* Reads every line of task_ids.txt (loaded, opened as a stream) into self. */
@@ -202,10 +186,10 @@ sx_bench_t *sx_bench_check(const char *dir, sx_problems_t *problems)
         sx_problems_add(problems, "%s", err.msg);
     else if (size == 0)
         sx_problems_add(problems, "%s: no task IDs (the file is empty)", path);
-    else if (!in || !(self = bench_new(dir)))
+    else if (!in)
         sx_problems_add(problems, "%s: out of memory", path);
     else
-        read_ids(self, in, path, problems);
+        read_ids(self = bench_new(dir), in, path, problems);
     if (in)
         fclose(in);
     free(data);
@@ -218,10 +202,6 @@ sx_bench_t *sx_bench_check(const char *dir, sx_problems_t *problems)
 sx_bench_t *sx_bench_open(const char *dir, sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    if (!problems) {
-        sx_error_set(err, "%s/task_ids.txt: out of memory", dir);
-        return NULL;
-    }
     sx_bench_t *self = sx_bench_check(dir, problems);
     if (sx_problems_count(problems) > 0) {
         sx_problems_to_error(problems, 0, err);

@@ -17,6 +17,7 @@
 #include "common/compare.h"
 
 #include "common/pyrepr.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <inttypes.h>
@@ -131,11 +132,9 @@ static void vector_free(vector_t *v)
     memset(v, 0, sizeof *v);
 }
 
-static int vector_sort(vector_t *v)
+static void vector_sort(vector_t *v)
 {
-    v->key_storage = malloc(v->count * SX_PY_FLOAT_REPR_MAX + 1);
-    if (!v->key_storage)
-        return -1;
+    v->key_storage = sx_alloc(v->count + 1, SX_PY_FLOAT_REPR_MAX);
     for (size_t i = 0; i < v->count; i++) {
         item_t *it = &v->items[i];
         if (it->value.kind == SX_VALUE_STR) {
@@ -149,22 +148,20 @@ static int vector_sort(vector_t *v)
         it->order = i;
     }
     qsort(v->items, v->count, sizeof *v->items, item_order);
-    return 0;
 }
 
-static int vector_build(vector_t *v, const sx_frame_column_t *col, const size_t *rows,
-                        size_t row_count, bool to_float, const sx_compare_t *cmp)
+static void vector_build(vector_t *v, const sx_frame_column_t *col, const size_t *rows,
+                         size_t row_count, bool to_float, const sx_compare_t *cmp)
 {
     memset(v, 0, sizeof *v);
     v->count = row_count;
-    v->items = calloc(row_count + 1, sizeof *v->items);
-    if (!v->items)
-        return -1;
+    v->items = sx_alloc(row_count + 1, sizeof *v->items);
     for (size_t i = 0; i < row_count; i++) {
         size_t r = rows ? rows[i] : i;
         v->items[i].value = normalized(col->values[r], to_float, cmp->profile);
     }
-    return cmp->ignore_order ? vector_sort(v) : 0;
+    if (cmp->ignore_order)
+        vector_sort(v);
 }
 
 static bool values_match(const sx_value_t *a, const sx_value_t *b)
@@ -206,8 +203,8 @@ double sx_compare_number(const sx_value_t *value)
 /* Every column index of a frame, for "no condition_cols". */
 static long *all_columns(size_t count)
 {
-    long *cols = malloc((count + 1) * sizeof *cols);
-    for (size_t i = 0; cols && i < count; i++)
+    long *cols = sx_alloc(count + 1, sizeof *cols);
+    for (size_t i = 0; i < count; i++)
         cols[i] = (long)i;
     return cols;
 }
@@ -225,30 +222,20 @@ void sx_compare_destroy(sx_compare_t **self_p)
 }
 
 sx_compare_t *sx_compare_new(const sx_frame_t *pred, bool ignore_order,
-                             sx_profile_t profile, sx_error_t *err)
+                             sx_profile_t profile)
 {
-    sx_compare_t *self = calloc(1, sizeof *self);
+    sx_compare_t *self = sx_new(sx_compare_t);
     size_t ncols = sx_frame_column_count(pred);
     long *cols = all_columns(ncols);
-    if (!self || !cols)
-        goto oom;
     self->ignore_order = ignore_order;
     self->profile = profile;
-    self->pred = calloc(ncols + 1, sizeof *self->pred);
-    if (!self->pred)
-        goto oom;
+    self->pred = sx_alloc(ncols + 1, sizeof *self->pred);
     bool to_float = ncols > 0 && values_become_floats(pred, cols, ncols);
     for (size_t c = 0; c < ncols; c++, self->pred_count++)
-        if (vector_build(&self->pred[c], sx_frame_column(pred, c), NULL,
-                         sx_frame_row_count(pred), to_float, self) != 0)
-            goto oom;
+        vector_build(&self->pred[c], sx_frame_column(pred, c), NULL,
+                     sx_frame_row_count(pred), to_float, self);
     free(cols);
     return self;
-oom:
-    free(cols);
-    sx_compare_destroy(&self);
-    sx_error_set(err, "out of memory comparing tables");
-    return NULL;
 }
 
 int sx_compare_check_columns(const sx_frame_t *gold, const long *condition_cols,
@@ -274,18 +261,12 @@ int sx_compare_gold(sx_compare_t *self, const sx_frame_t *gold, const size_t *ro
     size_t count = condition_count ? condition_count : gold_cols;
     if (!rows)
         row_count = sx_frame_row_count(gold);
-    if (!cols)
-        return sx_error_set(err, "out of memory comparing tables");
     bool to_float = count > 0 && values_become_floats(gold, cols, count);
     int verdict = 1;
     for (size_t i = 0; i < count && verdict == 1; i++) {
         vector_t g;
-        if (vector_build(&g, sx_frame_column(gold, (size_t)cols[i]), rows, row_count,
-                         to_float, self) != 0) {
-            vector_free(&g);
-            verdict = sx_error_set(err, "out of memory comparing tables");
-            break;
-        }
+        vector_build(&g, sx_frame_column(gold, (size_t)cols[i]), rows, row_count,
+                     to_float, self);
         bool found = false;
         for (size_t p = 0; p < self->pred_count && !found; p++)
             found = vectors_match(&g, &self->pred[p]);
@@ -312,8 +293,7 @@ static int verdict(const char *pred_csv, const char *gold_csv, bool ignore_order
     sx_frame_t *pred = sx_frame_parse("p.csv", pred_csv, strlen(pred_csv), &err);
     sx_frame_t *gold = sx_frame_parse("g.csv", gold_csv, strlen(gold_csv), &err);
     SX_CHECK(pred && gold);
-    sx_compare_t *cmp = sx_compare_new(pred, ignore_order, profile, &err);
-    SX_CHECK(cmp);
+    sx_compare_t *cmp = sx_compare_new(pred, ignore_order, profile);
     char detail[256] = "";
     int v = sx_compare_gold(cmp, gold, NULL, 0, cols, ncols, detail, sizeof detail, &err);
     sx_compare_destroy(&cmp);

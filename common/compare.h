@@ -15,13 +15,13 @@
 typedef struct _sx_compare_t sx_compare_t;
 
 sx_compare_t *sx_compare_new(const sx_frame_t *pred, bool ignore_order,
-                             sx_profile_t profile, sx_error_t *err);
+                             sx_profile_t profile);
 void sx_compare_destroy(sx_compare_t **self_p);
 
 /* compare_pandas_table(pred, gold restricted to `rows` (NULL = every row, in
  * file order), condition_cols, ignore_order): 1 match, 0 mismatch (detail
  * says which gold column found no equal column), -1 error (a condition
- * column beyond gold's columns, out of memory) with err set. */
+ * column beyond gold's columns) with err set. */
 int sx_compare_gold(sx_compare_t *self, const sx_frame_t *gold, const size_t *rows,
                     size_t row_count, const long *condition_cols, size_t condition_count,
                     char *detail, size_t detail_size, sx_error_t *err);

@@ -9,7 +9,7 @@
 #include "common/csv.h"
 
 #include "common/files.h"
-
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <csv.h>
@@ -31,7 +31,6 @@ typedef struct {
     size_t line;        /* physical line of the byte being fed */
     size_t record_line; /* line where the current record began */
     bool after_cr;      /* the last byte fed was a CR ending a line */
-    bool failed;        /* out of memory inside a callback */
 } reader_t;
 
 static int never_space(unsigned char c)
@@ -40,19 +39,15 @@ static int never_space(unsigned char c)
     return 0;
 }
 
-static bool grow(void **items, size_t *capacity, size_t needed, size_t item_size)
+static void grow(void **items, size_t *capacity, size_t needed, size_t item_size)
 {
     if (needed <= *capacity)
-        return true;
+        return;
     size_t next = *capacity ? *capacity * 2 : 8;
     while (next < needed)
         next *= 2;
-    void *grown = realloc(*items, next * item_size);
-    if (!grown)
-        return false;
-    *items = grown;
+    *items = sx_realloc(*items, next, item_size);
     *capacity = next;
-    return true;
 }
 
 static void record_free(sx_csv_record_t *record)
@@ -65,50 +60,36 @@ static void record_free(sx_csv_record_t *record)
     memset(record, 0, sizeof *record);
 }
 
-static bool record_add_field(reader_t *reader, const void *data, size_t size)
+static void record_add_field(reader_t *reader, const void *data, size_t size)
 {
     sx_csv_record_t *rec = &reader->current;
     size_t cap = reader->capacity;
-    if (!grow((void **)&rec->fields, &cap, rec->count + 1, sizeof *rec->fields))
-        return false;
+    grow((void **)&rec->fields, &cap, rec->count + 1, sizeof *rec->fields);
     cap = reader->capacity;
-    if (!grow((void **)&rec->lengths, &cap, rec->count + 1, sizeof *rec->lengths))
-        return false;
+    grow((void **)&rec->lengths, &cap, rec->count + 1, sizeof *rec->lengths);
     cap = reader->capacity;
-    if (!grow((void **)&rec->quoted, &cap, rec->count + 1, sizeof *rec->quoted))
-        return false;
+    grow((void **)&rec->quoted, &cap, rec->count + 1, sizeof *rec->quoted);
     reader->capacity = cap;
-    char *copy = malloc(size + 1);
-    if (!copy)
-        return false;
-    if (size)
-        memcpy(copy, data, size);
-    copy[size] = '\0';
-    rec->fields[rec->count] = copy;
+    rec->fields[rec->count] = sx_strndup(data, size);
     rec->lengths[rec->count] = size;
     rec->quoted[rec->count] = reader->field_quoted;
     rec->count++;
-    return true;
 }
 
 static void on_field(void *data, size_t size, void *userdata)
 {
-    reader_t *reader = userdata;
-    if (!reader->failed && !record_add_field(reader, data ? data : "", data ? size : 0))
-        reader->failed = true;
+    record_add_field(userdata, data ? data : "", data ? size : 0);
 }
 
-static bool table_add_record(reader_t *reader)
+static void table_add_record(reader_t *reader)
 {
     sx_csv_table_t *table = reader->table;
-    if (!grow((void **)&table->records, &reader->table_capacity, table->count + 1,
-              sizeof *table->records))
-        return false;
+    grow((void **)&table->records, &reader->table_capacity, table->count + 1,
+         sizeof *table->records);
     reader->current.line = reader->record_line;
     table->records[table->count++] = reader->current;
     memset(&reader->current, 0, sizeof reader->current);
     reader->capacity = 0;
-    return true;
 }
 
 static void on_record(int terminator, void *userdata)
@@ -116,10 +97,8 @@ static void on_record(int terminator, void *userdata)
     reader_t *reader = userdata;
     /* The LF of a CRLF arrives as a record of its own: it is not a line. */
     bool crlf_tail = terminator == '\n' && reader->after_cr && reader->current.count == 0;
-    if (reader->failed || crlf_tail)
-        return;
-    if (!table_add_record(reader))
-        reader->failed = true;
+    if (!crlf_tail)
+        table_add_record(reader);
 }
 
 static size_t segment_length(const char *data, size_t size)
@@ -159,7 +138,7 @@ static bool feed(struct csv_parser *parser, reader_t *reader, const char *data,
     size_t used = csv_parse(parser, data, size, on_field, on_record, reader);
     reader->after_cr = scan_after_cr;
     reader->line += lines;
-    return used == size && !reader->failed;
+    return used == size;
 }
 
 static void table_free_records(sx_csv_table_t *table)
@@ -204,13 +183,9 @@ static int parse_all(struct csv_parser *parser, reader_t *reader, const char *na
         pos += body + (pos + body < size ? 1 : 0);
     }
     reader->field_quoted = parser->quoted != 0; /* the last field, if unended */
-    if (reader->failed)
-        return sx_error_set(err, "%s: out of memory", name);
     if (pos < size || csv_fini(parser, on_field, on_record, reader) != 0)
         return sx_error_set(err, "%s:%zu: malformed quoting (%s)", name, reader->line,
                             csv_strerror(csv_error(parser)));
-    if (reader->failed)
-        return sx_error_set(err, "%s: out of memory", name);
     return 0;
 }
 
@@ -232,11 +207,7 @@ sx_csv_table_t *sx_csv_parse(const char *name, const char *data, size_t size,
         return NULL;
     }
     reader_t reader = {.line = 1, .record_line = 1};
-    reader.table = calloc(1, sizeof *reader.table);
-    if (!reader.table) {
-        sx_error_set(err, "%s: out of memory", name);
-        return NULL;
-    }
+    reader.table = sx_new(sx_csv_table_t);
     struct csv_parser parser;
     csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
     csv_set_space_func(&parser, never_space);

@@ -2,6 +2,7 @@
  * zdigest (SHA-1). */
 #include "common/digest.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <czmq.h>
@@ -55,7 +56,7 @@ int sx_hash_file(const char *path, char hex[41], uint64_t *size_p, sx_error_t *e
 
 sx_digest_t *sx_digest_new(void)
 {
-    sx_digest_t *self = calloc(1, sizeof *self);
+    sx_digest_t *self = sx_alloc(1, sizeof *self);
     self->digest = zdigest_new();
     return self;
 }

@@ -3,6 +3,7 @@
  * durable writes and mkdir -p (see files.h). */
 #include "common/files.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <errno.h>
@@ -161,40 +162,24 @@ int sx_file_check(const char *root, const char *path, sx_file_kind_t kind, size_
     return 0;
 }
 
-/* Reads at most `limit` bytes of a regular file; the same file as `seen`
- * (the one checked), never anything that blocks on open. Returns the data
- * or NULL with err set; *too_big when there was more than `limit`, and then
- * the data only with `head` (the first `limit` bytes). */
-static char *read_regular(const char *path, const struct stat *seen, size_t limit,
-                          bool head, size_t *size_p, bool *too_big, sx_error_t *err)
+/* Reads at most `limit` bytes of the open fd (whose stat is st) and closes
+ * it. Returns the data or NULL with err set; *too_big when there was more
+ * than `limit`, and then the data only with `head` (the first `limit`
+ * bytes). */
+static char *read_fd(int fd, const char *path, const struct stat *st, size_t limit,
+                     bool head, size_t *size_p, bool *too_big, sx_error_t *err)
 {
     *too_big = false;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seen->st_dev ||
-        st.st_ino != seen->st_ino) {
-        close(fd);
-        return sx_error_set(err, "%s: changed while being opened", path), NULL;
-    }
     /* The stated size is a hint: a file may grow, and is cut at limit + 1. */
-    size_t capacity = (size_t)st.st_size < limit ? (size_t)st.st_size + 1 : limit + 1;
-    char *data = malloc(capacity + 1);
+    size_t capacity = (size_t)st->st_size < limit ? (size_t)st->st_size + 1 : limit + 1;
+    char *data = sx_alloc(capacity + 1, 1);
     size_t used = 0;
-    while (data) {
+    for (;;) {
         if (used == capacity) {
             if (capacity > limit)
                 break;
-            size_t grown = capacity > limit / 2 ? limit + 1 : 2 * capacity;
-            char *bigger = realloc(data, grown + 1);
-            if (!bigger) {
-                free(data);
-                data = NULL;
-                break;
-            }
-            data = bigger;
-            capacity = grown;
+            capacity = capacity > limit / 2 ? limit + 1 : 2 * capacity;
+            data = sx_realloc(data, capacity + 1, 1);
         }
         ssize_t got = read(fd, data + used, capacity - used);
         if (got < 0 && errno == EINTR)
@@ -210,8 +195,6 @@ static char *read_regular(const char *path, const struct stat *seen, size_t limi
         used += (size_t)got;
     }
     close(fd);
-    if (!data)
-        return sx_error_set(err, "%s: out of memory", path), NULL;
     if (used > limit) {
         *too_big = true;
         if (!head) {
@@ -223,6 +206,24 @@ static char *read_regular(const char *path, const struct stat *seen, size_t limi
     data[used] = '\0';
     *size_p = used;
     return data;
+}
+
+/* read_fd of a regular file; the same file as `seen` (the one checked),
+ * never anything that blocks on open. */
+static char *read_regular(const char *path, const struct stat *seen, size_t limit,
+                          bool head, size_t *size_p, bool *too_big, sx_error_t *err)
+{
+    *too_big = false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seen->st_dev ||
+        st.st_ino != seen->st_ino) {
+        close(fd);
+        return sx_error_set(err, "%s: changed while being opened", path), NULL;
+    }
+    return read_fd(fd, path, &st, limit, head, size_p, too_big, err);
 }
 
 char *sx_file_load(const char *root, const char *path, sx_file_kind_t kind,
@@ -243,8 +244,8 @@ char *sx_file_folder(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return strdup(".");
-    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+        return sx_strdup(".");
+    return sx_strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
 /* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more). */
@@ -274,6 +275,24 @@ char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool
                         sx_error_t *err)
 {
     return read_file(path, max_bytes, true, size_p, cut_p, err);
+}
+
+char *sx_file_read_stream(const char *path, size_t max_bytes, size_t *size_p,
+                          sx_error_t *err)
+{
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        close(fd);
+        return sx_error_set(err, "%s: a folder, not a file", path), NULL;
+    }
+    bool too_big;
+    char *data = read_fd(fd, path, &st, max_bytes, false, size_p, &too_big, err);
+    if (too_big)
+        sx_error_set(err, "%s: larger than %zu bytes", path, max_bytes);
+    return data;
 }
 
 /* --- lines of JSONL files ------------------------------------------------ */
@@ -368,7 +387,7 @@ int sx_output_path_check(const char *path, sx_error_t *err)
 
 static int fsync_dir_of(const char *path)
 {
-    char *dir = strdup(path);
+    char *dir = sx_strdup(path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
@@ -607,6 +626,25 @@ static void test_output_paths(const char *dir, bool verbose)
     SX_CHECK(access(path, F_OK) != 0); /* checked, not created */
 }
 
+/* sx_file_read_stream takes what `--sql <(...)` gives: a pipe. */
+static void test_read_stream(const char *dir)
+{
+    int fds[2];
+    SX_CHECK(pipe(fds) == 0);
+    SX_CHECK(write(fds[1], "SELECT 1", 8) == 8);
+    close(fds[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    size_t size = 0;
+    sx_error_t err;
+    char *data = sx_file_read_stream(path, 100, &size, &err);
+    SX_CHECK(data && size == 8 && strcmp(data, "SELECT 1") == 0);
+    free(data);
+    close(fds[0]);
+    SX_CHECK(sx_file_read_stream(dir, 100, &size, &err) == NULL &&
+             strstr(err.msg, "a folder"));
+}
+
 void sx_files_test(bool verbose)
 {
     char dir[] = "/tmp/sx-files-test-XXXXXX";
@@ -626,6 +664,7 @@ void sx_files_test(bool verbose)
     data = sx_file_read(path, 100, &size, NULL);
     SX_CHECK(data && size == 0);
     free(data);
+    test_read_stream(dir);
     test_sizes();
     SX_CHECK(sx_file_kind_of("a/b.csv") == SX_FILE_CSV);
     SX_CHECK(sx_file_kind_of("task.json") == SX_FILE_JSON);

@@ -82,6 +82,10 @@ char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_
  * *cut_p set, not an error. Never blocks on a FIFO or device. */
 char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
                         sx_error_t *err);
+/* Reads the whole of a file the user named that may be a pipe (`--sql
+ * <(...)`): anything but a folder, at most max_bytes, NUL-terminated. */
+char *sx_file_read_stream(const char *path, size_t max_bytes, size_t *size_p,
+                          sx_error_t *err);
 
 /* The lines of a loaded text file, for JSONL readers. Each line is cut at
  * '\n' and NUL-terminated in place. */

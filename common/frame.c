@@ -16,6 +16,7 @@
 
 #include "common/files.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <errno.h>
@@ -98,19 +99,15 @@ typedef struct {
     sx_error_t *err;
 } tokens_t;
 
-static bool grow(void **items, size_t *cap, size_t needed, size_t size)
+static void grow(void **items, size_t *cap, size_t needed, size_t size)
 {
     if (needed <= *cap)
-        return true;
+        return;
     size_t next = *cap ? *cap : 16;
     while (next < needed)
         next *= 2;
-    void *p = realloc(*items, next * size);
-    if (!p)
-        return false;
-    *items = p;
+    *items = sx_realloc(*items, next, size);
     *cap = next;
-    return true;
 }
 
 static void tokens_free(tokens_t *t)
@@ -121,23 +118,16 @@ static void tokens_free(tokens_t *t)
     free(t->line_fields);
 }
 
-static int out_of_memory(tokens_t *t)
+static void push_bytes(tokens_t *t, const char *bytes, size_t n)
 {
-    return sx_error_set(t->err, "%s: out of memory", t->name);
-}
-
-static int push_bytes(tokens_t *t, const char *bytes, size_t n)
-{
-    if (!grow((void **)&t->chars, &t->chars_cap, t->chars_len + n, 1))
-        return out_of_memory(t);
+    grow((void **)&t->chars, &t->chars_cap, t->chars_len + n, 1);
     memcpy(t->chars + t->chars_len, bytes, n);
     t->chars_len += n;
-    return 0;
 }
 
-static int push_char(tokens_t *t, char c)
+static void push_char(tokens_t *t, char c)
 {
-    return push_bytes(t, &c, 1);
+    push_bytes(t, &c, 1);
 }
 
 /* Length of the run at data[from..size) holding none of the bytes that
@@ -156,15 +146,12 @@ static size_t plain_run(const char *data, size_t from, size_t size, bool quoted)
 
 /* Ends the current field: a NUL follows its bytes and words[] records where
  * the next field starts, so field i begins at words[i-1] (0 for the first). */
-static int end_field(tokens_t *t)
+static void end_field(tokens_t *t)
 {
-    if (!grow((void **)&t->words, &t->words_cap, t->words_len + 1, sizeof *t->words))
-        return out_of_memory(t);
-    if (push_char(t, '\0') != 0)
-        return -1;
+    grow((void **)&t->words, &t->words_cap, t->words_len + 1, sizeof *t->words);
+    push_char(t, '\0');
     t->words[t->words_len++] = t->chars_len;
     t->line_fields[t->lines]++;
-    return 0;
 }
 
 static const char *word_text(const tokens_t *t, size_t word)
@@ -173,19 +160,12 @@ static const char *word_text(const tokens_t *t, size_t word)
 }
 
 /* Room for the line after the current one in line_start and line_fields. */
-static int ensure_line(tokens_t *t)
+static void ensure_line(tokens_t *t)
 {
     size_t old_cap = t->lines_cap;
-    if (!grow((void **)&t->line_start, &t->lines_cap, t->lines + 2,
-              sizeof *t->line_start))
-        return out_of_memory(t);
-    if (t->lines_cap != old_cap || !t->line_fields) {
-        void *p = realloc(t->line_fields, t->lines_cap * sizeof *t->line_fields);
-        if (!p)
-            return out_of_memory(t);
-        t->line_fields = p;
-    }
-    return 0;
+    grow((void **)&t->line_start, &t->lines_cap, t->lines + 2, sizeof *t->line_start);
+    if (t->lines_cap != old_cap || !t->line_fields)
+        t->line_fields = sx_realloc(t->line_fields, t->lines_cap, sizeof *t->line_fields);
 }
 
 /* A finished row: the second data row on may not be wider than the row
@@ -201,13 +181,11 @@ static int end_line(tokens_t *t)
                                 "fields in line %zu, saw %zu",
                                 t->name, expected, t->file_lines + 1, fields);
         for (; fields < expected; fields++)
-            if (end_field(t) != 0)
-                return -1;
+            end_field(t);
     }
     t->file_lines++;
     t->lines++;
-    if (ensure_line(t) != 0)
-        return -1;
+    ensure_line(t);
     t->line_start[t->lines] = t->line_start[t->lines - 1] + fields;
     t->line_fields[t->lines] = 0;
     return 0;
@@ -278,35 +256,37 @@ static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t si
             /* fall through */
         case START_FIELD:
             if (c == '\n') {
-                rc = end_field(t) || end_line(t);
+                end_field(t);
+                rc = end_line(t);
                 *state = START_RECORD;
                 line_ended = true;
             } else if (c == '\r') {
-                rc = end_field(t);
+                end_field(t);
                 *state = EAT_CRNL;
             } else if (c == '"') {
                 *state = IN_QUOTED_FIELD;
             } else if (c == ',') {
-                rc = end_field(t);
+                end_field(t);
             } else {
-                rc = push_char(t, c);
+                push_char(t, c);
                 *state = IN_FIELD;
             }
             break;
         case IN_FIELD:
             if (c == '\n') {
-                rc = end_field(t) || end_line(t);
+                end_field(t);
+                rc = end_line(t);
                 *state = START_RECORD;
                 line_ended = true;
             } else if (c == '\r') {
-                rc = end_field(t);
+                end_field(t);
                 *state = EAT_CRNL;
             } else if (c == ',') {
-                rc = end_field(t);
+                end_field(t);
                 *state = START_FIELD;
             } else {
                 size_t n = plain_run(data, i, size, false);
-                rc = push_bytes(t, data + i, n);
+                push_bytes(t, data + i, n);
                 i += n - 1;
             }
             break;
@@ -315,26 +295,27 @@ static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t si
                 *state = QUOTE_IN_QUOTED_FIELD;
             } else {
                 size_t n = plain_run(data, i, size, true);
-                rc = push_bytes(t, data + i, n);
+                push_bytes(t, data + i, n);
                 i += n - 1;
             }
             break;
         case QUOTE_IN_QUOTED_FIELD:
             if (c == '"') {
-                rc = push_char(t, c);
+                push_char(t, c);
                 *state = IN_QUOTED_FIELD;
             } else if (c == ',') {
-                rc = end_field(t);
+                end_field(t);
                 *state = START_FIELD;
             } else if (c == '\n') {
-                rc = end_field(t) || end_line(t);
+                end_field(t);
+                rc = end_line(t);
                 *state = START_RECORD;
                 line_ended = true;
             } else if (c == '\r') {
-                rc = end_field(t);
+                end_field(t);
                 *state = EAT_CRNL;
             } else {
-                rc = push_char(t, c);
+                push_char(t, c);
                 *state = IN_FIELD;
             }
             break;
@@ -344,7 +325,8 @@ static int tokenize(tokens_t *t, tok_state_t *state, const char *data, size_t si
                 *state = START_RECORD;
             } else if (c == ',') {
                 /* A CR-ended row followed by a row starting with a comma. */
-                rc = end_line(t) || end_field(t);
+                if ((rc = end_line(t)) == 0)
+                    end_field(t);
                 *state = START_FIELD;
             } else {
                 rc = end_line(t);
@@ -385,8 +367,7 @@ static int tokenize_eof(tokens_t *t, tok_state_t state)
     case IN_FIELD:
     case START_FIELD:
     case QUOTE_IN_QUOTED_FIELD:
-        if (end_field(t) != 0)
-            return -1;
+        end_field(t);
         break;
     case EAT_CRNL:
         break;
@@ -396,13 +377,11 @@ static int tokenize_eof(tokens_t *t, tok_state_t state)
 
 static int tokenize_all(tokens_t *t, const char *data, size_t size)
 {
-    if (ensure_line(t) != 0)
-        return -1;
+    ensure_line(t);
     t->line_start[0] = 0;
     t->line_fields[0] = 0;
     /* Fields never hold more bytes than the file plus their NULs. */
-    if (!grow((void **)&t->chars, &t->chars_cap, size + 64, 1))
-        return out_of_memory(t);
+    grow((void **)&t->chars, &t->chars_cap, size + 64, 1);
     size_t pos = 0;
     if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
         pos = 3;
@@ -761,33 +740,24 @@ void sx_frame_destroy(sx_frame_t **self_p)
     *self_p = NULL;
 }
 
-static int build_columns(sx_frame_t *frame, tokens_t *t)
+static void build_columns(sx_frame_t *frame, tokens_t *t)
 {
     size_t header = t->line_fields[0];
     size_t width = t->lines > 1 ? t->line_fields[1] : header;
     size_t leading = width > header ? width - header : 0; /* implicit index */
     frame->column_count = header;
     frame->row_count = t->lines - 1;
-    frame->columns = calloc(header, sizeof *frame->columns);
-    const char **words = malloc((frame->row_count + 1) * sizeof *words);
-    if (!frame->columns || !words) {
-        free(words);
-        return out_of_memory(t);
-    }
+    frame->columns = sx_alloc(header, sizeof *frame->columns);
+    const char **words = sx_alloc(frame->row_count + 1, sizeof *words);
     for (size_t c = 0; c < header; c++) {
         sx_frame_column_t *col = &frame->columns[c];
-        col->values = calloc(frame->row_count + 1, sizeof *col->values);
-        if (!col->values) {
-            free(words);
-            return out_of_memory(t);
-        }
+        col->values = sx_alloc(frame->row_count + 1, sizeof *col->values);
         for (size_t r = 0; r < frame->row_count; r++)
             words[r] = word_text(t, t->line_start[r + 1] + leading + c);
         column_job_t job = {words, frame->row_count, col};
         convert_column(&job);
     }
     free(words);
-    return 0;
 }
 
 sx_frame_t *sx_frame_parse(const char *name, const char *data, size_t size,
@@ -803,15 +773,8 @@ sx_frame_t *sx_frame_parse(const char *name, const char *data, size_t size,
         sx_error_set(err, "%s: No columns to parse from file", name);
         goto done;
     }
-    frame = calloc(1, sizeof *frame);
-    if (!frame) {
-        out_of_memory(&t);
-        goto done;
-    }
-    if (build_columns(frame, &t) != 0) {
-        sx_frame_destroy(&frame);
-        goto done;
-    }
+    frame = sx_new(sx_frame_t);
+    build_columns(frame, &t);
     frame->storage = t.chars; /* string values point into it */
     t.chars = NULL;
 done:

@@ -4,6 +4,8 @@
  * is decided once per process from /proc/self/exe. */
 #include "common/install.h"
 
+#include "common/files.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <limits.h>
@@ -106,12 +108,12 @@ static char *user_runtime_dir(void)
 char *sx_install_runtime_dir(const char *given)
 {
     if (given && given[0])
-        return strdup(given);
+        return sx_strdup(given);
     const char *env = getenv("SX_RUNTIME_DIR");
     if (env && env[0])
-        return strdup(env);
+        return sx_strdup(env);
     if (sx_install_in_build_tree())
-        return strdup(SX_SOURCE_DIR "/.runtime");
+        return sx_strdup(SX_SOURCE_DIR "/.runtime");
     return user_runtime_dir();
 }
 
@@ -175,9 +177,10 @@ void sx_install_test(bool verbose)
     snprintf(build, sizeof build, "%s/build", tmp);
     snprintf(bin, sizeof bin, "%s/prefix/bin", tmp);
     snprintf(share, sizeof share, "%s/prefix/share/streamex", tmp);
-    char cmd[PATH_MAX * 3];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/tests' '%s' '%s'", build, bin, share);
-    SX_CHECK(system(cmd) == 0);
+    char tests[160];
+    snprintf(tests, sizeof tests, "%s/tests", build);
+    SX_CHECK(sx_mkdirs(tests, NULL) == 0 && sx_mkdirs(bin, NULL) == 0 &&
+             sx_mkdirs(share, NULL) == 0);
 
     /* A binary inside the build folder (or below it) reads the source tree. */
     layout_t layout;
@@ -224,7 +227,7 @@ void sx_install_test(bool verbose)
 
     /* The runtime folder: given, then $SX_RUNTIME_DIR, then the default. */
     const char *saved = getenv("SX_RUNTIME_DIR");
-    char *saved_copy = saved ? strdup(saved) : NULL;
+    char *saved_copy = saved ? sx_strdup(saved) : NULL;
     char *dir = sx_install_runtime_dir("/given");
     SX_CHECK(dir && strcmp(dir, "/given") == 0);
     free(dir);
@@ -238,7 +241,7 @@ void sx_install_test(bool verbose)
     free(dir);
     /* An installed binary's default: per user, under XDG_DATA_HOME or HOME. */
     const char *saved_xdg = getenv("XDG_DATA_HOME");
-    char *saved_xdg_copy = saved_xdg ? strdup(saved_xdg) : NULL;
+    char *saved_xdg_copy = saved_xdg ? sx_strdup(saved_xdg) : NULL;
     setenv("XDG_DATA_HOME", "/data", 1);
     dir = user_runtime_dir();
     SX_CHECK(dir && strcmp(dir, "/data/streamex/runtime") == 0);
@@ -257,6 +260,7 @@ void sx_install_test(bool verbose)
     free(saved_xdg_copy);
     free(saved_copy);
 
+    char cmd[PATH_MAX];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     SX_CHECK(system(cmd) == 0);
     if (verbose)

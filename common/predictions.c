@@ -5,6 +5,7 @@
 #include "common/predictions.h"
 
 #include "common/files.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <czmq.h>
@@ -37,14 +38,8 @@ static void free_item(void **item_p)
 
 static sx_predictions_t *predictions_new(void)
 {
-    sx_predictions_t *self = calloc(1, sizeof *self);
-    if (!self)
-        return NULL;
+    sx_predictions_t *self = sx_new(sx_predictions_t);
     self->sql = zhashx_new();
-    if (!self->sql) {
-        free(self);
-        return NULL;
-    }
     zhashx_set_destructor(self->sql, free_item);
     return self;
 }
@@ -115,11 +110,7 @@ static void keep(reader_t *rd, size_t line, const char *id, const char *sql)
         return;
     }
     rd->first_line[position] = line;
-    char *copy = strdup(sql);
-    if (!copy || zhashx_insert(rd->predictions->sql, id, copy) != 0) {
-        free(copy);
-        sx_problems_add(rd->problems, "%s:%zu: out of memory", rd->path, line);
-    }
+    zhashx_insert(rd->predictions->sql, id, sx_strdup(sql));
 }
 
 static void read_line(reader_t *rd, size_t line, const char *text, size_t length)
@@ -152,23 +143,18 @@ sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench
         return NULL;
     }
     reader_t rd = {.path = path, .bench = bench, .problems = problems};
-    rd.first_line = calloc(sx_bench_task_count(bench) + 1, sizeof *rd.first_line);
+    rd.first_line = sx_alloc(sx_bench_task_count(bench) + 1, sizeof *rd.first_line);
     rd.predictions = predictions_new();
-    if (!rd.first_line || !rd.predictions) {
-        sx_problems_add(problems, "%s: out of memory", path);
-        sx_predictions_destroy(&rd.predictions);
-    } else {
-        sx_lines_t lines;
-        sx_lines_init(&lines, path, data, size);
-        char *line;
-        size_t length;
-        int more;
-        while ((more = sx_lines_next(&lines, &line, &length, &err)) != 0) {
-            if (more < 0)
-                sx_problems_add(problems, "%s", err.msg);
-            else
-                read_line(&rd, lines.number, line, length);
-        }
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line;
+    size_t length;
+    int more;
+    while ((more = sx_lines_next(&lines, &line, &length, &err)) != 0) {
+        if (more < 0)
+            sx_problems_add(problems, "%s", err.msg);
+        else
+            read_line(&rd, lines.number, line, length);
     }
     free(rd.first_line);
     free(data);
@@ -179,10 +165,6 @@ sx_predictions_t *sx_predictions_load(const char *path, const sx_bench_t *bench,
                                       sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    if (!problems) {
-        sx_error_set(err, "%s: out of memory", path);
-        return NULL;
-    }
     sx_predictions_t *self = sx_predictions_check(path, bench, problems);
     if (sx_problems_count(problems) > 0) {
         sx_problems_to_error(problems, 0, err);

@@ -1,6 +1,7 @@
 /* problems.c: the list of every problem a validation found (see problems.h). */
 #include "common/problems.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <stdarg.h>
@@ -17,7 +18,7 @@ struct _sx_problems_t {
 
 sx_problems_t *sx_problems_new(void)
 {
-    return calloc(1, sizeof(sx_problems_t));
+    return sx_new(sx_problems_t);
 }
 
 void sx_problems_destroy(sx_problems_t **self_p)
@@ -32,25 +33,21 @@ void sx_problems_destroy(sx_problems_t **self_p)
     *self_p = NULL;
 }
 
-/* Makes room for one more message; false when memory is short. */
-static bool reserve_one(sx_problems_t *self)
+/* Makes room for one more message. */
+static void reserve_one(sx_problems_t *self)
 {
     if (self->kept < self->capacity)
-        return true;
-    size_t capacity = self->capacity ? 2 * self->capacity : 16;
-    char **grown = realloc(self->messages, capacity * sizeof *grown);
-    if (!grown)
-        return false;
-    self->messages = grown;
-    self->capacity = capacity;
-    return true;
+        return;
+    self->capacity = self->capacity ? 2 * self->capacity : 16;
+    self->messages = sx_realloc(self->messages, self->capacity, sizeof *self->messages);
 }
 
 void sx_problems_add(sx_problems_t *self, const char *fmt, ...)
 {
     self->count++;
-    if (self->kept >= SX_PROBLEMS_KEPT || !reserve_one(self))
+    if (self->kept >= SX_PROBLEMS_KEPT)
         return;
+    reserve_one(self);
     char *message = NULL;
     va_list ap;
     va_start(ap, fmt);

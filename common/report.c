@@ -8,6 +8,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/report_model.h"
 #include "common/score.h"
 #include "common/selftest.h"
@@ -78,7 +79,7 @@ char *sx_report_question(const sx_report_t *report, const char *task_id)
              task_id);
     json_t *task = json_load_file(path, 0, NULL);
     const char *question = json_string_value(json_object_get(task, "question"));
-    char *copy = question ? strdup(question) : NULL;
+    char *copy = question ? sx_strdup(question) : NULL;
     json_decref(task);
     return copy;
 }
@@ -91,7 +92,7 @@ char *sx_report_policy(const sx_report_t *report, const char *task_id)
     free(path);
     char *text = NULL;
     if (!e)
-        return report->bench ? strdup(err.msg) : NULL;
+        return report->bench ? sx_strdup(err.msg) : NULL;
     char columns[256] = "all gold columns";
     for (size_t i = 0, n = 0; i < e->condition_count && n < sizeof columns - 24; i++)
         n += (size_t)snprintf(columns + n, sizeof columns - n, "%s%ld",
@@ -133,12 +134,7 @@ static int load_results(sx_report_t *r, sx_report_method_t *m, sx_error_t *err)
         }
         if (count == cap) {
             cap = cap ? cap * 2 : 64;
-            sx_result_t *grown = realloc(m->results, cap * sizeof *grown);
-            if (!grown) {
-                rc = sx_error_set(err, "out of memory");
-                break;
-            }
-            m->results = grown;
+            m->results = sx_realloc(m->results, cap, sizeof *m->results);
         }
         rc = sx_result_from_json(line, &m->results[count], err);
         if (rc != 0) {
@@ -156,8 +152,8 @@ static int load_results(sx_report_t *r, sx_report_method_t *m, sx_error_t *err)
                           r->methods[0].name, r->task_count);
     if (rc == 0 && first) {
         r->task_count = count;
-        r->task_ids = calloc(count + 1, sizeof *r->task_ids);
-        for (size_t i = 0; r->task_ids && i < count; i++)
+        r->task_ids = sx_alloc(count + 1, sizeof *r->task_ids);
+        for (size_t i = 0; i < count; i++)
             r->task_ids[i] = m->results[i].task_id; /* borrowed */
     }
     if (rc != 0) {
@@ -202,9 +198,7 @@ static int load(sx_report_t *r, const char *out_dir, sx_error_t *err)
         return sx_error_set(err, "%s: %s", path,
                             r->summary ? "no \"methods\" object" : jerr.text);
     r->run = json_object_get(r->summary, "run");
-    r->methods = calloc(json_object_size(methods), sizeof *r->methods);
-    if (!r->methods)
-        return sx_error_set(err, "out of memory");
+    r->methods = sx_alloc(json_object_size(methods), sizeof *r->methods);
     const char *name;
     json_t *tally;
     int rc = 0;
@@ -213,7 +207,7 @@ static int load(sx_report_t *r, const char *out_dir, sx_error_t *err)
         if (rc != 0)
             break;
         sx_report_method_t *m = &r->methods[r->method_count++];
-        m->name = strdup(name);
+        m->name = sx_strdup(name);
         m->tally = tally;
         rc = sx_name_is_safe(name) ? load_results(r, m, err)
                                    : sx_error_set(err,

@@ -10,6 +10,7 @@
  * markup from them. */
 #include "common/report_model.h"
 
+#include "common/mem.h"
 #include "common/status.h"
 
 #include <math.h>
@@ -44,7 +45,7 @@ static void escape_cut(FILE *out, const char *text, size_t max)
     }
     while (max > 0 && ((unsigned char)text[max] & 0xC0) == 0x80)
         max--;
-    char *cut = strndup(text, max);
+    char *cut = sx_strndup(text, max);
     sx_report_escape(out, cut);
     fputs("\xE2\x80\xA6", out); /* ... */
     free(cut);
@@ -159,12 +160,11 @@ static int by_name(const void *a, const void *b)
 static size_t workers_of(const sx_report_t *r, const char ***names_p)
 {
     size_t n = r->method_count * r->task_count, count = 0;
-    const char **names = calloc(n + 1, sizeof *names);
-    for (size_t m = 0; names && m < r->method_count; m++)
+    const char **names = sx_alloc(n + 1, sizeof *names);
+    for (size_t m = 0; m < r->method_count; m++)
         for (size_t i = 0; i < r->task_count; i++)
             names[count++] = r->methods[m].results[i].worker;
-    if (names)
-        qsort(names, count, sizeof *names, by_name);
+    qsort(names, count, sizeof *names, by_name);
     size_t kept = 0;
     for (size_t i = 0; i < count; i++)
         if (kept == 0 || strcmp(names[kept - 1], names[i]) != 0)
@@ -503,18 +503,17 @@ static int slower_first(const void *a, const void *b)
 static void write_slowest(FILE *out, const sx_report_t *r)
 {
     size_t n = r->method_count * r->task_count, k = 0;
-    timed_t *all = calloc(n + 1, sizeof *all);
-    for (size_t m = 0; all && m < r->method_count; m++)
+    timed_t *all = sx_alloc(n + 1, sizeof *all);
+    for (size_t m = 0; m < r->method_count; m++)
         for (size_t i = 0; i < r->task_count; i++)
             all[k++] = (timed_t){&r->methods[m].results[i], r->methods[m].name};
-    if (all)
-        qsort(all, n, sizeof *all, slower_first);
-    double scale = n && all ? all[0].result->seconds : 0;
+    qsort(all, n, sizeof *all, slower_first);
+    double scale = n ? all[0].result->seconds : 0;
     fputs("<h3>Slowest tasks</h3><table><tr><th>task</th><th>method</th><th>status</th>"
           "<th class=\"num\">seconds</th><th>attempts</th><th>worker</th>"
           "<th>steps</th></tr>\n",
           out);
-    for (size_t i = 0; all && i < n && i < SLOWEST; i++) {
+    for (size_t i = 0; i < n && i < SLOWEST; i++) {
         fputs("<tr><td><a href=\"#task=", out);
         sx_report_escape(out, all[i].result->task_id);
         fputs("\">", out);

@@ -26,6 +26,7 @@
  * fsync, rename), so a crash never leaves half a file. */
 #include "common/result.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
 
@@ -72,7 +73,7 @@ double sx_step_seconds(const sx_timings_t *t, int step)
 
 static char *copy_or_empty(const char *s)
 {
-    return strdup(s ? s : "");
+    return sx_strdup(s ? s : "");
 }
 
 void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status,
@@ -84,7 +85,7 @@ void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status
     result->score = status == SX_STATUS_MATCH ? 1 : 0;
     result->detail = copy_or_empty(detail);
     result->worker = copy_or_empty("");
-    result->csv = csv ? strdup(csv) : NULL;
+    result->csv = csv ? sx_strdup(csv) : NULL;
 }
 
 void sx_result_clear(sx_result_t *result)
@@ -180,7 +181,7 @@ static int get_string(json_t *o, const char *key, bool nullable, char **out,
     if (!json_is_string(v))
         return sx_error_set(err, "field \"%s\" must be a string%s", key,
                             nullable ? " or null" : "");
-    *out = strdup(json_string_value(v));
+    *out = sx_strdup(json_string_value(v));
     return 0;
 }
 
@@ -323,15 +324,8 @@ static void text_add_line(text_t *t, char *line)
         return;
     }
     if (t->size + n + 2 > t->cap) {
-        size_t cap = (t->size + n + 2) * 2;
-        char *grown = realloc(t->data, cap);
-        if (!grown) {
-            t->failed = true;
-            free(line);
-            return;
-        }
-        t->data = grown;
-        t->cap = cap;
+        t->cap = (t->size + n + 2) * 2;
+        t->data = sx_realloc(t->data, t->cap, 1);
     }
     memcpy(t->data + t->size, line, n);
     t->size += n;
@@ -376,7 +370,7 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     if (sx_mkdirs_for(path, err) != 0)
         return -1;
     memset(summary, 0, sizeof *summary);
-    summary->method = strdup(method);
+    summary->method = sx_strdup(method);
     summary->total = count;
     text_t lines = {0}, index = {0};
     for (size_t i = 0; i < count; i++) {

@@ -12,6 +12,7 @@
 #include "common/compare.h"
 #include "common/files.h"
 #include "common/frame.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/strict.h"
 #include "common/task.h"
@@ -58,9 +59,7 @@ static int load_condition_cols(json_t *value, sx_evaluation_t *ev, sx_error_t *e
     size_t count = json_is_array(value) ? json_array_size(value) : 1;
     if (!json_is_array(value) && !json_is_integer(value))
         return sx_error_set(err, "condition_cols must be a list of column indexes");
-    ev->condition_cols = calloc(count + 1, sizeof *ev->condition_cols);
-    if (!ev->condition_cols)
-        return sx_error_set(err, "out of memory");
+    ev->condition_cols = sx_alloc(count + 1, sizeof *ev->condition_cols);
     for (size_t i = 0; i < count; i++) {
         json_t *item = json_is_array(value) ? json_array_get(value, i) : value;
         if (!json_is_integer(item) || json_integer_value(item) < 0)
@@ -153,8 +152,7 @@ sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err)
     /* BENCH/evaluation/ID.json belongs to its folder (files.h). */
     char *folder = sx_file_folder(path);
     size_t size = 0;
-    char *text = folder ? sx_file_load(folder, path, SX_FILE_JSON, &size, err)
-                        : (sx_error_set(err, "out of memory"), NULL);
+    char *text = sx_file_load(folder, path, SX_FILE_JSON, &size, err);
     free(folder);
     if (!text)
         return NULL;
@@ -165,10 +163,8 @@ sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err)
         sx_error_set(err, "%s:%d: %s", path, jerr.line, jerr.text);
         return NULL;
     }
-    sx_evaluation_t *ev = calloc(1, sizeof *ev);
-    if (!ev || load_evaluation(root, ev, err) != 0) {
-        if (!ev)
-            sx_error_set(err, "out of memory");
+    sx_evaluation_t *ev = sx_new(sx_evaluation_t);
+    if (load_evaluation(root, ev, err) != 0) {
         sx_error_prefix(err, "%s", path);
         sx_evaluation_destroy(&ev);
     }
@@ -226,8 +222,7 @@ static int strict_verdict(sx_tie_target_t *t, size_t pred_rows, int frozen, char
 sx_frame_t *sx_gold_read(const char *gold_csv, sx_error_t *err)
 {
     char *folder = sx_file_folder(gold_csv);
-    sx_frame_t *gold = folder ? sx_frame_read(folder, gold_csv, err)
-                              : (sx_error_set(err, "out of memory"), NULL);
+    sx_frame_t *gold = sx_frame_read(folder, gold_csv, err);
     free(folder);
     return gold;
 }
@@ -267,13 +262,11 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
     }
     size_t pred_rows = sx_frame_row_count(pred);
     sx_tie_target_t target = {
-        .frozen = sx_compare_new(pred, evaluation->ignore_order, profile, &err),
-        .strict = sx_strict_new(pred, evaluation->ignore_order, profile, &err),
+        .frozen = sx_compare_new(pred, evaluation->ignore_order, profile),
+        .strict = sx_strict_new(pred, evaluation->ignore_order, profile),
         .gold = gold,
         .evaluation = evaluation};
-    int verdict = -1;
-    if (target.frozen && target.strict)
-        verdict = frozen_verdict(&target, pred_rows, detail, detail_size, &err);
+    int verdict = frozen_verdict(&target, pred_rows, detail, detail_size, &err);
     if (verdict >= 0)
         *strict = strict_verdict(&target, pred_rows, verdict, detail, detail_size);
     sx_compare_destroy(&target.frozen);
@@ -315,7 +308,7 @@ sx_status_t sx_score_task(const char *bench_dir, const char *task_id,
 
 static char *write_temp(const char *text)
 {
-    char *path = strdup("/tmp/sx-score-test-XXXXXX");
+    char *path = sx_strdup("/tmp/sx-score-test-XXXXXX");
     int fd = mkstemp(path);
     SX_CHECK(fd >= 0);
     FILE *out = fdopen(fd, "w");

@@ -5,10 +5,10 @@
 #include "common/log.h"
 #include "common/selftest.h"
 
+#include <czmq.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <time.h>
 #include <unistd.h>
 
 static atomic_int s_caught = 0;
@@ -80,7 +80,7 @@ int sx_signals_exit_code(void)
 static bool wait_received(int count)
 {
     for (int i = 0; i < 10000 && atomic_load(&s_received) < count; i++)
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
+        zclock_sleep(1);
     return atomic_load(&s_received) >= count;
 }
 

@@ -25,6 +25,7 @@
 #include "common/strict.h"
 
 #include "common/compare.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <math.h>
@@ -155,28 +156,19 @@ static void index_columns(sx_strict_t *self)
 }
 
 sx_strict_t *sx_strict_new(const sx_frame_t *pred, bool ignore_order,
-                           sx_profile_t profile, sx_error_t *err)
+                           sx_profile_t profile)
 {
-    sx_strict_t *self = calloc(1, sizeof *self);
-    if (!self) {
-        sx_error_set(err, "out of memory in the strict check");
-        return NULL;
-    }
+    sx_strict_t *self = sx_new(sx_strict_t);
     self->ignore_order = ignore_order;
     self->profile = profile;
     self->rows = sx_frame_row_count(pred);
     self->cols = sx_frame_column_count(pred);
     self->max_steps = SX_STRICT_MAX_STEPS;
     size_t cells = self->rows * self->cols + 1;
-    self->values = malloc(cells * sizeof *self->values);
-    self->sorted = malloc(cells * sizeof *self->sorted);
-    self->kind = malloc((self->cols + 1) * sizeof *self->kind);
-    self->distinct = malloc((self->cols + 1) * sizeof *self->distinct);
-    if (!self->values || !self->sorted || !self->kind || !self->distinct) {
-        sx_strict_destroy(&self);
-        sx_error_set(err, "out of memory in the strict check");
-        return NULL;
-    }
+    self->values = sx_alloc(cells, sizeof *self->values);
+    self->sorted = sx_alloc(cells, sizeof *self->sorted);
+    self->kind = sx_alloc(self->cols + 1, sizeof *self->kind);
+    self->distinct = sx_alloc(self->cols + 1, sizeof *self->distinct);
     for (size_t p = 0; p < self->cols; p++) {
         const sx_frame_column_t *col = sx_frame_column(pred, p);
         for (size_t r = 0; r < self->rows; r++)
@@ -411,32 +403,28 @@ static void search_free(search_t *s)
     free(s->stack);
 }
 
-/* Allocates the search and copies gold's picked cells; -1 out of memory. */
-static int search_init(search_t *s, const sx_frame_t *gold, const size_t *rows,
-                       const long *cols, sx_profile_t profile)
+/* Allocates the search and copies gold's picked cells. */
+static void search_init(search_t *s, const sx_frame_t *gold, const size_t *rows,
+                        const long *cols, sx_profile_t profile)
 {
     size_t n = s->n, pc = s->self->cols + 1;
-    s->gold = malloc((s->ncols * n + 1) * sizeof *s->gold);
-    s->cand = calloc(s->ncols * pc + 1, sizeof *s->cand);
-    s->assign = calloc(s->ncols + 1, sizeof *s->assign);
-    s->used = calloc(pc, sizeof *s->used);
+    s->gold = sx_alloc(s->ncols * n + 1, sizeof *s->gold);
+    s->cand = sx_alloc(s->ncols * pc + 1, sizeof *s->cand);
+    s->assign = sx_alloc(s->ncols + 1, sizeof *s->assign);
+    s->used = sx_alloc(pc, sizeof *s->used);
     /* ncols column orders, then the row order on every column */
-    s->gold_order = malloc(((s->ncols + 1) * n + 1) * sizeof *s->gold_order);
+    s->gold_order = sx_alloc((s->ncols + 1) * n + 1, sizeof *s->gold_order);
     size_t **per_row[] = {&s->pred_order, &s->gold_match, &s->pred_match,
                           &s->seen,       &s->lo,         &s->hi};
-    bool ok = s->gold && s->cand && s->assign && s->used && s->gold_order;
     for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++)
-        ok = (*per_row[i] = calloc(n + 1, sizeof **per_row[i])) != NULL && ok;
-    s->stack = malloc((n + 1) * sizeof *s->stack);
-    if (!ok || !s->stack)
-        return -1;
+        *per_row[i] = sx_alloc(n + 1, sizeof **per_row[i]);
+    s->stack = sx_alloc(n + 1, sizeof *s->stack);
     for (size_t i = 0; i < s->ncols; i++) {
         const sx_frame_column_t *col = sx_frame_column(gold, (size_t)cols[i]);
         for (size_t r = 0; r < n; r++)
             s->gold[i * n + r] =
                 sx_compare_profile_value(col->values[rows ? rows[r] : r], profile);
     }
-    return 0;
 }
 
 /* Steps 2 and 3 (and 4 through assign_from): 1, 0 (reason set) or GAVE_UP. */
@@ -484,19 +472,16 @@ int sx_strict_gold(sx_strict_t *self, const sx_frame_t *gold, const size_t *rows
         return 0; /* reason stays at least SX_STRICT_NO_COLUMN */
     long *every = NULL;
     if (!condition_count) {
-        every = malloc((s.ncols + 1) * sizeof *every);
-        for (size_t i = 0; every && i < s.ncols; i++)
+        every = sx_alloc(s.ncols + 1, sizeof *every);
+        for (size_t i = 0; i < s.ncols; i++)
             every[i] = (long)i;
     }
     const long *cols = condition_count ? condition_cols : every;
-    int verdict = -1;
     sx_strict_reason_t reason = SX_STRICT_NO_COLUMN;
-    if (cols && search_init(&s, gold, rows, cols, self->profile) == 0)
-        verdict = search(&s, &reason);
+    search_init(&s, gold, rows, cols, self->profile);
+    int verdict = search(&s, &reason);
     search_free(&s);
     free(every);
-    if (verdict == -1)
-        return sx_error_set(err, "out of memory in the strict check");
     if (verdict == GAVE_UP)
         verdict = 0;
     if (verdict == 0 && reason > self->reason)
@@ -530,9 +515,8 @@ static verdicts_t both(const char *pred_csv, const char *gold_csv, bool ignore_o
     sx_frame_t *pred = sx_frame_parse("p.csv", pred_csv, strlen(pred_csv), &err);
     sx_frame_t *gold = sx_frame_parse("g.csv", gold_csv, strlen(gold_csv), &err);
     SX_CHECK(pred && gold);
-    sx_compare_t *cmp = sx_compare_new(pred, ignore_order, profile, &err);
-    sx_strict_t *strict = sx_strict_new(pred, ignore_order, profile, &err);
-    SX_CHECK(cmp && strict);
+    sx_compare_t *cmp = sx_compare_new(pred, ignore_order, profile);
+    sx_strict_t *strict = sx_strict_new(pred, ignore_order, profile);
     if (max_steps)
         strict->max_steps = max_steps;
     verdicts_t v;
@@ -754,7 +738,7 @@ static void test_strict_property_on_random_frames(bool verbose)
                              .ignore_order = order == 1};
                 bool expect =
                     sx_frame_row_count(g) == sx_frame_row_count(p) && brute_cols(&b, 0);
-                sx_strict_t *s = sx_strict_new(p, b.ignore_order, b.profile, &err);
+                sx_strict_t *s = sx_strict_new(p, b.ignore_order, b.profile);
                 int got = sx_strict_gold(s, g, NULL, 0, NULL, 0, &err);
                 if (got != (int)expect)
                     fprintf(stderr,

@@ -40,13 +40,13 @@ typedef enum {
 typedef struct _sx_strict_t sx_strict_t;
 
 sx_strict_t *sx_strict_new(const sx_frame_t *pred, bool ignore_order,
-                           sx_profile_t profile, sx_error_t *err);
+                           sx_profile_t profile);
 void sx_strict_destroy(sx_strict_t **self_p);
 
 /* The strict verdict of the prediction against gold restricted to `rows`
  * (NULL = every row) and to condition_cols (none = every gold column):
  * 1 equal, 0 not (sx_strict_reason says why), -1 error with err set (a
- * condition column beyond gold's, out of memory). */
+ * condition column beyond gold's). */
 int sx_strict_gold(sx_strict_t *self, const sx_frame_t *gold, const size_t *rows,
                    size_t row_count, const long *condition_cols, size_t condition_count,
                    sx_error_t *err);

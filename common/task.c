@@ -11,6 +11,7 @@
 
 #include "common/csv.h"
 #include "common/files.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <dirent.h>
@@ -46,15 +47,10 @@ __attribute__((format(printf, 3, 4))) static void problem(loader_t *ld, const ch
     free(message);
 }
 
-/* A copy for the model; NULL stays NULL, a failed copy is a problem. */
-static char *copy(loader_t *ld, const char *text)
+/* A copy for the model; NULL stays NULL. */
+static char *copy(const char *text)
 {
-    if (!text)
-        return NULL;
-    char *result = strdup(text);
-    if (!result)
-        problem(ld, "task.json", "out of memory");
-    return result;
+    return text ? sx_strdup(text) : NULL;
 }
 
 /* out = where.key (just key at the top level), cut with "..." when long:
@@ -291,7 +287,7 @@ static void load_time(loader_t *ld, const char *where, const json_t *time,
     else if (sx_time_pattern_check(from, &err) != 0)
         problem(ld, path, "%s", err.msg);
     else
-        column->time_pattern = copy(ld, from);
+        column->time_pattern = copy(from);
 
     static const char *const to_names[] = {"sql", "epoch_ms"};
     const char *to = text_of(time, "to");
@@ -311,8 +307,8 @@ static void load_column(loader_t *ld, const char *where, const json_t *json,
         return;
     const char *name = text_of(json, "name");
     const char *from = text_of(json, "from");
-    column->name = copy(ld, name);
-    column->from = copy(ld, from ? from : name);
+    column->name = copy(name);
+    column->from = copy(from ? from : name);
     const json_t *time = json_object_get(json, "time");
     if (json_is_object(time)) { /* a mistyped one is reported by check_fields */
         char path[WHERE_MAX];
@@ -327,11 +323,7 @@ static void load_columns(loader_t *ld, const char *where, const json_t *json,
     size_t count = items_of(ld, where, json, "columns");
     if (count == 0)
         return;
-    source->columns = calloc(count, sizeof *source->columns);
-    if (!source->columns) {
-        problem(ld, where, "out of memory");
-        return;
-    }
+    source->columns = sx_alloc(count, sizeof *source->columns);
     source->column_count = count;
     const json_t *array = json_object_get(json, "columns");
     for (size_t i = 0; i < count; i++) {
@@ -484,7 +476,7 @@ static void load_source(loader_t *ld, const char *where, const json_t *json,
     if (!check_fields(ld, where, json, FIELDS(s_source_fields)))
         return;
     char path[WHERE_MAX];
-    source->name = copy(ld, text_of(json, "name"));
+    source->name = copy(text_of(json, "name"));
     join(path, where, "name");
     check_name(ld, path, source->name);
 
@@ -496,16 +488,16 @@ static void load_source(loader_t *ld, const char *where, const json_t *json,
         problem(ld, path, "must be \"live\" or \"static\", not '%s'", kind);
     source->kind = kind_index == 1 ? SX_SOURCE_STATIC : SX_SOURCE_LIVE;
 
-    source->ddl = copy(ld, text_of(json, "ddl"));
+    source->ddl = copy(text_of(json, "ddl"));
     join(path, where, "ddl");
     check_ddl(ld, path, source->ddl);
 
     load_columns(ld, where, json, source);
-    source->event_time = copy(ld, text_of(json, "event_time"));
+    source->event_time = copy(text_of(json, "event_time"));
     if (kind_index >= 0)
         check_event_time(ld, where, source, json_object_get(json, "event_time") != NULL);
 
-    source->file = copy(ld, text_of(json, "file"));
+    source->file = copy(text_of(json, "file"));
     join(path, where, "file");
     source->path = resolve_file(ld, path, dir, source->file);
     if (source->path)
@@ -526,11 +518,7 @@ static void load_sources(loader_t *ld, const json_t *json, sx_task_t *task)
     size_t count = items_of(ld, "", json, "sources");
     if (count == 0)
         return;
-    task->sources = calloc(count, sizeof *task->sources);
-    if (!task->sources) {
-        problem(ld, "sources", "out of memory");
-        return;
-    }
+    task->sources = sx_alloc(count, sizeof *task->sources);
     task->source_count = count;
     const json_t *array = json_object_get(json, "sources");
     for (size_t i = 0; i < count; i++) {
@@ -557,7 +545,7 @@ static void load_sink(loader_t *ld, const json_t *json, sx_task_t *task)
     /* A missing or mistyped sink is reported by check_fields. */
     if (!json_is_object(sink) || !check_fields(ld, "sink", sink, FIELDS(s_sink_fields)))
         return;
-    task->sink_name = copy(ld, text_of(sink, "name"));
+    task->sink_name = copy(text_of(sink, "name"));
     check_name(ld, "sink.name", task->sink_name);
     for (size_t i = 0; task->sink_name && i < task->source_count; i++) {
         const char *source = task->sources[i].name;
@@ -572,7 +560,7 @@ static void load_sink(loader_t *ld, const json_t *json, sx_task_t *task)
         problem(ld, "sink.changelog",
                 "must be \"upsert\", \"debezium\" or \"append\", not '%s'", changelog);
     task->sink_changelog = index < 0 ? SX_CHANGELOG_UPSERT : (sx_changelog_t)index;
-    task->sink_ddl = copy(ld, text_of(sink, "ddl"));
+    task->sink_ddl = copy(text_of(sink, "ddl"));
     check_ddl(ld, "sink.ddl", task->sink_ddl);
 }
 
@@ -581,11 +569,7 @@ static void load_output_schema(loader_t *ld, const json_t *json, sx_task_t *task
     size_t count = items_of(ld, "", json, "output_schema");
     if (count == 0)
         return;
-    task->output_schema = calloc(count, sizeof *task->output_schema);
-    if (!task->output_schema) {
-        problem(ld, "output_schema", "out of memory");
-        return;
-    }
+    task->output_schema = sx_alloc(count, sizeof *task->output_schema);
     task->output_column_count = count;
     const json_t *array = json_object_get(json, "output_schema");
     for (size_t i = 0; i < count; i++) {
@@ -595,8 +579,8 @@ static void load_output_schema(loader_t *ld, const json_t *json, sx_task_t *task
         if (!check_fields(ld, where, item, FIELDS(s_schema_fields)))
             continue;
         sx_field_t *field = &task->output_schema[i];
-        field->name = copy(ld, text_of(item, "name"));
-        field->type = copy(ld, text_of(item, "type"));
+        field->name = copy(text_of(item, "name"));
+        field->type = copy(text_of(item, "type"));
         for (size_t j = 0; field->name && j < i; j++) {
             const char *other = task->output_schema[j].name;
             if (other && strcmp(other, field->name) == 0) {
@@ -724,9 +708,9 @@ sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
         sx_problems_add(problems, "task '%s': not a safe task ID", task_id);
         return NULL;
     }
-    sx_task_t *task = calloc(1, sizeof *task);
-    if (!task || !(task->task_id = strdup(task_id)) ||
-        !(task->dir = path_join3(bench_dir, "tasks", task_id))) {
+    sx_task_t *task = sx_new(sx_task_t);
+    task->task_id = sx_strdup(task_id);
+    if (!(task->dir = path_join3(bench_dir, "tasks", task_id))) {
         problem(&ld, "task.json", "out of memory");
     } else {
         json_t *json = read_task_json(&ld, task);
@@ -744,10 +728,6 @@ sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
 sx_task_t *sx_task_load(const char *bench_dir, const char *task_id, sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    if (!problems) {
-        sx_error_set(err, "task %s: out of memory", task_id);
-        return NULL;
-    }
     sx_task_t *task = sx_task_check(bench_dir, task_id, problems);
     if (!task)
         sx_problems_to_error(problems, 0, err);

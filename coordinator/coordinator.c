@@ -15,6 +15,7 @@
 
 #include "common/csv.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/predictions.h"
 #include "common/result.h"
 #include "common/signals.h"
@@ -158,7 +159,7 @@ static bool name_collides_with_out(const char *name)
 static int load_methods(sx_coordinator_t *self, sx_error_t *err)
 {
     const sx_coordinator_config_t *c = &self->config;
-    self->methods = calloc(c->method_count, sizeof *self->methods);
+    self->methods = sx_alloc(c->method_count, sizeof *self->methods);
     self->method_count = c->method_count;
     for (size_t m = 0; m < c->method_count; m++) {
         if (!sx_name_is_safe(c->method_names[m]))
@@ -173,7 +174,7 @@ static int load_methods(sx_coordinator_t *self, sx_error_t *err)
             if (strcmp(c->method_names[other], c->method_names[m]) == 0)
                 return sx_error_set(err, "method name '%s' is given twice",
                                     c->method_names[m]);
-        self->methods[m].name = strdup(c->method_names[m]);
+        self->methods[m].name = sx_strdup(c->method_names[m]);
         self->methods[m].predictions =
             sx_predictions_load(c->prediction_files[m], self->bench, err);
         if (!self->methods[m].predictions)
@@ -213,12 +214,12 @@ static int select_tasks(sx_coordinator_t *self, bool *selected, sx_error_t *err)
 static int build_units(sx_coordinator_t *self, sx_error_t *err)
 {
     size_t tasks = sx_bench_task_count(self->bench);
-    bool *selected = calloc(tasks + 1, sizeof *selected);
+    bool *selected = sx_alloc(tasks + 1, sizeof *selected);
     if (self->config.task_count && select_tasks(self, selected, err) != 0) {
         free(selected);
         return -1;
     }
-    self->units = calloc(self->method_count * tasks + 1, sizeof *self->units);
+    self->units = sx_alloc(self->method_count * tasks + 1, sizeof *self->units);
     for (size_t m = 0; m < self->method_count; m++) {
         for (size_t t = 0; t < tasks; t++) {
             if (!in_subset(&self->config, t) || (self->config.task_count && !selected[t]))
@@ -266,7 +267,7 @@ static void mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t
     unit->result.steps = result->steps;
     unit->result.cached = result->cached;
     free(unit->result.worker);
-    unit->result.worker = strdup(result->worker ? result->worker : "");
+    unit->result.worker = sx_strdup(result->worker ? result->worker : "");
     unit->state = UNIT_SETTLED;
     tally(self, result, +1);
 }
@@ -489,7 +490,7 @@ static uint64_t random_token_base(void)
 sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
                                      sx_error_t *err)
 {
-    sx_coordinator_t *self = calloc(1, sizeof *self);
+    sx_coordinator_t *self = sx_alloc(1, sizeof *self);
     self->config = *config;
     set_defaults(&self->config);
     self->unit_index = zhashx_new();
@@ -780,7 +781,7 @@ static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker
         unit->retry_at = zclock_mono() + self->config.dead_after_ms;
     }
     free(unit->dropped_by);
-    unit->dropped_by = dropped_by ? strdup(dropped_by) : NULL;
+    unit->dropped_by = dropped_by ? sx_strdup(dropped_by) : NULL;
     enqueue(self, unit, true);
 }
 
@@ -790,7 +791,7 @@ static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char
 {
     char abs[PATH_MAX];
     snprintf(abs, sizeof abs, "%s/%s", sx_bench_dir(self->bench), rel);
-    manifest_file_t *f = calloc(1, sizeof *f);
+    manifest_file_t *f = sx_alloc(1, sizeof *f);
     sx_error_t err;
     struct stat st;
     if (sx_bench_file_check(self->bench, rel, &err) != 0 ||
@@ -805,10 +806,10 @@ static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char
         free(f);
         return;
     }
-    f->path = strdup(rel);
+    f->path = sx_strdup(rel);
     zlistx_add_end(list, f);
     if (!zhashx_lookup(self->files, f->hash))
-        zhashx_insert(self->files, f->hash, strdup(abs));
+        zhashx_insert(self->files, f->hash, sx_strdup(abs));
 }
 
 typedef struct {
@@ -874,7 +875,7 @@ static void send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const cha
                          bool final)
 {
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-    bye->reason = strdup(reason);
+    bye->reason = sx_strdup(reason);
     bye->final = final;
     sx_msg_send(bye, self->router, routing_id, NULL);
     sx_msg_destroy(&bye);
@@ -889,7 +890,7 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
     size_t count = 0;
     for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
         count += zlist_size(shard->units);
-    unit_t **units = calloc(count + 1, sizeof *units);
+    unit_t **units = sx_alloc(count + 1, sizeof *units);
     size_t n = 0;
     for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
         for (unit_t *unit = zlist_first(shard->units); unit;
@@ -948,7 +949,7 @@ static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
 
 static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
 {
-    shard_t *shard = calloc(1, sizeof *shard);
+    shard_t *shard = sx_alloc(1, sizeof *shard);
     shard->id = ++self->next_shard_id;
     shard->worker = w;
     shard->units = units;
@@ -1029,11 +1030,11 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
                 old->name);
         drop_worker(self, old, "worker reconnected", false);
     }
-    worker_t *w = calloc(1, sizeof *w);
-    w->key = strdup(key);
+    worker_t *w = sx_alloc(1, sizeof *w);
+    w->key = sx_strdup(key);
     w->routing_id = zframe_dup(routing_id);
-    w->name = strdup(msg->worker);
-    w->runtime = strdup(msg->runtime);
+    w->name = sx_strdup(msg->worker);
+    w->runtime = sx_strdup(msg->runtime);
     w->capacity = msg->capacity;
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
@@ -1044,8 +1045,8 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
 static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
 {
     sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
-    ack->method = strdup(result->method);
-    ack->result.task_id = strdup(result->result.task_id);
+    ack->method = sx_strdup(result->method);
+    ack->result.task_id = sx_strdup(result->result.task_id);
     ack->result.attempts = result->result.attempts;
     ack->token = result->token;
     send_to(self, w, ack);
@@ -1076,7 +1077,7 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
         return 0;
     }
     w->done++;
-    zhashx_update(self->runtimes, w->name, strdup(w->runtime));
+    zhashx_update(self->runtimes, w->name, sx_strdup(w->runtime));
     if (sx_status_is_retryable(r->status)) {
         sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
                 r->task_id, unit->attempts + 1, r->detail);
@@ -1134,7 +1135,7 @@ static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
         return;
     }
     sx_msg_t *file = sx_msg_new(SX_MSG_FILE);
-    file->hash = strdup(msg->hash);
+    file->hash = sx_strdup(msg->hash);
     file->data = data;
     file->size = size;
     send_to(self, w, file);
@@ -1316,7 +1317,7 @@ static int settle_repeat(sx_coordinator_t *self, unit_t *unit, const sx_result_t
                 self->round, self->config.repeat, worker);
     unit->result.unstable |= differs == 1;
     free(unit->ran_on);
-    unit->ran_on = strdup(result->worker ? result->worker : "");
+    unit->ran_on = sx_strdup(result->worker ? result->worker : "");
     release_from_shard(unit);
     unit->state = UNIT_SETTLED;
     tally(self, &unit->result, +1);
@@ -1339,7 +1340,7 @@ static bool start_next_round(sx_coordinator_t *self)
         if (self->round == 2) {
             unit->result.repeated = true;
             free(unit->ran_on);
-            unit->ran_on = strdup(unit->result.worker ? unit->result.worker : "");
+            unit->ran_on = sx_strdup(unit->result.worker ? unit->result.worker : "");
         }
         tally(self, &unit->result, -1);
         unit->state = UNIT_NEW;
@@ -1354,8 +1355,8 @@ static bool start_next_round(sx_coordinator_t *self)
 
 static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
 {
-    sx_method_summary_t *summaries = calloc(self->method_count, sizeof *summaries);
-    sx_result_t *results = calloc(self->unit_count + 1, sizeof *results);
+    sx_method_summary_t *summaries = sx_alloc(self->method_count, sizeof *summaries);
+    sx_result_t *results = sx_alloc(self->unit_count + 1, sizeof *results);
     int rc = 0;
     for (size_t m = 0; m < self->method_count && rc == 0; m++) {
         size_t count = 0;
@@ -1376,15 +1377,12 @@ static int write_outputs(sx_coordinator_t *self, sx_error_t *err)
     zlistx_set_comparator(keys, (zlistx_comparator_fn *)strcmp);
     zlistx_sort(keys);
     size_t count = zlistx_size(keys), w = 0;
-    const char **names = calloc(count + 1, sizeof *names);
-    const char **runtimes = calloc(count + 1, sizeof *runtimes);
-    for (const char *name = zlistx_first(keys); name && names && runtimes;
-         name = zlistx_next(keys), w++) {
+    const char **names = sx_alloc(count + 1, sizeof *names);
+    const char **runtimes = sx_alloc(count + 1, sizeof *runtimes);
+    for (const char *name = zlistx_first(keys); name; name = zlistx_next(keys), w++) {
         names[w] = name;
         runtimes[w] = zhashx_lookup(self->runtimes, name);
     }
-    if (!names || !runtimes)
-        count = 0;
     sx_run_info_t run = {self->config.command ? self->config.command : "coordinator",
                          self->config.bench_dir,
                          sx_bench_task_count(self->bench),

@@ -6,6 +6,7 @@
 #include "coordinator/coordinator.h"
 
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/result.h"
 #include "common/selftest.h"
 #include "coordinator/testbench.h"
@@ -108,7 +109,7 @@ static void harness_stop(harness_t *h)
 
 static harness_t *harness_new(size_t tasks, const char *const *markers)
 {
-    harness_t *h = calloc(1, sizeof *h);
+    harness_t *h = sx_alloc(1, sizeof *h);
     h->bench = sx_testbench_make(tasks, markers);
     snprintf(h->out, sizeof h->out, "%s/out", h->bench);
     snprintf(h->preds, sizeof h->preds, "%s/preds.jsonl", h->bench);
@@ -158,7 +159,7 @@ typedef struct {
 
 static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
 {
-    fake_t *f = calloc(1, sizeof *f);
+    fake_t *f = sx_alloc(1, sizeof *f);
     f->sock = zsock_new_dealer(endpoint);
     zsock_set_sndtimeo(f->sock, 100); /* a refused CURVE peer must not block the test */
     snprintf(f->name, sizeof f->name, "%s", name);
@@ -210,12 +211,12 @@ static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
 static void fake_result(fake_t *f, const sx_msg_task_t *task, sx_status_t status)
 {
     sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
-    msg->method = strdup(task->method);
+    msg->method = sx_strdup(task->method);
     sx_result_init(&msg->result, task->task_id, status, "scripted", NULL);
     msg->result.attempts = task->attempt;
     msg->token = task->token;
     free(msg->result.worker);
-    msg->result.worker = strdup(f->name);
+    msg->result.worker = sx_strdup(f->name);
     if (status == SX_STATUS_MATCH)
         sx_msg_set_data(msg, "x\n1\n", 4);
     SX_CHECK(sx_msg_send(msg, f->sock, NULL, NULL) == 0);
@@ -457,8 +458,8 @@ static void test_malformed_messages_rejected(void)
     zstr_sendm(f->sock, "two");
     zstr_send(f->sock, "frames");
     sx_msg_t *ack = sx_msg_new(SX_MSG_ACK); /* a coordinator's message */
-    ack->method = strdup("m1");
-    ack->result.task_id = strdup("t001");
+    ack->method = sx_strdup("m1");
+    ack->result.task_id = sx_strdup("t001");
     ack->result.attempts = 1;
     sx_msg_send(ack, f->sock, NULL, NULL);
     sx_msg_destroy(&ack);
@@ -491,7 +492,7 @@ static void fake_hello(fake_t *f, const char *name, int capacity)
 static bool fake_fetch(fake_t *f, const char *hash, int timeout_ms)
 {
     sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
-    request->hash = strdup(hash);
+    request->hash = sx_strdup(hash);
     SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
     sx_msg_destroy(&request);
     sx_msg_t *file = fake_expect(f, SX_MSG_FILE, timeout_ms);
@@ -1172,7 +1173,7 @@ static char *make_cert(const char *dir, const char *name)
     zcert_t *cert = zcert_new();
     SX_CHECK(zcert_save(cert, path) == 0);
     zcert_destroy(&cert);
-    return strdup(path);
+    return sx_strdup(path);
 }
 
 /* Only a worker whose public key is in the allow-list gets work. */

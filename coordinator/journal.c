@@ -1,6 +1,7 @@
 /* journal.c: append-only, fsync'ed JSONL of settled results (see journal.h). */
 #include "coordinator/journal.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
 
@@ -61,7 +62,7 @@ static int replay(const char *path, const char *data, size_t size,
         line_no++;
         if (!nl)
             break; /* torn last line: never acknowledged, so safe to drop */
-        char *line = strndup(data + start, (size_t)(nl - data - (long)start));
+        char *line = sx_strndup(data + start, (size_t)(nl - data - (long)start));
         int rc = visit ? replay_line(path, line_no, line, visit, arg, err) : 0;
         free(line);
         if (rc != 0)
@@ -97,8 +98,8 @@ sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void
         return sx_error_set(err, "%s: cannot open for appending: %s", path,
                             strerror(errno)),
                NULL;
-    sx_journal_t *self = calloc(1, sizeof *self);
-    self->path = strdup(path);
+    sx_journal_t *self = sx_alloc(1, sizeof *self);
+    self->path = sx_strdup(path);
     self->fd = fd;
     self->length = lseek(fd, 0, SEEK_END);
     return self;

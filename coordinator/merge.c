@@ -3,6 +3,7 @@
 
 #include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/report.h"
 #include "common/result.h"
 #include "common/selftest.h"
@@ -39,7 +40,7 @@ static void find_methods(const char *input, zlistx_t *methods)
         snprintf(path, sizeof path, "%s/%s/results.jsonl", input, entry->d_name);
         if (sx_name_is_safe(entry->d_name) && sx_file_exists(path) &&
             !zlistx_find(methods, entry->d_name))
-            zlistx_add_end(methods, strdup(entry->d_name));
+            zlistx_add_end(methods, sx_strdup(entry->d_name));
     }
     closedir(dir);
 }
@@ -81,7 +82,7 @@ static int take(merged_t *m, const sx_bench_t *bench, const char *input,
         return sx_error_prefix(err, "%s/%s", m->method, r->task_id), -1;
     if (r->csv) {
         free(r->csv);
-        r->csv = strdup(to);
+        r->csv = sx_strdup(to);
     }
     m->results[index] = *r;
     memset(r, 0, sizeof *r);
@@ -139,8 +140,8 @@ static int merge_method(merged_t *m, const sx_bench_t *bench, const char *const 
                         sx_method_summary_t *summary, size_t *missing, sx_error_t *err)
 {
     m->count = sx_bench_task_count(bench);
-    m->results = calloc(m->count, sizeof *m->results);
-    m->origin = calloc(m->count, sizeof *m->origin);
+    m->results = sx_alloc(m->count, sizeof *m->results);
+    m->origin = sx_alloc(m->count, sizeof *m->origin);
     int rc = 0;
     for (size_t i = 0; i < input_count && rc == 0; i++)
         rc = read_input(m, bench, inputs[i], out_dir, err);
@@ -202,7 +203,7 @@ static json_t *input_workers(const char *const *inputs, size_t input_count)
             const char *have = json_string_value(json_object_get(all, name));
             if (!text || (have && strstr(have, text)))
                 continue;
-            char *joined = have ? zsys_sprintf("%s; %s", have, text) : strdup(text);
+            char *joined = have ? zsys_sprintf("%s; %s", have, text) : sx_strdup(text);
             json_object_set_new(all, name, json_string(joined));
             free(joined);
         }
@@ -246,7 +247,7 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                  ? 0
                  : sx_error_set(err, "no METHOD/results.jsonl in any input");
     size_t count = zlistx_size(methods);
-    sx_method_summary_t *summaries = calloc(count + 1, sizeof *summaries);
+    sx_method_summary_t *summaries = sx_alloc(count + 1, sizeof *summaries);
     size_t done = 0;
     for (char *name = zlistx_first(methods); name && rc == 0;
          name = zlistx_next(methods)) {
@@ -259,16 +260,14 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     sx_bench_fingerprint(bench, fingerprint);
     json_t *workers = input_workers(inputs, input_count);
     size_t worker_count = json_object_size(workers), w = 0;
-    const char **names = calloc(worker_count + 1, sizeof *names);
-    const char **runtimes = calloc(worker_count + 1, sizeof *runtimes);
+    const char **names = sx_alloc(worker_count + 1, sizeof *names);
+    const char **runtimes = sx_alloc(worker_count + 1, sizeof *runtimes);
     const char *name;
     json_t *runtime;
     json_object_foreach(workers, name, runtime)
     {
-        if (names && runtimes) {
-            names[w] = name;
-            runtimes[w++] = json_string_value(runtime);
-        }
+        names[w] = name;
+        runtimes[w++] = json_string_value(runtime);
     }
     sx_run_info_t run = {.command = "merge",
                          .bench = bench_dir,
@@ -302,7 +301,7 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
 static void write_results(const char *out, const char *method, const char *const *ids,
                           const sx_status_t *statuses, size_t count)
 {
-    sx_result_t *results = calloc(count, sizeof *results);
+    sx_result_t *results = sx_alloc(count, sizeof *results);
     char csv[PATH_MAX];
     for (size_t i = 0; i < count; i++) {
         snprintf(csv, sizeof csv, "%s/%s/csv/%s.csv", out, method, ids[i]);

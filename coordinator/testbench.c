@@ -1,6 +1,7 @@
 /* testbench.c: the throw-away benchmark folder of the self-tests (see testbench.h). */
 #include "coordinator/testbench.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
 
@@ -20,9 +21,9 @@ char *sx_testbench_make(size_t tasks, const char *const *markers)
 {
     char templ[] = "/tmp/sx-testbench-XXXXXX";
     SX_CHECK(mkdtemp(templ));
-    char *dir = strdup(templ);
-    char *ids = calloc(tasks + 1, 8);
-    char *preds = calloc(tasks + 1, 256);
+    char *dir = sx_strdup(templ);
+    char *ids = sx_alloc(tasks + 1, 8);
+    char *preds = sx_alloc(tasks + 1, 256);
     for (size_t i = 0; i < tasks; i++) {
         char id[32], rel[128], text[512];
         snprintf(id, sizeof id, "t%03zu", i + 1);

@@ -4,6 +4,7 @@
  * order per type, so a decoder can check count and type of each one. */
 #include "proto/proto.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <arpa/inet.h>
@@ -32,18 +33,17 @@ const char *sx_msg_type_name(sx_msg_type_t type)
 
 sx_msg_t *sx_msg_new(sx_msg_type_t type)
 {
-    sx_msg_t *self = calloc(1, sizeof *self);
-    if (self)
-        self->type = type;
+    sx_msg_t *self = sx_new(sx_msg_t);
+    self->type = type;
     return self;
 }
 
 sx_msg_t *sx_msg_hello(const char *worker, int capacity, const char *runtime)
 {
     sx_msg_t *self = sx_msg_new(SX_MSG_HELLO);
-    self->worker = strdup(worker);
+    self->worker = sx_strdup(worker);
     self->capacity = capacity;
-    self->runtime = strdup(runtime);
+    self->runtime = sx_strdup(runtime);
     return self;
 }
 
@@ -76,35 +76,28 @@ void sx_msg_destroy(sx_msg_t **self_p)
 
 static char *dup_or_null(const char *text)
 {
-    return text ? strdup(text) : NULL;
+    return text ? sx_strdup(text) : NULL;
 }
 
 void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
                      const char *sql, int attempt, uint64_t token)
 {
-    sx_msg_task_t *grown = realloc(self->tasks, (self->task_count + 1) * sizeof *grown);
-    if (!grown)
-        abort();
-    self->tasks = grown;
-    grown[self->task_count++] = (sx_msg_task_t){strdup(method), strdup(task_id),
-                                                dup_or_null(sql), attempt, token};
+    self->tasks = sx_realloc(self->tasks, self->task_count + 1, sizeof *self->tasks);
+    self->tasks[self->task_count++] = (sx_msg_task_t){
+        sx_strdup(method), sx_strdup(task_id), dup_or_null(sql), attempt, token};
 }
 
 void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size)
 {
-    sx_msg_file_t *grown = realloc(self->files, (self->file_count + 1) * sizeof *grown);
-    if (!grown)
-        abort();
-    self->files = grown;
-    grown[self->file_count++] = (sx_msg_file_t){strdup(path), strdup(hash), size};
+    self->files = sx_realloc(self->files, self->file_count + 1, sizeof *self->files);
+    self->files[self->file_count++] =
+        (sx_msg_file_t){sx_strdup(path), sx_strdup(hash), size};
 }
 
 void sx_msg_set_data(sx_msg_t *self, const void *data, size_t size)
 {
     free(self->data);
-    self->data = malloc(size ? size : 1);
-    if (!self->data)
-        abort();
+    self->data = sx_alloc(size, 1);
     memcpy(self->data, data, size);
     self->size = size;
 }
@@ -368,7 +361,7 @@ static int get_str(const msgpack_object *o, const char *field, bool nullable, si
         return sx_error_set(err, "field '%s' is longer than %zu bytes", field, max);
     if (memchr(o->via.str.ptr, '\0', len))
         return sx_error_set(err, "field '%s' holds a NUL byte", field);
-    *out = strndup(o->via.str.ptr, len);
+    *out = sx_strndup(o->via.str.ptr, len);
     return 0;
 }
 
@@ -544,7 +537,7 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
                  ? 0
                  : -1;
     if (!m->result.detail)
-        m->result.detail = strdup("");
+        m->result.detail = sx_strdup("");
     if (rc == 0 && sx_status_parse(status, &m->result.status) != 0)
         rc = sx_error_set(err, "field 'status' is not a known status: '%s'", status);
     if (rc == 0 && strict && m->result.status != SX_STATUS_MATCH &&
@@ -881,13 +874,13 @@ static void test_roundtrips(void)
     sx_msg_destroy(&assign);
 
     sx_msg_t *result = sx_msg_new(SX_MSG_RESULT);
-    result->method = strdup("m1");
+    result->method = sx_strdup("m1");
     sx_result_init(&result->result, "t0001", SX_STATUS_FLINK_ERROR, "root cause", NULL);
     result->result.attempts = 2;
     result->token = 1ull << 63;
     result->result.seconds = 1.5;
     free(result->result.worker);
-    result->result.worker = strdup("w-1");
+    result->result.worker = sx_strdup("w-1");
     result->result.steps.run = 0.25;
     sx_msg_set_data(result, "a,b\n1,2\n", 8);
     back = roundtrip(result);
@@ -918,8 +911,8 @@ static void test_roundtrips(void)
     sx_msg_destroy(&result);
 
     sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
-    ack->method = strdup("m1");
-    ack->result.task_id = strdup("t0001");
+    ack->method = sx_strdup("m1");
+    ack->result.task_id = sx_strdup("t0001");
     ack->result.attempts = 3;
     ack->token = 42;
     back = roundtrip(ack);
@@ -929,7 +922,7 @@ static void test_roundtrips(void)
     sx_msg_destroy(&ack);
 
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-    bye->reason = strdup("done");
+    bye->reason = sx_strdup("done");
     bye->final = true;
     back = roundtrip(bye);
     SX_CHECK(back->final && strcmp(back->reason, "done") == 0);
@@ -1054,7 +1047,7 @@ static void test_malformed(void)
     data = sx_msg_encode(hello, &size, NULL);
     expect_rejected(data, size, size - 1, "over the");
     expect_rejected(data, size - 1, SX_PROTO_MAX_BYTES, "truncated");
-    char *longer = malloc(size + 1);
+    char *longer = sx_alloc(size + 1, 1);
     memcpy(longer, data, size);
     longer[size] = 0x01;
     expect_rejected(longer, size + 1, SX_PROTO_MAX_BYTES, "trailing garbage");
@@ -1068,7 +1061,7 @@ static void test_malformed(void)
 
     /* Fields that encode fine as msgpack but are unsafe are refused both ways. */
     free(hello->worker);
-    hello->worker = strdup("../etc");
+    hello->worker = sx_strdup("../etc");
     SX_CHECK(sx_msg_encode(hello, &size, NULL) == NULL);
     sx_msg_destroy(&hello);
     sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);

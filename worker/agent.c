@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/files.h"
+#include "common/mem.h"
 #include "common/signals.h"
 #include "proto/proto.h"
 #include "worker/resultcache.h"
@@ -151,7 +152,7 @@ static void job_destroy(job_t **job_p)
 
 static char *dup_or_null(const char *text)
 {
-    return text ? strdup(text) : NULL;
+    return text ? sx_strdup(text) : NULL;
 }
 
 sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
@@ -179,16 +180,16 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
                NULL;
     char host[256] = "worker";
     gethostname(host, sizeof host - 1);
-    sx_agent_t *self = calloc(1, sizeof *self);
+    sx_agent_t *self = sx_alloc(1, sizeof *self);
     self->config = *config;
-    self->endpoint = strdup(config->endpoint);
+    self->endpoint = sx_strdup(config->endpoint);
     char default_name[300];
     snprintf(default_name, sizeof default_name, "%s-%ld", host, (long)getpid());
-    self->name = strdup(config->name ? config->name : default_name);
-    self->work_dir = strdup(config->work_dir);
+    self->name = sx_strdup(config->name ? config->name : default_name);
+    self->work_dir = sx_strdup(config->work_dir);
     self->cert_path = dup_or_null(config->cert_path);
     self->server_cert_path = dup_or_null(config->server_cert_path);
-    self->runtime = strdup(config->runtime ? config->runtime : "unknown");
+    self->runtime = sx_strdup(config->runtime ? config->runtime : "unknown");
     sx_agent_config_t *c = &self->config;
     if (c->capacity <= 0)
         c->capacity = 2;
@@ -386,7 +387,7 @@ static void request_missing(sx_agent_t *self, const sx_msg_t *assign)
             continue;
         zhashx_insert(self->requested, hash, (void *)1);
         sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
-        request->hash = strdup(hash);
+        request->hash = sx_strdup(hash);
         send_msg(self, request);
         sx_msg_destroy(&request);
     }
@@ -399,7 +400,7 @@ static void fail_shards_needing(sx_agent_t *self, const char *hash, const char *
          shard = zlist_next(self->shards)) {
         for (size_t i = 0; i < shard->assign->file_count && !shard->failed; i++)
             if (strcmp(shard->assign->files[i].hash, hash) == 0)
-                shard->failed = strdup(why);
+                shard->failed = sx_strdup(why);
     }
 }
 
@@ -458,7 +459,7 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
         sx_error_t err;
         if (place_file(self, &shard->assign->files[i], &err) != 0) {
             sx_err("%s", err.msg);
-            shard->failed = strdup(err.msg);
+            shard->failed = sx_strdup(err.msg);
         }
     }
     shard->materialized = true;
@@ -469,8 +470,8 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
 
 static job_t *job_new(sx_agent_t *self, const sx_msg_task_t *task)
 {
-    job_t *job = calloc(1, sizeof *job);
-    job->task = (sx_msg_task_t){strdup(task->method), strdup(task->task_id),
+    job_t *job = sx_alloc(1, sizeof *job);
+    job->task = (sx_msg_task_t){sx_strdup(task->method), sx_strdup(task->task_id),
                                 dup_or_null(task->sql), task->attempt, task->token};
     snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
              task->method, task->task_id, task->attempt);
@@ -508,7 +509,7 @@ static bool files_stalled(sx_agent_t *self, local_shard_t *shard)
     char why[128];
     snprintf(why, sizeof why, "no bench file arrived for %d ms",
              self->config.files_wait_ms);
-    shard->failed = strdup(why);
+    shard->failed = sx_strdup(why);
     return true;
 }
 
@@ -558,7 +559,7 @@ static void log_task_line(const job_t *job)
 static void finish_job(sx_agent_t *self, job_t *job)
 {
     sx_msg_t *msg = sx_msg_new(SX_MSG_RESULT);
-    msg->method = strdup(job->task.method);
+    msg->method = sx_strdup(job->task.method);
     sx_status_t status = job->result.status;
     char detail[SX_ERROR_MAX + 16];
     snprintf(detail, sizeof detail, "%s", job->result.detail ? job->result.detail : "");
@@ -581,7 +582,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
     msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
     msg->result.cached = status != SX_STATUS_INFRA_ERROR && job->result.cached;
     free(msg->result.worker);
-    msg->result.worker = strdup(self->name);
+    msg->result.worker = sx_strdup(self->name);
     msg->result.steps = job->timings;
     size_t size = 0;
     char *data = sx_msg_encode(msg, &size, &err);
@@ -630,7 +631,7 @@ static int on_coordinator(sx_agent_t *self)
         sx_warn("rejected %s: not a coordinator's message", sx_msg_type_name(msg->type));
     } else if (msg->type == SX_MSG_ASSIGN) {
         request_missing(self, msg);
-        local_shard_t *shard = calloc(1, sizeof *shard);
+        local_shard_t *shard = sx_alloc(1, sizeof *shard);
         shard->assign = msg;
         shard->received = zclock_mono();
         msg = NULL;
@@ -697,7 +698,7 @@ int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
     }
     if (rc == 1 && self->dealer) {
         sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-        bye->reason = strdup("worker stopping");
+        bye->reason = sx_strdup("worker stopping");
         send_msg(self, bye);
         sx_msg_destroy(&bye);
         zsock_set_linger(self->dealer, 500);

@@ -7,6 +7,7 @@
 #include "worker/agent.h"
 
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "coordinator/testbench.h"
 #include "common/files.h"
@@ -108,7 +109,7 @@ static sx_msg_t *serve_until_result(zsock_t *router, const char *bench,
                 size_t size = 0;
                 char *data = sx_file_read(abs, 1 << 20, &size, NULL);
                 sx_msg_t *file = sx_msg_new(SX_MSG_FILE);
-                file->hash = strdup(msg->hash);
+                file->hash = sx_strdup(msg->hash);
                 /* First a corrupt copy, which the agent must refuse. */
                 sx_msg_set_data(file, "tampered", 8);
                 sx_msg_send(file, router, sender, NULL);
@@ -212,8 +213,8 @@ void sx_agent_test(bool verbose)
     result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
     SX_CHECK(result && strcmp(result->result.task_id, "t001") == 0);
     sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
-    ack->method = strdup("m1");
-    ack->result.task_id = strdup("t001");
+    ack->method = sx_strdup("m1");
+    ack->result.task_id = sx_strdup("t001");
     ack->result.attempts = 1;
     ack->token = 100;
     sx_msg_send(ack, router, who, NULL);
@@ -287,7 +288,7 @@ void sx_agent_test(bool verbose)
     SX_CHECK(sx_msg_send(empty, router, who, NULL) == 0);
     sx_msg_destroy(&empty);
     sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
-    again->reason = strdup("reconnect");
+    again->reason = sx_strdup("reconnect");
     again->final = false;
     SX_CHECK(sx_msg_send(again, router, who, NULL) == 0);
     sx_msg_destroy(&again);
@@ -296,7 +297,7 @@ void sx_agent_test(bool verbose)
     sx_msg_destroy(&hello);
 
     sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-    bye->reason = strdup("run complete");
+    bye->reason = sx_strdup("run complete");
     bye->final = true;
     sx_msg_send(bye, router, who, NULL);
     sx_msg_destroy(&bye);

@@ -4,6 +4,7 @@
  * layout, computed columns, watermarks) reaches Flink exactly as written. */
 #include "worker/ddl.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "worker/sqllex.h"
 
@@ -23,16 +24,13 @@ typedef struct {
     size_t count;
 } edits_t;
 
+/* Keeps the edit; -1 when text is NULL (its open_memstream or asprintf ran
+ * out of memory). */
 static int edits_add(edits_t *edits, size_t start, size_t length, char *text)
 {
     if (!text)
         return -1;
-    edit_t *items = realloc(edits->items, (edits->count + 1) * sizeof *items);
-    if (!items) {
-        free(text);
-        return -1;
-    }
-    edits->items = items;
+    edits->items = sx_realloc(edits->items, edits->count + 1, sizeof *edits->items);
     edits->items[edits->count++] = (edit_t){start, length, text};
     return 0;
 }
@@ -165,8 +163,8 @@ char *sx_ddl_fill(const char *ddl, const char *topic, const char *bootstrap,
                                         bootstrap, err);
             if (!filled)
                 rc = -1;
-            else if (edits_add(&edits, token->start, token->length, filled) != 0)
-                rc = sx_error_set(err, "out of memory while filling DDL");
+            else
+                edits_add(&edits, token->start, token->length, filled);
         }
     }
     char *result = NULL;
@@ -232,10 +230,8 @@ static int parse_options(const sx_sqllex_t *lex, options_t *options, sx_error_t 
                                 "column %zu",
                                 token->line, token->column);
         }
-        option_t *items = realloc(options->items, (options->count + 1) * sizeof *items);
-        if (!items)
-            return sx_error_set(err, "out of memory while reading DDL");
-        options->items = items;
+        options->items =
+            sx_realloc(options->items, options->count + 1, sizeof *options->items);
         options->items[options->count++] = (option_t){i, i + 2};
         i += 3;
         if (sx_sqllex_is_symbol(lex, i, ','))

@@ -12,7 +12,10 @@
  * later steps are skipped. */
 #include "worker/executor.h"
 
+#include "common/clock.h"
+#include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/signals.h"
 #include "common/task.h"
@@ -27,7 +30,6 @@
 #include <czmq.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -83,19 +85,6 @@ typedef struct {
     char csv[PATH_MAX]; /* absolute path of the final CSV, "" when none */
 } run_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Records the verdict of a failed step; always returns -1. */
 static int fail(run_t *run, sx_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -117,22 +106,14 @@ sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *e
                      "executor needs Kafka, gateway and REST addresses and a run id");
         return NULL;
     }
-    sx_executor_t *self = calloc(1, sizeof *self);
-    if (!self)
-        return sx_error_set(err, "out of memory"), NULL;
-    self->bootstrap = strdup(config->bootstrap);
-    self->run_id = strdup(config->run_id);
+    sx_executor_t *self = sx_new(sx_executor_t);
+    self->bootstrap = sx_strdup(config->bootstrap);
+    self->run_id = sx_strdup(config->run_id);
     self->profile = config->profile;
     self->keep = config->keep;
     self->pair = config->pair;
-    self->leftover = zlist_new();
-    if (self->leftover)
-        zlist_autofree(self->leftover);
-    if (!self->bootstrap || !self->run_id || !self->leftover) {
-        sx_error_set(err, "out of memory");
-        sx_executor_destroy(&self);
-        return NULL;
-    }
+    self->leftover = zlist_new(); /* CZMQ's constructors abort as mem.h does */
+    zlist_autofree(self->leftover);
     self->kafka = sx_kafka_new(config->bootstrap, CLIENT_TIMEOUT_MS, err);
     if (self->kafka)
         self->gateway =
@@ -174,7 +155,7 @@ static char *topic_name(const run_t *run, const char *table)
     topic_prefix(run, prefix, sizeof prefix);
     snprintf(raw, sizeof raw, "%s.%s", prefix, table);
     sx_kafka_topic_sanitize(raw, legal, sizeof legal);
-    return strdup(legal);
+    return sx_strdup(legal);
 }
 
 /* ---- prepare ------------------------------------------------------------- */
@@ -183,19 +164,16 @@ static int prepare_tables(run_t *run)
 {
     const sx_task_t *task = run->task;
     run->table_count = task->source_count + 1;
-    run->prepared = calloc(task->source_count, sizeof *run->prepared);
-    run->topics = calloc(run->table_count, sizeof *run->topics);
-    run->ddls = calloc(run->table_count, sizeof *run->ddls);
-    if (!run->prepared || !run->topics || !run->ddls)
-        return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+    run->prepared = sx_alloc(task->source_count, sizeof *run->prepared);
+    run->topics = sx_alloc(run->table_count, sizeof *run->topics);
+    run->ddls = sx_alloc(run->table_count, sizeof *run->ddls);
     sx_error_t err;
     for (size_t i = 0; i < task->source_count; i++) {
         const sx_source_t *source = &task->sources[i];
         run->prepared[i] = sx_prepare_new(task->task_id, source, &err);
         if (!run->prepared[i])
             return fail(run, SX_STATUS_INPUT_ERROR, "%s", err.msg);
-        if (!(run->topics[i] = topic_name(run, source->name)))
-            return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+        run->topics[i] = topic_name(run, source->name);
         run->ddls[i] =
             sx_ddl_source(source->ddl, run->topics[i], run->self->bootstrap, &err);
         if (!run->ddls[i])
@@ -203,8 +181,7 @@ static int prepare_tables(run_t *run)
                         task->task_id, source->name, err.msg);
     }
     size_t sink = task->source_count;
-    if (!(run->topics[sink] = topic_name(run, task->sink_name)))
-        return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
+    run->topics[sink] = topic_name(run, task->sink_name);
     run->ddls[sink] =
         sx_ddl_fill(task->sink_ddl, run->topics[sink], run->self->bootstrap, &err);
     if (!run->ddls[sink])
@@ -236,9 +213,7 @@ static int replay_source(run_t *run, size_t index, sx_error_t *err)
 {
     const sx_prepare_t *prepared = run->prepared[index];
     size_t count = sx_prepare_count(prepared);
-    sx_kafka_record_t *records = calloc(count ? count : 1, sizeof *records);
-    if (!records)
-        return sx_error_set(err, "out of memory");
+    sx_kafka_record_t *records = sx_alloc(count, sizeof *records);
     for (size_t i = 0; i < count; i++) {
         records[i].value = sx_prepare_value(prepared, i);
         records[i].value_len = strlen(records[i].value);
@@ -305,16 +280,16 @@ static int cancel_job(run_t *run, sx_error_t *err)
     sx_gateway_t *gateway = run->self->gateway;
     if (sx_gateway_job_cancel(gateway, run->job_id, err) != 0)
         return -1;
-    double deadline = now_s() + CANCEL_WAIT_MS / 1e3;
+    double deadline = sx_clock_seconds() + CANCEL_WAIT_MS / 1e3;
     sx_job_state_t state = SX_JOB_RUNNING;
-    while (now_s() < deadline) {
+    while (sx_clock_seconds() < deadline) {
         if (sx_gateway_job_state(gateway, run->job_id, &state, err) != 0)
             return -1;
         if (state != SX_JOB_RUNNING) {
             run->job_live = false;
             return 0;
         }
-        sleep_ms(JOB_POLL_MS);
+        zclock_sleep(JOB_POLL_MS);
     }
     return sx_error_set(err, "job %s still running %d s after cancel", run->job_id,
                         CANCEL_WAIT_MS / 1000);
@@ -353,19 +328,19 @@ static int step_run(run_t *run, double submitted_at)
 {
     sx_error_t err;
     int misses = 0; /* consecutive failed polls: one slow answer is not a verdict */
-    double pair_checked = now_s();
+    double pair_checked = sx_clock_seconds();
     for (;;) {
-        if (now_s() - pair_checked >= PAIR_CHECK_MS / 1e3) {
+        if (sx_clock_seconds() - pair_checked >= PAIR_CHECK_MS / 1e3) {
             if (pair_intact(run, &err) != 0)
                 return fail(run, SX_STATUS_INFRA_ERROR, "job %s: %s", run->job_id,
                             err.msg);
-            pair_checked = now_s();
+            pair_checked = sx_clock_seconds();
         }
         sx_job_state_t state;
         if (sx_gateway_job_state(run->self->gateway, run->job_id, &state, &err) != 0) {
             if (++misses >= STATE_MISSES_MAX)
                 return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
-            sleep_ms(JOB_POLL_MS);
+            zclock_sleep(JOB_POLL_MS);
             continue;
         }
         misses = 0;
@@ -381,7 +356,7 @@ static int step_run(run_t *run, double submitted_at)
         if (sx_signals_caught()) /* not the query's verdict: cleanup cancels the job */
             return fail(run, SX_STATUS_INFRA_ERROR, "interrupted by signal %d",
                         sx_signals_caught());
-        if (now_s() - submitted_at > run->task->timeout_s) {
+        if (sx_clock_seconds() - submitted_at > run->task->timeout_s) {
             /* A job whose tasks never all got a slot was not run at all: the
              * cluster's fault (e.g. a killed TaskManager the JobManager still
              * counts), not a slow query. */
@@ -403,7 +378,7 @@ static int step_run(run_t *run, double submitted_at)
                         "job did not finish within %d s; cancelled",
                         run->task->timeout_s);
         }
-        sleep_ms(JOB_POLL_MS);
+        zclock_sleep(JOB_POLL_MS);
     }
 }
 
@@ -414,8 +389,6 @@ static int write_relation(run_t *run, const sx_kafka_message_t *messages, size_t
     const sx_task_t *task = run->task;
     sx_materialize_t *relation = sx_materialize_new(
         task->sink_changelog, task->output_schema, task->output_column_count);
-    if (!relation)
-        return fail(run, SX_STATUS_INFRA_ERROR, "out of memory");
     sx_error_t err;
     int rc = 0;
     for (size_t i = 0; i < count && rc == 0; i++)
@@ -425,10 +398,8 @@ static int write_relation(run_t *run, const sx_kafka_message_t *messages, size_t
             rc = fail(run, SX_STATUS_MATERIALIZE_ERROR, "task %s: output topic %s: %s",
                       task->task_id, run->topics[task->source_count], err.msg);
     const char *path = run->request->csv_path;
-    char *parent = strdup(path);
-    if (rc == 0 && parent && zsys_dir_create("%s", dirname(parent)) != 0)
+    if (rc == 0 && sx_mkdirs_for(path, NULL) != 0)
         rc = fail(run, SX_STATUS_INFRA_ERROR, "cannot create the folder of %s", path);
-    free(parent);
     if (rc == 0 && sx_materialize_write(relation, path, &err) != 0)
         rc = fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
     if (rc == 0 && !realpath(path, run->csv))
@@ -522,9 +493,7 @@ static void delete_leftover(sx_executor_t *self)
     size_t count = zlist_size(self->leftover);
     if (count == 0)
         return;
-    const char **topics = calloc(count, sizeof *topics);
-    if (!topics)
-        return;
+    const char **topics = sx_alloc(count, sizeof *topics);
     size_t n = 0;
     for (const char *t = zlist_first(self->leftover); t; t = zlist_next(self->leftover))
         topics[n++] = t;
@@ -609,44 +578,44 @@ typedef int (*replay_fn_t)(run_t *run);
 /* Runs the steps in order, timing each; stops at the first that fails. */
 static void run_steps(run_t *run, replay_fn_t replay, sx_timings_t *timings)
 {
-    double t = now_s();
+    double t = sx_clock_seconds();
     int rc = step_prepare(run);
-    timings->prepare = now_s() - t;
+    timings->prepare = sx_clock_seconds() - t;
     if (rc == 0) {
-        t = now_s();
+        t = sx_clock_seconds();
         rc = replay(run);
-        timings->replay = now_s() - t;
+        timings->replay = sx_clock_seconds() - t;
     }
-    double submitted_at = now_s();
+    double submitted_at = sx_clock_seconds();
     if (rc == 0) {
         rc = step_submit(run);
-        timings->submit = now_s() - submitted_at;
+        timings->submit = sx_clock_seconds() - submitted_at;
     }
     if (rc == 0) {
-        t = now_s();
+        t = sx_clock_seconds();
         rc = step_run(run, submitted_at);
-        timings->run = now_s() - t;
+        timings->run = sx_clock_seconds() - t;
     }
     if (rc == 0) {
-        t = now_s();
+        t = sx_clock_seconds();
         rc = step_materialize(run);
-        timings->materialize = now_s() - t;
+        timings->materialize = sx_clock_seconds() - t;
     }
     if (rc == 0) {
-        t = now_s();
+        t = sx_clock_seconds();
         step_score(run);
-        timings->score = now_s() - t;
+        timings->score = sx_clock_seconds() - t;
     }
     step_settle(run);
-    t = now_s();
+    t = sx_clock_seconds();
     step_cleanup(run);
-    timings->cleanup = now_s() - t;
+    timings->cleanup = sx_clock_seconds() - t;
 }
 
 static void execute(sx_executor_t *self, const sx_exec_request_t *request,
                     replay_fn_t replay, sx_result_t *result, sx_timings_t *timings)
 {
-    double start = now_s();
+    double start = sx_clock_seconds();
     memset(timings, 0, sizeof *timings);
     run_t run = {.self = self, .request = request, .status = SX_STATUS_INFRA_ERROR};
     delete_leftover(self);
@@ -663,7 +632,7 @@ static void execute(sx_executor_t *self, const sx_exec_request_t *request,
     bool scored = run.status == SX_STATUS_MATCH || run.status == SX_STATUS_MISMATCH;
     result->strict = scored ? run.strict : 0;
     result->attempts = request->attempt;
-    result->seconds = now_s() - start;
+    result->seconds = sx_clock_seconds() - start;
     run_release(&run);
 }
 
@@ -698,7 +667,7 @@ static void write_task(const char *dir, const char *id, int timeout_s,
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
-    zsys_dir_create("%s", path);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "s.csv", "id,v\n1,a\n");
     snprintf(
         json, sizeof json,
@@ -725,12 +694,12 @@ static void write_bench(const char *dir)
     write_task(dir, "t1", 30, "");
     write_task(dir, "t2", 1, "");
     write_task(dir, "t3", 30, ",'properties.group.id'='${group}'");
-    zsys_dir_create("%s/gold", dir);
-    zsys_dir_create("%s/evaluation", dir);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/gold", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.csv", "id\n1\n");
     snprintf(path, sizeof path, "%s/evaluation", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.json", "{}\n");
 }
 

@@ -4,6 +4,7 @@
  * (the request log) is guarded by a mutex. */
 #include "worker/fakeflink.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <arpa/inet.h>
@@ -58,11 +59,11 @@ typedef struct {
 /* Reads one request: headers, then Content-Length bytes of body. */
 static int read_request(int fd, request_t *request)
 {
-    char *data = malloc(MAX_REQUEST + 1);
+    char *data = sx_alloc(MAX_REQUEST + 1, 1);
     size_t size = 0;
     char *body = NULL;
     long length = 0;
-    while (data && size < MAX_REQUEST) {
+    while (size < MAX_REQUEST) {
         ssize_t n = read(fd, data + size, MAX_REQUEST - size);
         if (n <= 0)
             break;
@@ -79,8 +80,8 @@ static int read_request(int fd, request_t *request)
     }
     int rc = -1;
     if (body && sscanf(data, "%15s %511s", request->method, request->path) == 2) {
-        request->body = strdup(body);
-        rc = request->body ? 0 : -1;
+        request->body = sx_strdup(body);
+        rc = 0;
     }
     free(data);
     return rc;
@@ -238,18 +239,12 @@ static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
 
 static void log_request(sx_fakeflink_t *self, const request_t *request)
 {
-    char *line = malloc(strlen(request->method) + strlen(request->path) + 2);
-    if (!line)
-        return;
-    sprintf(line, "%s %s", request->method, request->path);
+    size_t size = strlen(request->method) + strlen(request->path) + 2;
+    char *line = sx_alloc(size, 1);
+    snprintf(line, size, "%s %s", request->method, request->path);
     pthread_mutex_lock(&self->lock);
-    char **grown = realloc(self->log, (self->log_count + 1) * sizeof *grown);
-    if (grown) {
-        self->log = grown;
-        self->log[self->log_count++] = line;
-    } else {
-        free(line);
-    }
+    self->log = sx_realloc(self->log, self->log_count + 1, sizeof *self->log);
+    self->log[self->log_count++] = line;
     pthread_mutex_unlock(&self->lock);
 }
 
@@ -276,9 +271,7 @@ static void *server_thread(void *arg)
 
 sx_fakeflink_t *sx_fakeflink_new(const sx_fakeflink_script_t *script)
 {
-    sx_fakeflink_t *self = calloc(1, sizeof *self);
-    if (!self)
-        return NULL;
+    sx_fakeflink_t *self = sx_new(sx_fakeflink_t);
     self->script = script;
     pthread_mutex_init(&self->lock, NULL);
     self->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -7,17 +7,18 @@
 #include "worker/gateway.h"
 
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/signals.h"
 #include "worker/fakeflink.h"
 
 #include <curl/curl.h>
+#include <czmq.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define POLL_MS 100
 /* How long a statement may take to be accepted (an INSERT: planned and its
@@ -150,9 +151,7 @@ static char *errors_text(const json_t *response)
         if (json_is_string(item))
             total += json_string_length(item) + 1;
     }
-    char *text = calloc(1, total);
-    if (!text)
-        return NULL;
+    char *text = sx_alloc(total, 1);
     json_array_foreach(errors, i, item)
     {
         if (json_is_string(item)) {
@@ -169,7 +168,7 @@ static sx_gateway_rc_t classify_failure(const json_t *response, long status,
                                         const char *what, sx_error_t *err)
 {
     char *text = errors_text(response);
-    if (!text || !*text) {
+    if (!*text) {
         free(text);
         sx_error_set(err, "%s: HTTP %ld with no error message", what, status);
         return SX_GATEWAY_INFRA_ERROR;
@@ -322,15 +321,13 @@ sx_gateway_t *sx_gateway_new(const char *gateway_url, const char *rest_url,
     }
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, global_init);
-    sx_gateway_t *self = calloc(1, sizeof *self);
-    if (!self)
-        return sx_error_set(err, "out of memory"), NULL;
-    self->gateway_url = strdup(gateway_url);
-    self->rest_url = strdup(rest_url);
+    sx_gateway_t *self = sx_new(sx_gateway_t);
+    self->gateway_url = sx_strdup(gateway_url);
+    self->rest_url = sx_strdup(rest_url);
     self->timeout_ms = timeout_ms;
     self->curl = curl_easy_init();
-    if (!self->gateway_url || !self->rest_url || !self->curl) {
-        sx_error_set(err, "out of memory");
+    if (!self->curl) {
+        sx_error_set(err, "out of memory"); /* curl_easy_init fails on nothing else */
         sx_gateway_destroy(&self);
     }
     return self;
@@ -420,19 +417,6 @@ void sx_gateway_detach_session(sx_gateway_t *self)
     self->session[0] = '\0';
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Polls the operation's first result page until it is ready. */
 static sx_gateway_rc_t await_result(sx_gateway_t *self, const char *operation,
                                     char *job_id, sx_error_t *err)
@@ -440,7 +424,7 @@ static sx_gateway_rc_t await_result(sx_gateway_t *self, const char *operation,
     char url[1024];
     snprintf(url, sizeof url, "%s/v1/sessions/%s/operations/%s/result/0",
              self->gateway_url, self->session, operation);
-    double deadline = now_ms() + STATEMENT_WAIT_MS;
+    int64_t deadline = zclock_mono() + STATEMENT_WAIT_MS;
     /* DDL is ready within milliseconds, an INSERT within a second or two:
      * start polling fast and back off to POLL_MS. */
     int pause_ms = 5;
@@ -465,12 +449,12 @@ static sx_gateway_rc_t await_result(sx_gateway_t *self, const char *operation,
             sx_error_set(err, "interrupted by signal %d", sx_signals_caught());
             return SX_GATEWAY_INFRA_ERROR;
         }
-        if (now_ms() > deadline) {
+        if (zclock_mono() > deadline) {
             sx_error_set(err, "statement not accepted within %d s",
                          STATEMENT_WAIT_MS / 1000);
             return SX_GATEWAY_INFRA_ERROR;
         }
-        sleep_ms(pause_ms);
+        zclock_sleep(pause_ms);
         pause_ms = pause_ms * 2 < POLL_MS ? pause_ms * 2 : POLL_MS;
     }
 }
@@ -591,7 +575,7 @@ int sx_gateway_running_jobs(sx_gateway_t *self, const char *name_prefix,
     if (!answer)
         return -1;
     json_t *jobs = json_object_get(answer, "jobs");
-    *ids = calloc(json_array_size(jobs) + 1, sizeof **ids);
+    *ids = sx_alloc(json_array_size(jobs) + 1, sizeof **ids);
     size_t i;
     json_t *job;
     json_array_foreach(jobs, i, job)
@@ -599,8 +583,7 @@ int sx_gateway_running_jobs(sx_gateway_t *self, const char *name_prefix,
         const char *id = json_string_value(json_object_get(job, "jid"));
         const char *name = json_string_value(json_object_get(job, "name"));
         sx_job_state_t state;
-        if (!*ids || !id || !name ||
-            strncmp(name, name_prefix, strlen(name_prefix)) != 0 ||
+        if (!id || !name || strncmp(name, name_prefix, strlen(name_prefix)) != 0 ||
             job_state_parse(json_string_value(json_object_get(job, "state")), &state) !=
                 0 ||
             state != SX_JOB_RUNNING)
@@ -608,7 +591,7 @@ int sx_gateway_running_jobs(sx_gateway_t *self, const char *name_prefix,
         snprintf((*ids)[(*count)++], SX_JOB_ID_SIZE, "%s", id);
     }
     json_decref(answer);
-    return *ids ? 0 : sx_error_set(err, "out of memory");
+    return 0;
 }
 
 int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
@@ -619,7 +602,7 @@ int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
      * job failed it may still show no exception, so ask again for a while. */
     char url[1024];
     snprintf(url, sizeof url, "%s/jobs/%s/exceptions", self->rest_url, job_id);
-    double deadline = now_ms() + EXCEPTION_WAIT_MS;
+    int64_t deadline = zclock_mono() + EXCEPTION_WAIT_MS;
     for (;;) {
         json_t *answer = http_ok(self, "GET", url, NULL, err);
         if (!answer)
@@ -632,11 +615,11 @@ int sx_gateway_job_root_cause(sx_gateway_t *self, const char *job_id, char *out,
         json_decref(answer);
         if (trace)
             return 0;
-        if (now_ms() > deadline) {
+        if (zclock_mono() > deadline) {
             snprintf(out, out_size, "job %s failed; Flink recorded no exception", job_id);
             return 0;
         }
-        sleep_ms(POLL_MS * 2);
+        zclock_sleep(POLL_MS * 2);
     }
 }
 

@@ -4,6 +4,7 @@
  * records, already sorted for replay, so ties are neighbours. */
 #include "worker/hazards.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "worker/sqllex.h"
 
@@ -139,7 +140,7 @@ static sx_prepare_t *prepare_rows(const char *dir, const char *rows, const char 
     *source = (sx_source_t){.name = "s",
                             .kind = SX_SOURCE_LIVE,
                             .file = "s.csv",
-                            .path = strdup(path),
+                            .path = sx_strdup(path),
                             .columns = columns,
                             .column_count = 1,
                             .event_time = "ts",

@@ -7,14 +7,15 @@
 #include "worker/kafka.h"
 
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
+#include <czmq.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define POLL_MS 100
 
@@ -29,13 +30,6 @@ struct _sx_kafka_t {
     /* Last client-level error (e.g. broker connection refused), for messages. */
     char last_error[512];
 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* librdkafka's own log lines are debugging material, not user output. */
 static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
@@ -138,12 +132,8 @@ sx_kafka_t *sx_kafka_new(const char *bootstrap, int timeout_ms, sx_error_t *err)
                      "Kafka client needs a bootstrap address and a positive timeout");
         return NULL;
     }
-    sx_kafka_t *self = calloc(1, sizeof *self);
-    if (!self || !(self->bootstrap = strdup(bootstrap))) {
-        free(self);
-        sx_error_set(err, "out of memory");
-        return NULL;
-    }
+    sx_kafka_t *self = sx_new(sx_kafka_t);
+    self->bootstrap = sx_strdup(bootstrap);
     self->timeout_ms = timeout_ms;
     self->producer = producer_new(self, err);
     if (!self->producer)
@@ -204,20 +194,14 @@ int sx_kafka_list_topics(sx_kafka_t *self, const char *prefix, char ***topics,
         rd_kafka_metadata(self->producer, 1, NULL, &md, self->timeout_ms);
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
         return fail_with_cause(self, err, "listing topics", rd_kafka_err2str(code));
-    int rc = 0;
-    *topics = calloc((size_t)md->topic_cnt + 1, sizeof **topics);
-    for (int i = 0; *topics && i < md->topic_cnt; i++) {
+    *topics = sx_alloc((size_t)md->topic_cnt + 1, sizeof **topics);
+    for (int i = 0; i < md->topic_cnt; i++) {
         const char *name = md->topics[i].topic;
-        if (strncmp(name, prefix, strlen(prefix)) != 0)
-            continue;
-        if (!((*topics)[*count] = strdup(name)))
-            break;
-        (*count)++;
+        if (strncmp(name, prefix, strlen(prefix)) == 0)
+            (*topics)[(*count)++] = sx_strdup(name);
     }
-    if (!*topics)
-        rc = sx_error_set(err, "out of memory");
     rd_kafka_metadata_destroy(md);
-    return rc;
+    return 0;
 }
 
 void sx_kafka_topics_free(char ***topics, size_t count)
@@ -264,10 +248,10 @@ static int wait_for_leader(sx_kafka_t *self, const char *topic, sx_error_t *err)
     if (!handle)
         return sx_error_set(err, "Kafka topic handle %s: %s", topic,
                             rd_kafka_err2str(rd_kafka_last_error()));
-    double deadline = now_ms() + self->timeout_ms;
+    int64_t deadline = zclock_mono() + self->timeout_ms;
     const char *why = "no answer";
     int rc = -1;
-    while (rc != 0 && now_ms() < deadline) {
+    while (rc != 0 && zclock_mono() < deadline) {
         const struct rd_kafka_metadata *md = NULL;
         rd_kafka_resp_err_t code =
             rd_kafka_metadata(self->producer, 0, handle, &md, self->timeout_ms);
@@ -330,9 +314,7 @@ int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t c
 {
     if (count == 0)
         return 0;
-    rd_kafka_DeleteTopic_t **doomed = calloc(count, sizeof *doomed);
-    if (!doomed)
-        return sx_error_set(err, "out of memory");
+    rd_kafka_DeleteTopic_t **doomed = sx_alloc(count, sizeof *doomed);
     for (size_t i = 0; i < count; i++)
         doomed[i] = rd_kafka_DeleteTopic_new(topics[i]);
     rd_kafka_AdminOptions_t *options =
@@ -408,11 +390,11 @@ int sx_kafka_produce(sx_kafka_t *self, const char *topic,
     for (size_t i = 0; i < count; i++) {
         /* A full local queue drains as the broker acknowledges: give up only
          * when it stops draining, not because the source is large. */
-        double deadline = now_ms() + self->timeout_ms;
+        int64_t deadline = zclock_mono() + self->timeout_ms;
         rd_kafka_resp_err_t code;
         while ((code = produce_one(self, topic, &records[i])) ==
                    RD_KAFKA_RESP_ERR__QUEUE_FULL &&
-               now_ms() < deadline)
+               zclock_mono() < deadline)
             rd_kafka_poll(self->producer, POLL_MS);
         if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
             producer_discard(self);
@@ -464,47 +446,30 @@ static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
     return rk;
 }
 
-static char *copy_bytes(const void *data, size_t len)
-{
-    char *copy = malloc(len + 1);
-    if (copy) {
-        if (len)
-            memcpy(copy, data, len);
-        copy[len] = '\0';
-    }
-    return copy;
-}
-
 /* A growable array of messages read so far. */
 typedef struct {
     sx_kafka_message_t *items;
     size_t count, capacity;
 } message_list_t;
 
-static int message_list_add(message_list_t *list, const rd_kafka_message_t *msg)
+/* Keeps a copy of msg's key and value (NUL-terminated, for convenience),
+ * sized by the broker's message.max.bytes. */
+static void message_list_add(message_list_t *list, const rd_kafka_message_t *msg)
 {
     if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 64;
-        sx_kafka_message_t *items = realloc(list->items, capacity * sizeof *items);
-        if (!items)
-            return -1;
-        list->items = items;
-        list->capacity = capacity;
+        list->capacity = list->capacity ? 2 * list->capacity : 64;
+        list->items = sx_realloc(list->items, list->capacity, sizeof *list->items);
     }
-    sx_kafka_message_t *out = &list->items[list->count];
+    sx_kafka_message_t *out = &list->items[list->count++];
     memset(out, 0, sizeof *out);
     out->offset = msg->offset;
     out->timestamp_ms = rd_kafka_message_timestamp(msg, NULL);
-    if (msg->key && !(out->key = copy_bytes(msg->key, msg->key_len)))
-        return -1;
+    if (msg->key)
+        out->key = sx_strndup(msg->key, msg->key_len);
     out->key_len = msg->key ? msg->key_len : 0;
-    if (msg->payload && !(out->value = copy_bytes(msg->payload, msg->len))) {
-        free(out->key);
-        return -1;
-    }
+    if (msg->payload)
+        out->value = sx_strndup(msg->payload, msg->len);
     out->value_len = msg->payload ? msg->len : 0;
-    list->count++;
-    return 0;
 }
 
 /* Consumes from the assigned partition, positioned at `start`, until offset
@@ -514,10 +479,10 @@ static int consume_until(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
                          int64_t start, int64_t end, message_list_t *list,
                          sx_error_t *err)
 {
-    double deadline = now_ms() + self->timeout_ms;
+    int64_t deadline = zclock_mono() + self->timeout_ms;
     int64_t next = start;
     while (next < end) {
-        if (now_ms() > deadline)
+        if (zclock_mono() > deadline)
             return sx_error_set(err,
                                 "Kafka at %s: reading %s stalled at offset %lld of %lld",
                                 self->bootstrap, topic, (long long)next, (long long)end);
@@ -531,10 +496,9 @@ static int consume_until(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
             rc = sx_error_set(err, "Kafka at %s: reading %s: %s", self->bootstrap, topic,
                               rd_kafka_message_errstr(msg));
         } else if (msg->offset < end) {
-            rc =
-                message_list_add(list, msg) == 0 ? 0 : sx_error_set(err, "out of memory");
+            message_list_add(list, msg);
             next = msg->offset + 1;
-            deadline = now_ms() + self->timeout_ms;
+            deadline = zclock_mono() + self->timeout_ms;
         } else {
             next = end; /* written after the read began: not ours to return */
         }
@@ -640,9 +604,8 @@ static void test_round_trip(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
 {
     enum { N = 2000 };
     rd_kafka_mock_topic_create(mock, "rt", 1, 1);
-    sx_kafka_record_t *records = calloc(N, sizeof *records);
-    char(*values)[32] = calloc(N, sizeof *values);
-    SX_CHECK(records && values);
+    sx_kafka_record_t *records = sx_alloc(N, sizeof *records);
+    char(*values)[32] = sx_alloc(N, sizeof *values);
     for (int i = 0; i < N; i++) {
         snprintf(values[i], sizeof values[i], "{\"i\":%d}", i);
         records[i].value = i % 7 == 3 ? NULL : values[i];
@@ -754,13 +717,13 @@ static void test_unreachable_broker(void)
     sx_error_clear(&err);
     sx_kafka_t *kafka = sx_kafka_new("127.0.0.1:1", 1500, &err);
     SX_CHECK(kafka);
-    double start = now_ms();
+    int64_t start = zclock_mono();
     SX_CHECK(sx_kafka_check(kafka, &err) == -1);
-    SX_CHECK(now_ms() - start < 5000);
+    SX_CHECK(zclock_mono() - start < 5000);
     SX_CHECK(strstr(err.msg, "127.0.0.1:1") != NULL);
     sx_kafka_record_t record = {.value = "x", .value_len = 1, .timestamp_ms = 1};
     SX_CHECK(sx_kafka_produce(kafka, "nowhere", &record, 1, &err) == -1);
-    SX_CHECK(now_ms() - start < 10000);
+    SX_CHECK(zclock_mono() - start < 10000);
     sx_kafka_destroy(&kafka);
     SX_CHECK(kafka == NULL);
     sx_kafka_destroy(&kafka);
@@ -781,22 +744,22 @@ void sx_kafka_test(bool verbose)
     sx_kafka_t *kafka = sx_kafka_new(rd_kafka_mock_cluster_bootstraps(mock), 5000, &err);
     SX_CHECK(kafka);
     SX_CHECK(sx_kafka_check(kafka, &err) == 0);
-    double start = now_ms();
+    int64_t start = zclock_mono();
     test_round_trip(kafka, mock);
     test_empty_topic(kafka, mock);
     test_list_topics(kafka, mock);
     if (verbose)
-        printf("kafka: round trip %.0f ms\n", now_ms() - start);
+        printf("kafka: round trip %lld ms\n", (long long)(zclock_mono() - start));
     test_refused_delivery(kafka, mock);
     if (verbose)
-        printf("kafka: refused delivery %.0f ms\n", now_ms() - start);
+        printf("kafka: refused delivery %lld ms\n", (long long)(zclock_mono() - start));
     test_admin_errors(rd_kafka_mock_cluster_bootstraps(mock));
     if (verbose)
-        printf("kafka: admin errors %.0f ms\n", now_ms() - start);
+        printf("kafka: admin errors %lld ms\n", (long long)(zclock_mono() - start));
     sx_kafka_destroy(&kafka);
     rd_kafka_mock_cluster_destroy(mock);
     rd_kafka_destroy(owner);
     test_unreachable_broker();
     if (verbose)
-        printf("kafka: unreachable broker %.0f ms\n", now_ms() - start);
+        printf("kafka: unreachable broker %lld ms\n", (long long)(zclock_mono() - start));
 }

@@ -6,6 +6,8 @@
 #include "worker/materialize.h"
 
 #include "common/csv.h"
+#include "common/files.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <czmq.h>
@@ -33,20 +35,13 @@ static void free_item(void **item)
 sx_materialize_t *sx_materialize_new(sx_changelog_t kind, const sx_field_t *schema,
                                      size_t column_count)
 {
-    sx_materialize_t *self = calloc(1, sizeof *self);
-    if (!self)
-        return NULL;
+    sx_materialize_t *self = sx_new(sx_materialize_t);
     self->kind = kind;
     self->column_count = column_count;
-    self->columns = calloc(column_count ? column_count : 1, sizeof *self->columns);
+    self->columns = sx_alloc(column_count, sizeof *self->columns);
     self->rows = zhashx_new();
-    bool ok = self->columns && self->rows;
-    for (size_t i = 0; ok && i < column_count; i++)
-        ok = (self->columns[i] = strdup(schema[i].name)) != NULL;
-    if (!ok) {
-        sx_materialize_destroy(&self);
-        return NULL;
-    }
+    for (size_t i = 0; i < column_count; i++)
+        self->columns[i] = sx_strdup(schema[i].name);
     zhashx_set_destructor(self->rows, free_item);
     return self;
 }
@@ -106,9 +101,7 @@ static size_t number_end(const char *text, size_t i, size_t length)
  * Flink wrote it. Malformed input stays malformed for jansson to report. */
 static char *quote_numbers(const char *text, size_t length, size_t *out_length)
 {
-    char *out = malloc(3 * length + 1);
-    if (!out)
-        return NULL;
+    char *out = sx_alloc(3 * length + 1, 1);
     size_t n = 0;
     bool in_string = false;
     for (size_t i = 0; i < length; i++) {
@@ -137,10 +130,6 @@ static json_t *load_numbers_as_text(const void *bytes, size_t length, json_error
 {
     size_t quoted_length = 0;
     char *quoted = quote_numbers(bytes, length, &quoted_length);
-    if (!quoted) {
-        snprintf(error->text, sizeof error->text, "out of memory");
-        return NULL;
-    }
     json_t *json = json_loadb(quoted, quoted_length, 0, error);
     free(quoted);
     return json;
@@ -188,12 +177,11 @@ static const char *column_text(const json_t *value, char **owned)
 static char *render_row(const sx_materialize_t *self, const json_t *row,
                         const json_t *fallback)
 {
-    const char **fields =
-        calloc(self->column_count ? self->column_count : 1, sizeof *fields);
-    char **owned = calloc(self->column_count ? self->column_count : 1, sizeof *owned);
+    const char **fields = sx_alloc(self->column_count, sizeof *fields);
+    char **owned = sx_alloc(self->column_count, sizeof *owned);
     char *line = NULL;
     size_t size = 0;
-    FILE *stream = fields && owned ? open_memstream(&line, &size) : NULL;
+    FILE *stream = open_memstream(&line, &size);
     for (size_t i = 0; stream && i < self->column_count; i++) {
         json_t *value = json_object_get(row, self->columns[i]);
         if (!value && fallback)
@@ -203,7 +191,7 @@ static char *render_row(const sx_materialize_t *self, const json_t *row,
     bool ok = stream && sx_csv_write_record(stream, fields, self->column_count) == 0;
     if (stream && fclose(stream) != 0)
         ok = false;
-    for (size_t i = 0; owned && i < self->column_count; i++)
+    for (size_t i = 0; i < self->column_count; i++)
         free(owned[i]);
     free(owned);
     free(fields);
@@ -215,23 +203,18 @@ static char *render_row(const sx_materialize_t *self, const json_t *row,
 }
 
 /* Adds one copy of line to the multiset; takes ownership of line. */
-static int multiset_add(sx_materialize_t *self, char *line)
+static void multiset_add(sx_materialize_t *self, char *line)
 {
     size_t *count = zhashx_lookup(self->rows, line);
     if (count) {
         (*count)++;
     } else {
-        count = malloc(sizeof *count);
-        if (!count) {
-            free(line);
-            return -1;
-        }
+        count = sx_new(size_t);
         *count = 1;
         zhashx_insert(self->rows, line, count);
     }
     free(line);
     self->row_count++;
-    return 0;
 }
 
 /* Removes one copy of line; false when there is none. */
@@ -250,8 +233,9 @@ static int insert_row(sx_materialize_t *self, const json_t *row, int64_t offset,
                       sx_error_t *err)
 {
     char *line = render_row(self, row, NULL);
-    if (!line || multiset_add(self, line) != 0)
+    if (!line)
         return sx_error_set(err, "offset %lld: out of memory", (long long)offset);
+    multiset_add(self, line);
     return 0;
 }
 
@@ -283,9 +267,7 @@ static int apply_upsert(sx_materialize_t *self, int64_t offset, const char *key,
     if (memchr(key, '\0', key_len))
         return sx_error_set(err, "offset %lld: the key holds a NUL byte",
                             (long long)offset);
-    char *identity = strndup(key, key_len);
-    if (!identity)
-        return sx_error_set(err, "offset %lld: out of memory", (long long)offset);
+    char *identity = sx_strndup(key, key_len);
     bool present = zhashx_lookup(self->rows, identity) != NULL;
     int rc = 0;
     if (!value) {
@@ -412,9 +394,7 @@ static int compare_lines(const void *a, const void *b)
  * relation. */
 static const char **sorted_lines(const sx_materialize_t *self)
 {
-    const char **lines = malloc((self->row_count ? self->row_count : 1) * sizeof *lines);
-    if (!lines)
-        return NULL;
+    const char **lines = sx_alloc(self->row_count, sizeof *lines);
     size_t n = 0;
     for (void *item = zhashx_first(self->rows); item; item = zhashx_next(self->rows)) {
         if (self->kind == SX_CHANGELOG_UPSERT) {
@@ -432,8 +412,6 @@ static const char **sorted_lines(const sx_materialize_t *self)
 static int write_csv(const sx_materialize_t *self, FILE *out)
 {
     const char **lines = sorted_lines(self);
-    if (!lines)
-        return -1;
     int rc =
         sx_csv_write_record(out, (const char *const *)self->columns, self->column_count);
     for (size_t i = 0; rc == 0 && i < self->row_count; i++)
@@ -475,9 +453,7 @@ static sx_materialize_t *relation_of(sx_changelog_t kind)
 {
     static const sx_field_t schema[] = {
         {"id", "BIGINT"}, {"name", "STRING"}, {"v", "DOUBLE"}};
-    sx_materialize_t *self = sx_materialize_new(kind, schema, 3);
-    SX_CHECK(self);
-    return self;
+    return sx_materialize_new(kind, schema, 3);
 }
 
 /* Applies records in offset order to `self` (destroyed here); returns the CSV
@@ -495,20 +471,16 @@ static char *materialize_into(sx_materialize_t *self, const record_t *records,
     }
     char *result = NULL;
     if (rc != 0) {
-        result = strdup(err.msg);
+        result = sx_strdup(err.msg);
     } else {
         char dir[] = "/tmp/sx_materialize_XXXXXX";
         SX_CHECK(mkdtemp(dir));
         char path[64];
         snprintf(path, sizeof path, "%s/out.csv", dir);
         SX_CHECK(sx_materialize_write(self, path, &err) == 0);
-        FILE *in = fopen(path, "rb");
-        SX_CHECK(in);
-        result = calloc(1, 4096);
+        size_t size;
+        result = sx_file_read(path, 4095, &size, &err);
         SX_CHECK(result);
-        size_t n = fread(result, 1, 4095, in);
-        fclose(in);
-        result[n] = '\0';
         unlink(path);
         rmdir(dir);
     }

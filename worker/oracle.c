@@ -10,12 +10,12 @@
 #include "worker/sqlcheck.h"
 #include "worker/sqllex.h"
 
+#include <czmq.h>
 #include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* How often the job's state is asked for while it runs. */
@@ -113,12 +113,6 @@ static sx_gateway_rc_t create_table(sx_gateway_t *gateway, const char *ddl,
     return rc;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
-
 /* Waits for the job's end, at most timeout_s; a failed job is a SQL error
  * with its root cause, unless the cluster was at fault. */
 static sx_gateway_rc_t wait_job(sx_gateway_t *gateway, const char *job_id, int timeout_s,
@@ -137,7 +131,7 @@ static sx_gateway_rc_t wait_job(sx_gateway_t *gateway, const char *job_id, int t
             sx_error_set(err, "the BATCH job failed: %s", cause);
             return infra ? SX_GATEWAY_INFRA_ERROR : SX_GATEWAY_SQL_ERROR;
         }
-        sleep_ms(POLL_MS);
+        zclock_sleep(POLL_MS);
     }
     sx_gateway_job_cancel(gateway, job_id, NULL);
     sx_error_set(err, "the BATCH job did not finish within %d s", timeout_s);
@@ -150,8 +144,6 @@ static int write_csv(const sx_task_t *task, const char *dir, const char *csv_pat
 {
     sx_materialize_t *relation = sx_materialize_new(
         SX_CHANGELOG_APPEND, task->output_schema, task->output_column_count);
-    if (!relation)
-        return sx_error_set(err, "out of memory");
     DIR *folder = opendir(dir); /* absent when the job wrote no row */
     int rc = 0;
     int64_t offset = 0;

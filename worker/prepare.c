@@ -7,6 +7,7 @@
 #include "worker/prepare.h"
 
 #include "common/csv.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <jansson.h>
@@ -90,9 +91,9 @@ static int cut_fractions(char *value, char *pattern, int *millis)
     long at;
     bool first = true;
     while ((at = find_fraction(pattern)) >= 0) {
-        char *prefix = strndup(pattern, (size_t)at);
+        char *prefix = sx_strndup(pattern, (size_t)at);
         struct tm scratch = {0};
-        const char *p = prefix && at > 0 ? strptime(value, prefix, &scratch) : value;
+        const char *p = at > 0 ? strptime(value, prefix, &scratch) : value;
         free(prefix);
         size_t digits = 0;
         while (p && p[digits] >= '0' && p[digits] <= '9')
@@ -116,10 +117,10 @@ static int cut_fractions(char *value, char *pattern, int *millis)
  * text must match and the date must exist. */
 static int parse_pattern(const char *text, const char *pattern, int64_t *ms)
 {
-    char *value = strdup(text), *format = strdup(pattern);
+    char *value = sx_strdup(text), *format = sx_strdup(pattern);
     int millis = 0, rc = -1;
     struct tm tm = {.tm_mday = 1};
-    if (value && format && cut_fractions(value, format, &millis) == 0) {
+    if (cut_fractions(value, format, &millis) == 0) {
         const char *end = strptime(value, format, &tm);
         struct tm asked = tm;
         time_t seconds = end && *end == '\0' ? timegm(&tm) : (time_t)-1;
@@ -267,9 +268,7 @@ static int build_context(context_t *ctx, const sx_csv_table_t *table, sx_error_t
     const sx_source_t *source = ctx->source;
     ctx->width = table->records[0].count;
     ctx->event_column = -1;
-    ctx->field_of = calloc(source->column_count ? source->column_count : 1, sizeof(long));
-    if (!ctx->field_of)
-        return sx_error_set(err, "out of memory");
+    ctx->field_of = sx_alloc(source->column_count, sizeof(long));
     for (size_t i = 0; i < source->column_count; i++) {
         const sx_column_t *c = &source->columns[i];
         ctx->field_of[i] = sx_csv_column_index(table, c->from);
@@ -301,9 +300,7 @@ static int compare_records(const void *a, const void *b)
 static int convert_table(sx_prepare_t *self, const context_t *ctx,
                          const sx_csv_table_t *table, sx_error_t *err)
 {
-    self->records = calloc(table->count, sizeof *self->records);
-    if (!self->records)
-        return sx_error_set(err, "out of memory");
+    self->records = sx_alloc(table->count, sizeof *self->records);
     for (size_t r = 1; r < table->count; r++) {
         if (table->records[r].count == 0)
             continue; /* a blank line, skipped as pandas does */
@@ -326,10 +323,10 @@ sx_prepare_t *sx_prepare_new(const char *task_id, const sx_source_t *source,
         sx_error_prefix(err, "task %s: source %s", task_id, source->name);
         return NULL;
     }
-    sx_prepare_t *self = calloc(1, sizeof *self);
+    sx_prepare_t *self = sx_new(sx_prepare_t);
     context_t ctx = {.task_id = task_id, .source = source};
-    int rc = self ? 0 : sx_error_set(err, "out of memory");
-    if (rc == 0 && table->count == 0)
+    int rc = 0;
+    if (table->count == 0)
         rc = sx_error_set(err, "task %s: %s: no header", task_id, source->file);
     if (rc == 0)
         rc = build_context(&ctx, table, err);

@@ -4,6 +4,7 @@
 #include "common/digest.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "worker/executor.h"
 
@@ -29,9 +30,9 @@ sx_resultcache_t *sx_resultcache_open(const char *dir, const char *runtime,
     if (!dir || !*dir || !runtime)
         return sx_error_set(err, "result cache: no folder or no executor description"),
                NULL;
-    sx_resultcache_t *self = calloc(1, sizeof *self);
+    sx_resultcache_t *self = sx_alloc(1, sizeof *self);
     self->dir = zsys_sprintf("%s/v1", dir);
-    self->runtime = strdup(runtime);
+    self->runtime = sx_strdup(runtime);
     if (sx_mkdirs(self->dir, err) != 0) {
         sx_error_prefix(err, "result cache");
         sx_resultcache_destroy(&self);
@@ -63,7 +64,7 @@ void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id,
 {
     char prefix[PATH_MAX];
     snprintf(prefix, sizeof prefix, "tasks/%s/", task_id);
-    const sx_msg_file_t **own = calloc(file_count + 1, sizeof *own);
+    const sx_msg_file_t **own = sx_alloc(file_count + 1, sizeof *own);
     size_t count = 0;
     for (size_t i = 0; i < file_count; i++)
         if (strncmp(files[i].path, prefix, strlen(prefix)) == 0)
@@ -162,7 +163,7 @@ int sx_resultcache_put(sx_resultcache_t *self, const char *key, const char *csv_
     sx_hash_bytes(csv, size, hash);
     char *header = zsys_sprintf(ENTRY_MAGIC " %s %zu\n", hash, size);
     size_t header_size = strlen(header);
-    char *data = malloc(header_size + size + 1);
+    char *data = sx_alloc(header_size + size + 1, 1);
     memcpy(data, header, header_size);
     memcpy(data + header_size, csv, size);
     entry_path(self, key, path, sizeof path);

@@ -1,6 +1,7 @@
 /* simexec.c: the simulated executor (see simexec.h). */
 #include "worker/simexec.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
 
@@ -17,11 +18,11 @@ struct _sx_simexec_t {
 
 sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
 {
-    sx_simexec_t *self = calloc(1, sizeof *self);
+    sx_simexec_t *self = sx_alloc(1, sizeof *self);
     self->delay_ms = 10;
     self->broken = zlist_new();
     zlist_autofree(self->broken);
-    char *copy = strdup(spec ? spec : "");
+    char *copy = sx_strdup(spec ? spec : "");
     char *save = NULL;
     for (char *item = strtok_r(copy, ",", &save); item;
          item = strtok_r(NULL, ",", &save)) {
@@ -111,7 +112,7 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
         char *more = zsys_sprintf("%.*s%s%d\n", (int)size, data,
                                   size && data[size - 1] != '\n' ? "\n" : "", rand());
         free(data);
-        data = strdup(more);
+        data = sx_strdup(more);
         size = strlen(more);
         zstr_free(&more);
     }

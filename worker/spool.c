@@ -3,6 +3,7 @@
  * a crash leaves either the old entry, the new one, or none. */
 #include "worker/spool.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
 #include "proto/proto.h"
@@ -23,8 +24,8 @@ sx_spool_t *sx_spool_open(const char *dir, sx_error_t *err)
 {
     if (sx_mkdirs(dir, err) != 0)
         return NULL;
-    sx_spool_t *self = calloc(1, sizeof *self);
-    self->dir = strdup(dir);
+    sx_spool_t *self = sx_alloc(1, sizeof *self);
+    self->dir = sx_strdup(dir);
     return self;
 }
 
@@ -68,14 +69,14 @@ static int list_keys(const sx_spool_t *self, char ***keys_p, size_t *count_p)
     int n = scandir(self->dir, &entries, NULL, alphasort);
     if (n < 0)
         return -1;
-    char **keys = calloc((size_t)n + 1, sizeof *keys);
+    char **keys = sx_alloc((size_t)n + 1, sizeof *keys);
     size_t count = 0;
     size_t suffix_len = strlen(SUFFIX);
     for (int i = 0; i < n; i++) {
         size_t len = strlen(entries[i]->d_name);
         if (len > suffix_len &&
             strcmp(entries[i]->d_name + len - suffix_len, SUFFIX) == 0)
-            keys[count++] = strndup(entries[i]->d_name, len - suffix_len);
+            keys[count++] = sx_strndup(entries[i]->d_name, len - suffix_len);
         free(entries[i]);
     }
     free(entries);

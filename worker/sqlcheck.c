@@ -5,6 +5,7 @@
  * every hint in it is searched for OPTIONS(...). */
 #include "worker/sqlcheck.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "worker/sqllex.h"
 
@@ -88,8 +89,8 @@ static char *statement_text(const sx_sqllex_t *lex, span_t statement)
 {
     const sx_sqltoken_t *first = sx_sqllex_token(lex, statement.first);
     const sx_sqltoken_t *last = sx_sqllex_token(lex, statement.end - 1);
-    return strndup(sx_sqllex_text(lex) + first->start,
-                   last->start + last->length - first->start);
+    return sx_strndup(sx_sqllex_text(lex) + first->start,
+                      last->start + last->length - first->start);
 }
 
 /* Appends the token's text in upper case to `out` (size bytes in all),
@@ -177,9 +178,7 @@ static bool starts_query(const sx_sqllex_t *lex, span_t statement)
  * words, odd characters). */
 static char *quote_identifier(const char *name)
 {
-    char *quoted = malloc(2 * strlen(name) + 3);
-    if (!quoted)
-        return NULL;
+    char *quoted = sx_alloc(2 * strlen(name) + 3, 1);
     char *out = quoted;
     *out++ = '`';
     for (const char *p = name; *p; p++) {
@@ -201,8 +200,7 @@ static char *classify(const sx_sqllex_t *lex, span_t statement, const char *sink
         char *query = statement_text(lex, statement);
         char *quoted = quote_identifier(sink);
         char *insert = NULL;
-        if (!query || !quoted ||
-            asprintf(&insert, "INSERT INTO %s\n%s", quoted, query) < 0) {
+        if (asprintf(&insert, "INSERT INTO %s\n%s", quoted, query) < 0) {
             insert = NULL;
             sx_error_set(err, "out of memory while checking SQL");
         }

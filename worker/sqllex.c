@@ -4,6 +4,7 @@
  * every rejection can say where in the candidate or DDL it happened. */
 #include "worker/sqllex.h"
 
+#include "common/mem.h"
 #include "common/selftest.h"
 
 #include <stdlib.h>
@@ -150,18 +151,13 @@ static int scan_token(cursor_t *c, sx_sqltoken_kind_t *kind, sx_error_t *err)
     return 0;
 }
 
-static int push_token(sx_sqllex_t *self, const sx_sqltoken_t *token)
+static void push_token(sx_sqllex_t *self, const sx_sqltoken_t *token)
 {
     if (self->count == self->capacity) {
-        size_t capacity = self->capacity ? 2 * self->capacity : 64;
-        sx_sqltoken_t *tokens = realloc(self->tokens, capacity * sizeof *tokens);
-        if (!tokens)
-            return -1;
-        self->tokens = tokens;
-        self->capacity = capacity;
+        self->capacity = self->capacity ? 2 * self->capacity : 64;
+        self->tokens = sx_realloc(self->tokens, self->capacity, sizeof *self->tokens);
     }
     self->tokens[self->count++] = *token;
-    return 0;
 }
 
 static int tokenize(sx_sqllex_t *self, sx_error_t *err)
@@ -181,8 +177,7 @@ static int tokenize(sx_sqllex_t *self, sx_error_t *err)
             hint_line = token.line;
             hint_column = token.column;
         }
-        if (push_token(self, &token) != 0)
-            return sx_error_set(err, "out of memory while reading SQL");
+        push_token(self, &token);
     }
     if (c.in_hint)
         return sx_error_set(err, "unterminated hint starting at line %zu, column %zu",
@@ -192,12 +187,8 @@ static int tokenize(sx_sqllex_t *self, sx_error_t *err)
 
 sx_sqllex_t *sx_sqllex_new(const char *sql, sx_error_t *err)
 {
-    sx_sqllex_t *self = calloc(1, sizeof *self);
-    if (!self || !(self->text = strdup(sql ? sql : ""))) {
-        free(self);
-        sx_error_set(err, "out of memory while reading SQL");
-        return NULL;
-    }
+    sx_sqllex_t *self = sx_new(sx_sqllex_t);
+    self->text = sx_strdup(sql ? sql : "");
     if (tokenize(self, err) != 0)
         sx_sqllex_destroy(&self);
     return self;
@@ -246,9 +237,7 @@ bool sx_sqllex_is_symbol(const sx_sqllex_t *self, size_t index, char symbol)
 /* Copies body (between the quotes) undoing doubled quotes. */
 static char *unquote(const char *body, size_t length, char quote)
 {
-    char *out = malloc(length + 1);
-    if (!out)
-        return NULL;
+    char *out = sx_alloc(length + 1, 1);
     size_t n = 0;
     for (size_t i = 0; i < length; i++) {
         if (body[i] == quote && i + 1 < length && body[i + 1] == quote)
@@ -268,7 +257,7 @@ char *sx_sqllex_value(const sx_sqllex_t *self, size_t index)
     const char *start = self->text + token->start;
     switch (token->kind) {
     case SX_SQLTOKEN_WORD:
-        return strndup(start, token->length);
+        return sx_strndup(start, token->length);
     case SX_SQLTOKEN_QUOTED_ID:
         return unquote(start + 1, token->length - 2, '`');
     case SX_SQLTOKEN_STRING:
