@@ -151,12 +151,11 @@ static int write_csv(const sx_task_t *task, const char *dir, const char *csv_pat
         if (entry->d_name[0] == '.' || entry->d_name[0] == '_')
             continue;
         char *path = NULL;
-        size_t size = 0, limit = 0;
+        size_t size = 0, limit = 0; /* Flink's output files: a CSV's limit */
         char *text = NULL;
         if (asprintf(&path, "%s/%s", dir, entry->d_name) < 0)
             path = NULL;
-        else if (sx_file_limit(SX_FILE_CSV, &limit, err) ==
-                 0)                                       /* Flink's output: a CSV's */
+        else if (sx_file_limit(SX_FILE_CSV, &limit, err) == 0)
             text = sx_file_read(path, limit, &size, err); /* err names the file */
         rc = text ? 0 : path ? -1 : sx_error_set(err, "out of memory");
         free(path);
