@@ -115,6 +115,8 @@ size_t sx_coordinator_infra_errors(const sx_coordinator_t *self);
  *  "workers": [{"name", "shards", "done", "state"}]} as a heap string. */
 char *sx_coordinator_status_json(sx_coordinator_t *self);
 
-void sx_coordinator_test(bool verbose);
+/* No sx_coordinator_test here: the coordinator is tested by
+ * tests/test_coordinator.c against fake workers and a throw-away bench,
+ * which are test code and stay out of the program. */
 
 #endif

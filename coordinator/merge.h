@@ -26,6 +26,4 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
              const char *out_dir, bool allow_subset, sx_merge_report_t *report,
              sx_error_t *err);
 
-void sx_merge_test(bool verbose);
-
 #endif

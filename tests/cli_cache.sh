@@ -9,11 +9,10 @@
 # missing predictions are never cached; --no-cache neither reads nor writes;
 # the coordinator refuses --cache (the cache is a worker's).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 src="$SX_SOURCE_DIR/examples/sample-bench"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 
 # A private copy of the bench: one test changes a task's file.
 bench="$tmp/bench"
@@ -22,21 +21,9 @@ total=$(wc -l < "$bench/task_ids.txt")
 mapfile -t ids < "$bench/task_ids.txt"
 # Task 0 mismatches, 1 has no prediction, 2 is a flink_error, 3 an injected
 # infra_error, every other task matches: total - 4 + 1 cacheable results.
-write_preds() {
-    local file="$1" changed="${2:-}"
-    : > "$file"
-    for i in "${!ids[@]}"; do
-        [ "$i" = 1 ] && continue
-        marker=match
-        [ "$i" = 0 ] && marker=mismatch
-        [ "$i" = 2 ] && marker=flink_error
-        extra=""
-        [ "${ids[$i]}" = "$changed" ] && extra=" WHERE 1 = 1"
-        printf '{"task_id": "%s", "sql": "SELECT 1%s /*sim:%s*/"}\n' "${ids[$i]}" "$extra" "$marker" >> "$file"
-    done
-}
+verdicts=("0=mismatch" "1=-" "2=flink_error")
 preds="$tmp/preds.jsonl"
-write_preds "$preds"
+sim_predictions "$bench" "$preds" "${verdicts[@]}"
 cacheable=$((total - 3))
 cache="$tmp/cache"
 
@@ -84,7 +71,7 @@ run_sim "$tmp/o3" --cache "$cache" --profile spider2-lite-2025-03
 [ "$(summary_cached "$tmp/o3")" = "$cacheable" ] || fail "profile 2025-03: cached $(summary_cached "$tmp/o3")"
 
 echo "== one changed candidate: only it executes"
-write_preds "$preds" "${ids[5]}"
+sim_predictions "$bench" "$preds" "${verdicts[@]}" "5+= WHERE 1 = 1"
 run_sim "$tmp/o4" --cache "$cache"
 [ "$(executed "$tmp/o4")" = "$(printf '%s\n' "${ids[2]}" "${ids[3]}" "${ids[5]}" | sort | tr '\n' ' ')" ] ||
     fail "executed after one candidate changed: $(executed "$tmp/o4")"

@@ -5,16 +5,10 @@
 # (check collects all problems, it does not stop at the first); bad usage
 # exits 2. Needs STREAMEX and SX_SOURCE_DIR (set by ctest).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 fixture="$SX_SOURCE_DIR/tests/data/mini-bench"
-work=$(mktemp -d /tmp/sx-cli-check-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+work=$(make_tmpdir)
 
 # run NAME EXPECTED_CODE ARGS...: runs streamex check, keeps out/err.
 run() {
@@ -23,7 +17,7 @@ run() {
     local code=0
     "$STREAMEX" check "$@" >"$work/$name.out" 2>"$work/$name.err" || code=$?
     if [ "$code" != "$expected" ]; then
-        fail "$name: exit $code, expected $expected"
+        fail_later "$name: exit $code, expected $expected"
         sed 's/^/  stderr: /' "$work/$name.err" >&2
     fi
 }
@@ -31,7 +25,7 @@ run() {
 # expect_line NAME FILE LINE: FILE (out or err) of run NAME holds LINE exactly.
 expect_line() {
     if ! grep -qxF -- "$3" "$work/$1.$2"; then
-        fail "$1: no line in std$2: $3"
+        fail_later "$1: no line in std$2: $3"
         sed "s/^/  std$2: /" "$work/$1.$2" >&2
     fi
 }
@@ -40,7 +34,7 @@ expect_line() {
 # (for messages whose wording belongs to another module).
 expect_prefix() {
     if ! grep -qF -- "$3" <(cut -c1-${#3} "$work/$1.$2"); then
-        fail "$1: no line in std$2 starting with: $3"
+        fail_later "$1: no line in std$2 starting with: $3"
         sed "s/^/  std$2: /" "$work/$1.$2" >&2
     fi
 }
@@ -72,7 +66,7 @@ run good 0 --bench "$fixture" --method demo="$fixture/predictions.jsonl" \
 expect_line good out "bench $fixture: 3 tasks, 4 sources (3 live, 1 static), tie tasks: 1 any_one_argmax, 1 any_k_from_tie_set"
 expect_line good out "method demo: 2 predictions, 1 missing, 0 rejected before Flink"
 expect_line good out "method other: 2 predictions, 1 missing, 1 rejected before Flink"
-[ -s "$work/good.err" ] && fail "good: unexpected stderr: $(cat "$work/good.err")"
+[ -s "$work/good.err" ] && fail_later "good: unexpected stderr: $(cat "$work/good.err")"
 # The runtime is reported, never a problem of the bench: installed or not.
 expect_prefix good out "runtime: "
 SX_RUNTIME_DIR="$work/no-runtime" run no_runtime 0 --bench "$fixture"
@@ -122,7 +116,7 @@ expect_line broken err "$bench/preds.jsonl:4: second prediction for task 'join_m
 expect_line broken err "$bench/preds.jsonl:5: unknown field 'query' (a prediction has task_id and sql)"
 expect_line broken err "$bench/preds.jsonl:5: missing sql"
 expect_line broken err "streamex check: 16 problems found"
-[ -s "$work/broken.out" ] && fail "broken: printed a summary despite problems"
+[ -s "$work/broken.out" ] && fail_later "broken: printed a summary despite problems"
 
 # --- inputs that load but would fail on a worker: check runs the preparation
 bench="$work/inputs"
@@ -147,7 +141,7 @@ rm "$bench/gold/trades_tie.csv"
 ln -s /dev/zero "$bench/gold/trades_tie.csv"
 mkfifo "$work/fifo.jsonl"
 timeout 20 "$STREAMEX" check --bench "$bench" --method "p=$work/fifo.jsonl" \
-    >"$work/hostile.out" 2>"$work/hostile.err" && fail "hostile: accepted"
+    >"$work/hostile.out" 2>"$work/hostile.err" && fail_later "hostile: accepted"
 expect_line hostile err "task join_max: $bench/tasks/join_max/notes.txt: a link to /etc/passwd, outside $bench/tasks/join_max (links must stay inside the folder)"
 expect_line hostile err "task clicks_top: sources[0].file: $bench/tasks/clicks_top/sources/clicks.csv:6: a NUL byte (a CSV field is text)"
 expect_line hostile err "$bench/gold/trades_tie.csv: a link to /dev/zero, outside $bench/gold (links must stay inside the folder)"
@@ -171,8 +165,4 @@ expect_line ddl err "task join_max: sources[0].ddl: creates table 'bid' at line 
 expect_line ddl err "task clicks_top: sink.ddl: holds 2 statements (only its CREATE TABLE may be sent to Flink)"
 expect_line ddl err "streamex check: 2 problems found"
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli_check: $failures failure(s)" >&2
-    exit 1
-fi
-echo "cli_check: OK"
+finish cli_check

@@ -7,10 +7,9 @@
 # (tests/data/mini-bench) has neither; its clicks_top task has a zero-delay
 # watermark, so a copy with a tied and a pre-1970 click gets both warnings.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-work=$(mktemp -d /tmp/sx-cli-check-hazards-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(make_tmpdir)
 
 "$STREAMEX" check --bench "$SX_SOURCE_DIR/tests/data/mini-bench" >/dev/null 2>"$work/clean.err" ||
     fail "the fixture bench does not pass check"

@@ -6,11 +6,10 @@
 # they name must be made by docker/make-keys.sh in the folder compose.yaml
 # mounts at /keys.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 docker="$SX_SOURCE_DIR/docker"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: cli_docker: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 
 # The words of a Dockerfile instruction (continuation lines joined), one
 # instruction a line.

@@ -6,22 +6,12 @@
 # them exactly, the exit status is 1; with good references only, 0. The
 # options of the two checks are not mixed.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-bench="$SX_SOURCE_DIR/examples/sample-bench"
-total=$(wc -l < "$bench/task_ids.txt")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-mapfile -t ids < "$bench/task_ids.txt"
+sample_bench
+tmp=$(make_tmpdir)
 refs="$tmp/reference.jsonl"
-: > "$refs"
-for i in "${!ids[@]}"; do
-    [ "$i" = 3 ] && continue
-    marker=match
-    [ "$i" = 0 ] && marker=mismatch
-    [ "$i" = 1 ] && marker=unstable
-    printf '{"task_id": "%s", "sql": "SELECT 1 /*sim:%s*/"}\n' "${ids[$i]}" "$marker" >> "$refs"
-done
+sim_predictions "$bench" "$refs" 0=mismatch 1=unstable 3=-
 
 echo "== one wrong, one unstable, one without a reference: listed, exit 1"
 code=0

@@ -10,6 +10,7 @@
 # Env: SX_EXDIFF_COUNT (generated cases, default 3000), SX_EXDIFF_SEED
 # (default 20251); SX_EXDIFF_KEEP=1 keeps the work folder.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 count="${SX_EXDIFF_COUNT:-3000}"
 seed="${SX_EXDIFF_SEED:-20251}"
@@ -18,10 +19,8 @@ refdir="$SX_SOURCE_DIR/tests/ex_reference"
 # The pinned pandas venv; a no-op when scripts/setup-python.sh already ran.
 python="$("$SX_SOURCE_DIR/scripts/setup-python.sh" | tail -n 1)"
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-exdiff.XXXXXX")"
-keep="${SX_EXDIFF_KEEP:-0}"
-cleanup() { if [ "$keep" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT
+[ "${SX_EXDIFF_KEEP:-0}" != 1 ] || SX_TEST_KEEP=1
+work=$(make_tmpdir)
 
 echo "== the reference against hand-written verdicts"
 "$python" "$refdir/hand_cases.py" check
@@ -39,14 +38,14 @@ for corpus in hand generated; do
       --output "$out/sx" --profile "$profile" >"$out.log" 2>&1; then
       echo "streamex score failed:"
       tail -n 20 "$out.log"
-      status=1 keep=1
+      status=1
       continue
     fi
     "$python" "$refdir/reference.py" --bench "$bench" --method "m=$bench/submission.jsonl" \
       --output "$out/ref" --profile "$profile"
     "$python" "$refdir/diff.py" --bench "$bench" --profile "$profile" \
       --reference "$out/ref/m/results.jsonl" --streamex-results "$out/sx/m/results.jsonl" \
-      --streamex "$STREAMEX" --min-share 0.2 || status=1 keep=1
+      --streamex "$STREAMEX" --min-share 0.2 || status=1
   done
 done
 exit "$status"

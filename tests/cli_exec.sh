@@ -6,16 +6,10 @@
 # printed). The executions themselves are in e2e_exec.sh. Needs STREAMEX and
 # SX_SOURCE_DIR (set by ctest).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 bench="$SX_SOURCE_DIR/tests/data/e2e-bench"
-work=$(mktemp -d /tmp/sx-cli-exec-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+work=$(make_tmpdir)
 
 # run NAME EXPECTED_CODE EXPECTED_STDERR_PIECE ARGS...
 run() {
@@ -23,9 +17,9 @@ run() {
     shift 3
     local code=0
     "$STREAMEX" exec "$@" >"$work/$name.out" 2>"$work/$name.err" || code=$?
-    [ "$code" = "$expected" ] || fail "$name: exit $code, expected $expected"
+    [ "$code" = "$expected" ] || fail_later "$name: exit $code, expected $expected"
     if [ -n "$piece" ] && ! grep -qF -- "$piece" "$work/$name.err"; then
-        fail "$name: stderr lacks '$piece':"
+        fail_later "$name: stderr lacks '$piece':"
         sed 's/^/  stderr: /' "$work/$name.err" >&2
     fi
 }
@@ -35,7 +29,7 @@ echo '{"task_id": "filter", "sql": ' >"$work/broken.jsonl"
 
 run help 0 "" --help
 grep -q "^usage: streamex exec --bench BENCH --task ID" "$work/help.out" ||
-    fail "--help does not print the usage"
+    fail_later "--help does not print the usage"
 run no_task 2 "--bench and --task are required" --bench "$bench"
 run no_candidate 2 "exactly one of --sql FILE and --method NAME=PREDS" \
     --bench "$bench" --task filter
@@ -57,11 +51,7 @@ start=$(date +%s)
 run nothing_listens 2 "127.0.0.1:1" --bench "$bench" --task filter --sql "$work/q.sql" \
     --kafka-bootstrap 127.0.0.1:1 --flink-gateway http://127.0.0.1:1 \
     --flink-rest http://127.0.0.1:1
-[ $(($(date +%s) - start)) -le 30 ] || fail "an external pair that is down took over 30 s"
-[ ! -s "$work/nothing_listens.out" ] || fail "a pair that is down still printed a verdict"
+[ $(($(date +%s) - start)) -le 30 ] || fail_later "an external pair that is down took over 30 s"
+[ ! -s "$work/nothing_listens.out" ] || fail_later "a pair that is down still printed a verdict"
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli_exec: $failures failure(s)"
-    exit 1
-fi
-echo "cli_exec: OK"
+finish cli_exec

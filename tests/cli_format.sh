@@ -2,13 +2,13 @@
 # cli_format.sh: every C source and header of the tree is formatted as the
 # repository's .clang-format says (run `clang-format -i FILE` to fix one).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${SX_SOURCE_DIR:?}"
 cd "$SX_SOURCE_DIR"
-command -v clang-format >/dev/null || { echo "FAIL: clang-format not installed (scripts/setup-deps.sh)"; exit 1; }
+command -v clang-format >/dev/null || fail "clang-format not installed (scripts/setup-deps.sh)"
 mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null || find common proto worker coordinator cli tests -name '*.[ch]')
-[ "${#files[@]}" -gt 0 ] || { echo "FAIL: no C files found"; exit 1; }
+[ "${#files[@]}" -gt 0 ] || fail "no C files found"
 if ! clang-format --dry-run -Werror "${files[@]}"; then
-    echo "FAIL: files above are not clang-formatted"
-    exit 1
+    fail "files above are not clang-formatted"
 fi
 echo "cli_format: ${#files[@]} files formatted"

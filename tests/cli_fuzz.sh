@@ -5,15 +5,10 @@
 # leak or a hang fails. Needs clang: without it the test is skipped, except
 # under CI (CI=true), where scripts/setup-deps.sh must have installed it.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${SX_SOURCE_DIR:?}"
-if ! command -v clang >/dev/null; then
-    if [ "${CI:-}" = "true" ]; then
-        echo "FAIL: clang is not installed (scripts/setup-deps.sh installs it)"
-        exit 1
-    fi
-    echo "SKIP: clang is not installed (scripts/setup-deps.sh installs it)"
-    exit 77
-fi
+command -v clang > /dev/null ||
+    skip_unless_ci "clang is not installed (scripts/setup-deps.sh installs it)"
 export SX_FUZZ_JOBS="${SX_FUZZ_JOBS:-2}"
 export SX_FUZZ_BUILD="${SX_FUZZ_BUILD:-$SX_SOURCE_DIR/build-fuzz}"
 exec bash "$SX_SOURCE_DIR/scripts/fuzz.sh" "${SX_FUZZ_SECONDS:-20}"

@@ -13,13 +13,12 @@
 # container): the libraries come from this host.
 # Exits 77 without cmake, cpack or dpkg.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}" "${SX_BUILD_DIR:?}"
 for tool in cmake cpack dpkg dpkg-deb readelf; do
-    command -v "$tool" > /dev/null || { echo "SKIP: no $tool"; exit 77; }
+    command -v "$tool" > /dev/null || skip "no $tool"
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 
 # What --version must print: the defaults of runtime/versions.env.
 expected_version() {

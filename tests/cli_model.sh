@@ -10,9 +10,10 @@
 # alone with --seeds 1 --first SEED --keep --verbose. SX_MODEL_SEEDS and
 # SX_MODEL_FIRST change the count and start here.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_BUILD_DIR:?}" "${SX_SOURCE_DIR:?}"
 model="$SX_BUILD_DIR/tests/e2e_model"
-[ -x "$model" ] || { echo "cli_model: no $model (build first)" >&2; exit 77; }
+[ -x "$model" ] || skip "no $model (build first)"
 # Seeds that once failed, as regression cases: 2071 (two workers with a full
 # disk spent every attempt of a task between them), 2159 and 2165 (one such
 # worker, alone while the healthy one was paused, spent them in a second).
@@ -21,9 +22,7 @@ for seed in 2071 2159 2165; do
 done
 "$model" "$STREAMEX" --seeds "${SX_MODEL_SEEDS:-5}" --first "${SX_MODEL_FIRST:-1}"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 
 echo "== ZeroMQ's source;destination form is not loopback unless both sides are"

@@ -8,23 +8,13 @@
 # run's; summary.json and the printed line count the unstable tasks; and a
 # repeat never comes from the result cache, even a filled one.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-bench="$SX_SOURCE_DIR/examples/sample-bench"
-total=$(wc -l < "$bench/task_ids.txt")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+sample_bench
+tmp=$(make_tmpdir)
 
-mapfile -t ids < "$bench/task_ids.txt"
 preds="$tmp/preds.jsonl"
-: > "$preds"
-for i in "${!ids[@]}"; do
-    [ "$i" = 1 ] && continue
-    marker=match
-    [ "$i" = 0 ] && marker=mismatch
-    [ "$i" = 2 ] && marker=unstable
-    printf '{"task_id": "%s", "sql": "SELECT 1 /*sim:%s*/"}\n' "${ids[$i]}" "$marker" >> "$preds"
-done
+sim_predictions "$bench" "$preds" 0=mismatch 1=- 2=unstable
 unstable=${ids[2]}
 
 echo "== a cache filled by a plain run first"

@@ -6,10 +6,9 @@
 # alone, and refuses an OUT without summary.json. The page in a real
 # browser: cli_report_browser.sh.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 source "$SX_SOURCE_DIR/tests/report_out.sh"
 
 echo "== run writes report.html: every task, each method's EX, the run's facts"

@@ -6,22 +6,20 @@
 # candidate's markup never runs, and a screenshot is not blank. Exits 77
 # when no Chromium can run here.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 source "$SX_SOURCE_DIR/tests/report_out.sh"
 
 browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "SKIP: no chromium (apt-get install chromium)"; exit 77; }
+[ -n "$browser" ] || skip "no chromium (apt-get install chromium)"
 # Its own profile folder: nothing is read from or left in the user's.
 chrome() {
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$tmp/profile" --enable-logging=stderr --v=0 "$@"
 }
 if ! chrome --dump-dom about:blank > /dev/null 2> "$tmp/probe.err"; then
-    echo "SKIP: chromium cannot start here: $(tail -n 3 "$tmp/probe.err")"
-    exit 77
+    skip "chromium cannot start here: $(tail -n 3 "$tmp/probe.err")"
 fi
 
 out="$tmp/run"

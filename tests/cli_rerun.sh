@@ -9,32 +9,17 @@
 # with a worker process. Then --tasks: the subset and its plain marking,
 # unknown IDs, and merge refusing a subset output unless --allow-subset.
 set -euo pipefail
-: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-bench="$SX_SOURCE_DIR/examples/sample-bench"
-total=$(wc -l < "$bench/task_ids.txt")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 . "$(dirname "$0")/lib.sh"
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+sample_bench
+tmp=$(make_tmpdir)
 records() { grep -c "$2" "$1" || true; }
 
 # Task 1 mismatches, task 2 has no prediction, every other task matches;
 # tasks 3 and 4 are the ones whose infrastructure fails.
-mapfile -t ids < "$bench/task_ids.txt"
 a=${ids[3]} b=${ids[4]}
 preds="$tmp/preds.jsonl"
-: > "$preds"
-for i in "${!ids[@]}"; do
-    [ "$i" = 2 ] && continue
-    marker=match
-    [ "$i" = 1 ] && marker=mismatch
-    printf '{"task_id": "%s", "sql": "SELECT 1 /*sim:%s*/"}\n' "${ids[$i]}" "$marker" >> "$preds"
-done
+sim_predictions "$bench" "$preds" 1=mismatch 2=-
 
 # run_sim OUT EXPECTED_EXIT SIMULATE [ARGS...]: streamex run, stdout in OUT.txt.
 run_sim() {
@@ -158,10 +143,10 @@ coordinate() {
         --bind "tcp://127.0.0.1:$p" --heartbeat-ms 200 --dead-after-ms 3000 "$@" \
         > "$dist.txt" &
     local coord=$!
-    pids+=("$coord")
+    kill_at_exit "$coord"
     "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$p" --name w --simulate "$sim" \
         --work-dir "$tmp/wd" --heartbeat-ms 200 --dead-after-ms 3000 &
-    pids+=("$!")
+    kill_at_exit "$!"
     wait "$coord" || code=$?
     [ "$code" = "$want" ] || fail "coordinator $*: exit $code, expected $want"
 }

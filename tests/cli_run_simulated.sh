@@ -8,18 +8,10 @@
 # and the exact EX, so a swapped or lost verdict fails. No step waits on a
 # sleep: each waits for a journal record or a log line, with a deadline.
 set -euo pipefail
-: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-bench="$SX_SOURCE_DIR/examples/sample-bench"
-total=$(wc -l < "$bench/task_ids.txt")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 . "$(dirname "$0")/lib.sh"
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+sample_bench
+tmp=$(make_tmpdir)
 lines() { wc -l < "$1" | tr -d ' '; }
 verdicts() {
     sed 's/.*"task_id":"\([^"]*\)".*"status":"\([^"]*\)".*"attempts":\([0-9]*\).*/\1 \2 \3/' "$1"
@@ -106,7 +98,7 @@ rc=0
 "$STREAMEX" -q run --simulate delay_ms=500 --workers 1 --bench "$bench" --method "m=$preds" \
     --output "$tmp/cut" > /dev/null 2> "$tmp/cut.err" &
 cut=$!
-pids+=("$cut")
+kill_at_exit "$cut"
 wait_records "$tmp/cut/journal.jsonl" '"result"' 5
 kill -INT "$cut"
 wait "$cut" || rc=$?
@@ -136,16 +128,16 @@ p=$(free_port)
 "$STREAMEX" -q coordinator --bench "$bench" --method "m=$preds" --output "$tmp/dist" \
     --bind "tcp://127.0.0.1:$p" --heartbeat-ms 100 --dead-after-ms 600 > "$tmp/dist.txt" &
 coord=$!
-pids+=("$coord")
+kill_at_exit "$coord"
 "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$p" --name doomed --simulate delay_ms=100 \
     --work-dir "$tmp/wd1" --heartbeat-ms 100 &
 doomed=$!
-pids+=("$doomed")
+kill_at_exit "$doomed"
 wait_records "$tmp/dist/journal.jsonl" '"worker":"doomed"' 1
 kill -9 "$doomed"
 "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$p" --name survivor --simulate delay_ms=5 \
     --work-dir "$tmp/wd2" --heartbeat-ms 100 &
-pids+=("$!")
+kill_at_exit "$!"
 expect_exit 3 wait "$coord"
 check_verdicts "$tmp/dist" "coordinator with a killed worker" statuses-only
 grep -q '"worker":"survivor"' "$tmp/dist/m/results.jsonl" || fail "survivor did no work"
@@ -161,10 +153,10 @@ p=$(free_port)
     --bind "tcp://127.0.0.1:$p" --cert "$tmp/keys/coord.cert" --allow "$tmp/allow" \
     > /dev/null &
 coord=$!
-pids+=("$coord")
+kill_at_exit "$coord"
 "$STREAMEX" -q worker --connect "tcp://127.0.0.1:$p" --simulate delay_ms=1 \
     --cert "$tmp/keys/good.cert" --server-cert "$tmp/keys/coord.cert" --work-dir "$tmp/wd3" &
-pids+=("$!")
+kill_at_exit "$!"
 expect_exit 3 wait "$coord"
 check_verdicts "$tmp/curve" "CURVE run"
 

@@ -4,20 +4,19 @@
 # formatted (its log's tail in the error), an unreachable external pair
 # (bounded by --start-timeout), and status/down of a pair that does not run.
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}"
-work="$(mktemp -d)"
+work=$(make_tmpdir)
 listener=""
-cleanup() {
+stop_listener() {
     if [ -n "$listener" ]; then
         kill "$listener" 2>/dev/null
         wait "$listener" 2>/dev/null
     fi
-    rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit stop_listener
 export SX_RUNTIME_DIR="$work/rt"
 mkdir -p "$SX_RUNTIME_DIR"
-failures=0
 
 # expect CODE PATTERN ARGS...: streamex ARGS exits CODE and prints PATTERN.
 expect() {
@@ -26,9 +25,8 @@ expect() {
     local got=0
     "$STREAMEX" "$@" >"$work/out" 2>&1 || got=$?
     if [ "$got" -ne "$code" ] || ! grep -qE -- "$pattern" "$work/out"; then
-        echo "FAIL: streamex $*: exit $got (want $code), output:"
+        fail_later "streamex $*: exit $got (want $code), output:"
         sed 's/^/    /' "$work/out" | head -n 30
-        failures=$((failures + 1))
     fi
 }
 
@@ -55,8 +53,7 @@ expect 1 "external kafka at 127.0.0.1:1 not ready after 2 s" runtime up \
     --kafka-bootstrap 127.0.0.1:1 --flink-gateway http://127.0.0.1:1 \
     --flink-rest http://127.0.0.1:1 --start-timeout 2
 [ $(($(date +%s) - start)) -lt 20 ] || {
-    echo "FAIL: the external check took $(($(date +%s) - start)) s"
-    failures=$((failures + 1))
+    fail_later "the external check took $(($(date +%s) - start)) s"
 }
 
 # An install with no jars: a taken port is found first, then Kafka's format
@@ -79,12 +76,7 @@ listener=""
 expect 1 "formatting Kafka's storage failed \(log .*kafka-format.log, last [0-9]+ lines:" \
     runtime up --index 150
 grep -q "kafka.tools.StorageTool" "$work/out" || {
-    echo "FAIL: the format error does not quote the log: $(cat "$work/out")"
-    failures=$((failures + 1))
+    fail_later "the format error does not quote the log: $(cat "$work/out")"
 }
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli_runtime: $failures failure(s)"
-    exit 1
-fi
-echo "cli_runtime: OK"
+finish cli_runtime

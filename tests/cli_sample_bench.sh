@@ -8,14 +8,10 @@
 #    last row dropped, so every gold file and evaluation spec is readable and
 #    decisive under the project's comparator (both profiles).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-cli-sample.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
+work=$(make_tmpdir)
 
 echo "-- the generator reproduces the shipped benchmark"
 python3 "$bench/tools/generate.py" --out "$work/regen" >/dev/null

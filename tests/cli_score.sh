@@ -5,10 +5,9 @@
 # folder, unreadable predictions scored 0, both profiles, the tie adapter,
 # and bad submissions refused with the file and line named.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}"
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-cli-score.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(make_tmpdir)
 
 bench="$work/bench"
 mkdir -p "$bench/gold" "$bench/evaluation" "$work/sub/csv"
@@ -45,8 +44,8 @@ out="$work/out"
 "$STREAMEX" score --bench "$bench" --method "m=$sub" --output "$out" >"$work/stdout" ||
   fail "score exited $?"
 grep -qx 'm: EX = 3/7 = 0.4286' "$work/stdout" || fail "EX line: $(cat "$work/stdout")"
-ids="$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["task_id"] for l in open(sys.argv[1])))' "$out/m/results.jsonl")"
-[ "$ids" = "t1 t2 t3 t4 t5 t6 t7" ] || fail "results order: $ids"
+order="$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["task_id"] for l in open(sys.argv[1])))' "$out/m/results.jsonl")"
+[ "$order" = "t1 t2 t3 t4 t5 t6 t7" ] || fail "results order: $order"
 status_of() {
   python3 - "$out/m/results.jsonl" "$1" <<'EOF'
 import json, sys

@@ -14,15 +14,7 @@ bench="$SX_SOURCE_DIR/examples/sample-bench"
 total=$(wc -l < "$bench/task_ids.txt")
 trials="${SX_SIGNAL_TRIALS:-24}"
 RANDOM="${SX_SIGNAL_SEED:-2026}"
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    [ "$BASHPID" = "$$" ] || return 0 # not in a forked child signalled before its exec
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(make_tmpdir)
 declare -A outcomes=()
 
 # Waits (up to 10 s) until background process $1 runs streamex, not the
@@ -149,7 +141,7 @@ process_trial() {
     "$STREAMEX" coordinator --bench "$bench" --method "m=$bench/predictions.jsonl" \
         --output "$out" --bind "tcp://127.0.0.1:$port" > /dev/null 2> "$out.coord.err" &
     local coord=$!
-    pids+=("$coord")
+    kill_at_exit "$coord"
     wait_for_line "coordinator on" "$out.coord.err"
     local sig at
     sig=$(signal_name)

@@ -7,10 +7,9 @@
 # lines with the differing tasks and their reasons, and merge carrying (and
 # checking) the strict verdicts.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}"
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-cli-strict.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(make_tmpdir)
 
 bench="$work/bench"
 csv="$work/sub/csv"

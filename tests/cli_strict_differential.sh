@@ -7,13 +7,13 @@
 # than 10% of the checked tasks strict 1 or strict 0).
 # Env: SX_STRICTDIFF_COUNT (cases, default 2000), SX_STRICTDIFF_SEED (default 4242).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 count="${SX_STRICTDIFF_COUNT:-2000}"
 seed="${SX_STRICTDIFF_SEED:-4242}"
 refdir="$SX_SOURCE_DIR/tests/ex_reference"
 python="$("$SX_SOURCE_DIR/scripts/setup-python.sh" | tail -n 1)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-strictdiff.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+work=$(make_tmpdir)
 
 "$python" "$refdir/gen_cases.py" --out "$work/corpus" --count "$count" --seed "$seed" >/dev/null
 status=0

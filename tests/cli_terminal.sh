@@ -8,11 +8,10 @@
 # and the path of report.html. Off a terminal: every log line, JSON progress
 # lines and no table. Exits 77 without script(1).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
-command -v script > /dev/null || { echo "SKIP: no script(1) (util-linux)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v script > /dev/null || skip "no script(1) (util-linux)"
+tmp=$(make_tmpdir)
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 
 echo "== on a terminal: notable lines above the live line, a table at the end"

@@ -27,15 +27,12 @@ runtime_dir="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
 pair_a="$runtime_dir/pairs/$first"
 pair_b="$runtime_dir/pairs/$((first + 1))"
 rest_a="http://127.0.0.1:$((21000 + 20 * first + 2))"
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-chaos.XXXXXX")"
+tmp=$(make_tmpdir)
 coordinator="" worker_a="" worker_b="" job="" last_job=""
 RANDOM=$seed
 echo "e2e_chaos: pairs $first and $((first + 1)), $rounds round(s), seed $seed"
 
-[ -f "$runtime_dir/installed.env" ] || {
-    echo "SKIP: no runtime in $runtime_dir (run scripts/setup-runtime.sh)"
-    exit 77
-}
+require_runtime "$runtime_dir"
 
 jvms_of() { pgrep -f -- "-Dsx.pair=$1( |$)" || true; }
 
@@ -57,14 +54,11 @@ stop_all() {
 }
 
 cleanup() {
-    local rc=$?
     stop_all
-    "$STREAMEX" runtime down --index "$first" >/dev/null 2>&1 || true
-    "$STREAMEX" runtime down --index "$((first + 1))" >/dev/null 2>&1 || true
-    if [ "$rc" -eq 0 ]; then rm -rf "$tmp"; else echo "logs kept in $tmp"; fi
+    pair_down "$first"
+    pair_down "$((first + 1))"
 }
-trap cleanup EXIT
-trap 'exit 143' INT TERM
+at_exit cleanup
 
 fail() {
     echo "FAIL: $*"

@@ -16,24 +16,16 @@
 # Without Podman it prints "SKIP: ..." and exits 77; under CI=true that fails.
 # SX_COMPOSE_PROJECT names the compose project (default sxe2e-PID).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 compose_file="$SX_SOURCE_DIR/docker/compose.yaml"
 project="${SX_COMPOSE_PROJECT:-sxe2e-$$}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-compose.XXXXXX")
+tmp=$(make_tmpdir)
 coord="${project}_coordinator_1"
 victim="${project}_worker_1"
 survivor="${project}_worker_2"
-
-skip() {
-    echo "SKIP: e2e_compose: $*"
-    if [ "${CI:-}" = true ]; then
-        echo "FAIL: e2e_compose: CI must run this test" >&2
-        exit 1
-    fi
-    exit 77
-}
 
 # Shows the tail of every container's log, so a failure in CI explains itself,
 # and keeps the logs of the workers' pairs in $tmp.
@@ -51,16 +43,6 @@ fail() {
 
 compose() {
     podman-compose --no-ansi -p "$project" -f "$compose_file" "$@" >>"$tmp/compose.log" 2>&1
-}
-
-cleanup() {
-    local rc=$?
-    compose down -v -t 5 || true
-    if [ "$rc" -eq 0 ]; then
-        rm -rf "$tmp"
-    else
-        echo "output and compose.log kept in $tmp"
-    fi
 }
 
 # wait_until SECONDS WHAT COMMAND...: polls COMMAND every second.
@@ -82,12 +64,12 @@ joined_workers() { podman logs "$coord" 2>&1 | grep -c "worker .* joined" || tru
 worker_name() { echo "$(podman inspect --format '{{.Config.Hostname}}' "$1")-0"; }
 mb() { podman image inspect --format '{{.Size}}' "$1" | awk '{ printf "%d MB", $1 / 1e6 }'; }
 
-command -v podman >/dev/null || skip "no podman: run scripts/setup-podman.sh"
-command -v podman-compose >/dev/null || skip "no podman-compose: run scripts/setup-podman.sh"
-podman image exists debian:bookworm || skip "no debian:bookworm base image: run scripts/setup-podman.sh"
+command -v podman >/dev/null || skip_unless_ci "no podman: run scripts/setup-podman.sh"
+command -v podman-compose >/dev/null || skip_unless_ci "no podman-compose: run scripts/setup-podman.sh"
+podman image exists debian:bookworm || skip_unless_ci "no debian:bookworm base image: run scripts/setup-podman.sh"
 podman run --rm debian:bookworm true >/dev/null 2>&1 ||
-    skip "podman cannot run a container here: $(podman run --rm debian:bookworm true 2>&1 | tail -n 1)"
-trap cleanup EXIT
+    skip_unless_ci "podman cannot run a container here: $(podman run --rm debian:bookworm true 2>&1 | tail -n 1)"
+at_exit "compose down -v -t 5"
 
 echo "== building the images with compose (one at a time: they share their first layers)"
 # Docker's image format: the default OCI format drops HEALTHCHECK.

@@ -14,6 +14,7 @@
 # Env: SX_DIFF_COUNT (tasks, default 18: one per shape), SX_DIFF_SEED
 # (default 22), SX_DIFF_KEEP=1 keeps the work folder.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 here="$SX_SOURCE_DIR/tests/differential"
 index="${SX_DIFF_INDEX:-50}"
@@ -21,20 +22,16 @@ gold_index="${SX_DIFF_GOLD_INDEX:-52}"
 count="${SX_DIFF_COUNT:-18}"
 seed="${SX_DIFF_SEED:-22}"
 rt="$SX_SOURCE_DIR/.runtime"
-if [ ! -f "$rt/installed.env" ]; then
-    echo "SKIP: runtime not installed in $rt (scripts/setup-runtime.sh)"
-    exit 77
-fi
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-differential.XXXXXX")"
+require_runtime "$rt"
+[ "${SX_DIFF_KEEP:-0}" != 1 ] || SX_TEST_KEEP=1
+work=$(make_tmpdir)
 gold_started=0
 cleanup() {
-    status=$?
     if [ "$gold_started" = 1 ]; then
-        "$STREAMEX" runtime down --index "$gold_index" >/dev/null 2>&1 || true
+        pair_down "$gold_index"
     fi
-    if [ "$status" = 0 ] && [ "${SX_DIFF_KEEP:-0}" != 1 ]; then rm -rf "$work"; else echo "kept $work"; fi
 }
-trap cleanup EXIT
+at_exit cleanup
 
 bench="$work/bench"
 python3 "$here/generate.py" --out "$bench" --count "$count" --seed "$seed"
@@ -43,8 +40,7 @@ gateway="http://127.0.0.1:$((21000 + 20 * gold_index + 3))"
 if ! curl -sf "$gateway/v1/info" >/dev/null 2>&1; then
     "$STREAMEX" runtime up --index "$gold_index" --detach >"$work/gold-pair.log" 2>&1 || {
         tail -n 20 "$work/gold-pair.log"
-        echo "FAIL: the gold pair $gold_index did not start"
-        exit 1
+        fail "the gold pair $gold_index did not start"
     }
     gold_started=1
 fi
@@ -56,14 +52,12 @@ fi
 
 "$STREAMEX" check --bench "$bench" --method "diff=$bench/predictions.jsonl" >"$work/check.log" 2>&1 || {
     tail -n 20 "$work/check.log"
-    echo "FAIL: streamex check rejects the generated bench"
-    exit 1
+    fail "streamex check rejects the generated bench"
 }
 start=$(date +%s)
 "$STREAMEX" run --bench "$bench" --method "diff=$bench/predictions.jsonl" --output "$work/out" \
     --workers "${SX_DIFF_WORKERS:-2}" --first-index "$index" >"$work/run.log" 2>&1 || {
     tail -n 30 "$work/run.log"
-    echo "FAIL: streamex run exited with an error"
-    exit 1
+    fail "streamex run exited with an error"
 }
 python3 "$here/report.py" --bench "$bench" --output "$work/out" --wall "$(($(date +%s) - start))"

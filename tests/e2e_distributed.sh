@@ -5,17 +5,15 @@
 # (--shard 0/10, three tasks) and returning final CSVs over ZeroMQ. The
 # verdicts must be those examples/sample-bench/expected.jsonl gives.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
-tmp=$(mktemp -d)
+tmp=$(make_tmpdir)
 worker=""
 cleanup() {
     [ -n "$worker" ] && kill "$worker" 2>/dev/null && wait "$worker" 2>/dev/null
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/lib.sh"
+at_exit cleanup
 
 port=$(free_port)
 "$STREAMEX" worker --connect "tcp://127.0.0.1:$port" --index 9 --name e2e-w9 \

@@ -8,19 +8,16 @@
 # Uses pair $SX_DOCTOR_INDEX (default 53): started here unless already up,
 # and then stopped at the end.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 index="${SX_DOCTOR_INDEX:-53}"
-if [ ! -f "$SX_SOURCE_DIR/.runtime/installed.env" ]; then
-    echo "SKIP: runtime not installed (scripts/setup-runtime.sh)"
-    exit 77
-fi
-work="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-doctor.XXXXXX")"
+require_runtime "$SX_SOURCE_DIR/.runtime"
+work=$(make_tmpdir)
 started=0
 cleanup() {
-    [ "$started" = 1 ] && "$STREAMEX" runtime down --index "$index" >/dev/null 2>&1
-    rm -rf "$work"
+    [ "$started" = 1 ] && pair_down "$index"
 }
-trap cleanup EXIT
+at_exit cleanup
 fail() { echo "FAIL: $*"; cat "$work/doctor.out" 2>/dev/null; exit 1; }
 
 bench="$work/bench"

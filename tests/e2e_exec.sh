@@ -13,30 +13,25 @@
 # Uses pair index $SX_E2E_INDEX (default 2): started here, stopped at the end,
 # unless it was already running.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/tests/data/e2e-bench"
 index="${SX_E2E_INDEX:-2}"
 rest="http://127.0.0.1:$((21000 + 20 * index + 2))"
 gateway="http://127.0.0.1:$((21000 + 20 * index + 3))"
-out="$(mktemp -d)"
+out=$(make_tmpdir)
 started=0
-failures=0
 
 cleanup() {
     if [ "$started" -eq 1 ]; then
-        "$STREAMEX" runtime down --index "$index" >/dev/null 2>&1 || true
+        pair_down "$index"
     fi
-    rm -rf "$out"
 }
-trap cleanup EXIT
+at_exit cleanup
 
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 "$STREAMEX" check --bench "$bench" --method "e2e=$bench/predictions.jsonl" >/dev/null ||
-    fail "the fixture bench does not pass streamex check"
+    fail_later "the fixture bench does not pass streamex check"
 
 if ! curl -sf "$gateway/v1/info" >/dev/null 2>&1; then
     echo "== starting pair $index"
@@ -60,49 +55,45 @@ while IFS=$'\t' read -r task status detail; do
         >"$log" 2>"$out/$task.err" || code=$?
     echo "-- $task: $(head -n 1 "$log") ($(($(date +%s) - start)) s)"
     grep -q "^task $task: $status " "$log" ||
-        fail "$task: expected $status; got: $(cat "$log" "$out/$task.err" | head -n 5)"
+        fail_later "$task: expected $status; got: $(cat "$log" "$out/$task.err" | head -n 5)"
     if [ -n "$detail" ]; then
-        grep -qF -- "$detail" "$log" || fail "$task: detail lacks '$detail': $(sed -n 2p "$log")"
+        grep -qF -- "$detail" "$log" || fail_later "$task: detail lacks '$detail': $(sed -n 2p "$log")"
     fi
     expected_code=1
     [ "$status" = match ] && expected_code=0
-    [ "$code" -eq "$expected_code" ] || fail "$task: exit code $code, expected $expected_code"
+    [ "$code" -eq "$expected_code" ] || fail_later "$task: exit code $code, expected $expected_code"
     case "$status" in
     match | mismatch)
-        [ -s "$out/$task.csv" ] || fail "$task: no final CSV"
-        grep -q "^final CSV $out/$task.csv:" "$log" || fail "$task: final CSV not printed"
+        [ -s "$out/$task.csv" ] || fail_later "$task: no final CSV"
+        grep -q "^final CSV $out/$task.csv:" "$log" || fail_later "$task: final CSV not printed"
         ;;
-    *) grep -q "^final CSV: none" "$log" || fail "$task: a $status should have no CSV" ;;
+    *) grep -q "^final CSV: none" "$log" || fail_later "$task: a $status should have no CSV" ;;
     esac
-    grep -q "^timings (s): prepare " "$log" || fail "$task: no timing breakdown"
+    grep -q "^timings (s): prepare " "$log" || fail_later "$task: no timing breakdown"
     if [ "$task" = err_timeout ] && [ "$(running_jobs)" != 0 ]; then
-        fail "a job still runs after the timeout task"
+        fail_later "a job still runs after the timeout task"
     fi
 done <"$bench/expected.tsv"
 
 echo "-- --keep keeps the task's topics and session"
 "$STREAMEX" exec --bench "$bench" --task filter --index "$index" --keep --run-id "e2e-keep-$$" \
     --sql <(echo "SELECT order_id, UPPER(customer) AS customer, amount FROM orders WHERE amount > 20") \
-    >"$out/keep.log" 2>&1 || fail "--keep run: $(tail -n 3 "$out/keep.log")"
+    >"$out/keep.log" 2>&1 || fail_later "--keep run: $(tail -n 3 "$out/keep.log")"
 grep -q "keeping topics sx\.e2e-keep-$$\.filter\.1\.\*, gateway session [0-9a-f-]\{36\} and job [0-9a-f]\{32\}" \
-    "$out/keep.log" || fail "--keep did not say what it kept: $(grep keeping "$out/keep.log")"
+    "$out/keep.log" || fail_later "--keep did not say what it kept: $(grep keeping "$out/keep.log")"
 session="$(sed -n 's/.*gateway session \([0-9a-f-]*\) and job.*/\1/p' "$out/keep.log")"
 if [ -n "$session" ]; then
-    curl -sf "$gateway/v1/sessions/$session" >/dev/null || fail "--keep closed session $session"
+    curl -sf "$gateway/v1/sessions/$session" >/dev/null || fail_later "--keep closed session $session"
     curl -sf -X DELETE "$gateway/v1/sessions/$session" >/dev/null || true
 fi
 
 echo "-- a bad option is a usage error"
 code=0
 "$STREAMEX" exec --bench "$bench" --task filter >/dev/null 2>&1 || code=$?
-[ "$code" -eq 2 ] || fail "exec without a candidate: exit $code, expected 2"
+[ "$code" -eq 2 ] || fail_later "exec without a candidate: exit $code, expected 2"
 code=0
 "$STREAMEX" exec --bench "$bench" --task nosuch --sql /dev/null --index "$index" \
     >/dev/null 2>&1 || code=$?
-[ "$code" -eq 2 ] || fail "exec of an unknown task: exit $code, expected 2"
+[ "$code" -eq 2 ] || fail_later "exec of an unknown task: exit $code, expected 2"
 
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_exec: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_exec: OK"
+finish e2e_exec

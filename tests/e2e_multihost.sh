@@ -21,6 +21,7 @@
 # prints "SKIP: ..." and exits 77, which ctest reports as skipped; under
 # CI=true that is a failure, since CI must run it.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 
 bench="$SX_SOURCE_DIR/examples/sample-bench"
@@ -32,18 +33,9 @@ workers=(w1 w2 intruder)
 subnet="10.231.$((RANDOM % 250 + 1))"
 coord_addr="$subnet.1"
 endpoint="tcp://$coord_addr:$port"
-tmp=$(mktemp -d)
+tmp=$(make_tmpdir)
 namespaces=()
 pids=()
-
-skip() {
-    echo "SKIP: e2e_multihost: $*"
-    if [ "${CI:-}" = true ]; then
-        echo "FAIL: e2e_multihost: CI must run this test" >&2
-        exit 1
-    fi
-    exit 77
-}
 
 # Shows the tail of every log, so a failure in CI explains itself.
 fail() {
@@ -62,10 +54,8 @@ cleanup() {
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     # Deleting a namespace deletes the veth ends and the bridge inside it.
     for ns in "${namespaces[@]}"; do ip netns delete "$ns" 2>/dev/null || true; done
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+at_exit cleanup
 
 ns_of() { echo "$tag-$1"; }
 
@@ -97,10 +87,10 @@ make_network() {
     done
 }
 
-[ "$(id -u)" = 0 ] || skip "needs root to create network namespaces (CI runs as root)"
-command -v ip > /dev/null || skip "no 'ip' command (Debian package iproute2)"
+[ "$(id -u)" = 0 ] || skip_unless_ci "needs root to create network namespaces (CI runs as root)"
+command -v ip > /dev/null || skip_unless_ci "no 'ip' command (Debian package iproute2)"
 if ! make_network 2> "$tmp/netns.err"; then
-    skip "cannot create network namespaces, veth pairs or a bridge here: $(head -c 300 "$tmp/netns.err")"
+    skip_unless_ci "cannot create network namespaces, veth pairs or a bridge here: $(head -c 300 "$tmp/netns.err")"
 fi
 echo "== network: coordinator $coord_addr in $ns_coord; workers ${workers[*]} at $subnet.2-4"
 

@@ -12,17 +12,13 @@
 # One worker on pair $SX_E2E_REPEAT_INDEX (default 162), started and stopped
 # by each run.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 index="${SX_E2E_REPEAT_INDEX:-162}"
 runtime_dir="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-repeat.XXXXXX")"
-trap 'rc=$?; "$STREAMEX" runtime down --index "$index" >/dev/null 2>&1 || true
-      if [ $rc -eq 0 ]; then rm -rf "$tmp"; else echo "output kept in $tmp"; fi' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -f "$runtime_dir/installed.env" ] || {
-    echo "SKIP: no runtime in $runtime_dir (run scripts/setup-runtime.sh)"
-    exit 77
-}
+require_runtime "$runtime_dir"
+tmp=$(make_tmpdir)
+at_exit "pair_down $index"
 
 bench="$tmp/bench"
 cp -r "$SX_SOURCE_DIR/examples/sample-bench" "$bench"

@@ -9,28 +9,23 @@
 # every output (exit 0), and the journal keeps both histories.
 # Uses pair index $SX_E2E_INDEX (default 80); stopped at the end.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 index="${SX_E2E_INDEX:-80}"
 runtime_dir="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
 pair="$runtime_dir/pairs/$index"
 base=$((21000 + 20 * index))
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-rerun.XXXXXX")"
+tmp=$(make_tmpdir)
 out="$tmp/out"
 pids=()
 cleanup() {
-    local rc=$?
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    "$STREAMEX" runtime down --index "$index" >/dev/null 2>&1 || true
-    if [ "$rc" -eq 0 ]; then rm -rf "$tmp"; else echo "logs kept in $tmp"; fi
+    pair_down "$index"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+at_exit cleanup
 
-[ -f "$runtime_dir/installed.env" ] || {
-    echo "SKIP: no runtime in $runtime_dir (run scripts/setup-runtime.sh)"
-    exit 77
-}
+require_runtime "$runtime_dir"
 
 # wait_for SECONDS WHAT CMD...: until CMD succeeds, or fail after SECONDS.
 wait_for() {

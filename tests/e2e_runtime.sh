@@ -13,11 +13,12 @@
 # Prints the figures: start-up time, resident memory at idle, job time.
 # Pair indexes $SX_E2E_RUNTIME_INDEX (default 10) and the next one.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}" "${SX_BUILD_DIR:?}"
 a="${SX_E2E_RUNTIME_INDEX:-10}"
 b=$((a + 1))
 rt="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
-work="$(mktemp -d)"
+work=$(make_tmpdir)
 up_pid=""
 
 cleanup() {
@@ -25,16 +26,11 @@ cleanup() {
         kill "$up_pid" 2>/dev/null || true
         wait "$up_pid" 2>/dev/null || true
     fi
-    "$STREAMEX" -q runtime down --index "$a" >/dev/null 2>&1 || true
-    "$STREAMEX" -q runtime down --index "$b" >/dev/null 2>&1 || true
-    rm -rf "$work"
+    pair_down "$a"
+    pair_down "$b"
 }
-trap cleanup EXIT
+at_exit cleanup
 
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
 
 [ -f "$rt/installed.env" ] || fail "runtime not installed in $rt: run scripts/setup-runtime.sh"
 

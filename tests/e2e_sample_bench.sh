@@ -9,18 +9,16 @@
 # The workers use pair indexes 0 and 1, started and stopped by streamex run
 # itself.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
-out="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-sample.XXXXXX")"
-# The output stays for inspection when the test fails.
-trap 'if [ $? -eq 0 ]; then rm -rf "$out"; else echo "output kept in $out"; fi' EXIT
+out=$(make_tmpdir) # kept for inspection when the test fails
 
 "$STREAMEX" run --bench "$bench" --method "sample=$bench/predictions.jsonl" \
     --method "reference=$bench/reference.jsonl" --output "$out" --workers 2 \
     >"$out/run.log" 2>&1 || {
     tail -n 30 "$out/run.log"
-    echo "FAIL: streamex run exited with an error"
-    exit 1
+    fail "streamex run exited with an error"
 }
 grep "EX =" "$out/run.log" || true
 

@@ -8,21 +8,20 @@
 # Pair index $SX_E2E_SIGNAL_INDEX (default 4); SX_SIGNAL_TRIALS start-up
 # moments (default 2; more by hand).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 index="${SX_E2E_SIGNAL_INDEX:-4}"
 trials="${SX_SIGNAL_TRIALS:-2}"
 RANDOM="${SX_SIGNAL_SEED:-4242}"
 rt="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
-work=$(mktemp -d)
+work=$(make_tmpdir)
 pid=""
 cleanup() {
     [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true
-    "$STREAMEX" -q runtime down --index "$index" >/dev/null 2>&1 || true
-    rm -rf "$work"
+    pair_down "$index"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: e2e_signals: $*" >&2; exit 1; }
+at_exit cleanup
 [ -f "$rt/installed.env" ] || fail "runtime not installed in $rt: run scripts/setup-runtime.sh"
 
 port() { echo $((21000 + 20 * index + $1)); }

@@ -21,23 +21,15 @@
 # Where Slurm cannot start it prints "SKIP: ..." and exits 77; under CI=true
 # that is a failure.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 
 first="${SX_E2E_SLURM_INDEX:-85}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 slurm="$SX_SOURCE_DIR/scripts/slurm"
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/sx-e2e-slurm.XXXXXX")"
+tmp=$(make_tmpdir)
 cluster="$tmp/cluster"
 started=$(date +%s)
-
-skip() {
-    echo "SKIP: e2e_slurm: $*"
-    if [ "${CI:-}" = true ]; then
-        echo "FAIL: e2e_slurm: CI must run this test" >&2
-        exit 1
-    fi
-    exit 77
-}
 
 # Shows the tail of every job log, so a failure in CI explains itself.
 fail() {
@@ -58,20 +50,15 @@ our_jvms() {
 }
 
 cleanup() {
-    local status=$? pid
+    local pid
     if [ -f "$cluster/slurm.conf" ]; then
         scancel --quiet --user="$(id -un)" 2>/dev/null || true
         wait_until 60 "the jobs to end" jobs_gone || true
         "$slurm/private-cluster.sh" stop "$cluster" || true
     fi
     for pid in $(our_jvms); do kill -KILL "$pid" 2>/dev/null || true; done
-    case "$status" in
-    0 | 77) rm -rf "$tmp" ;;
-    *) echo "output kept in $tmp" ;;
-    esac
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+at_exit cleanup
 
 # wait_until SECONDS WHAT COMMAND...: polls COMMAND every 0.5 s.
 wait_until() {
@@ -97,7 +84,7 @@ settled_one() { cat $1 2>/dev/null | grep -q "attempt 1:"; }
 export SX_SLURM_PORT=$((21000 + 20 * (first + 3)))
 "$slurm/private-cluster.sh" start "$cluster" >"$tmp/cluster.out" 2>&1 || {
     status=$?
-    [ "$status" = 3 ] && skip "Slurm cannot start here: $(tail -n 3 "$tmp/cluster.out")"
+    [ "$status" = 3 ] && skip_unless_ci "Slurm cannot start here: $(tail -n 3 "$tmp/cluster.out")"
     fail "private-cluster.sh start: $(tail -n 3 "$tmp/cluster.out")"
 }
 export SLURM_CONF="$cluster/slurm.conf"

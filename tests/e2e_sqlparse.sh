@@ -10,6 +10,7 @@
 # Uses pair index $SX_E2E_SQLPARSE_INDEX (default 60): started here and
 # stopped at the end, unless it was already running.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}" "${SX_BUILD_DIR:?}"
 index="${SX_E2E_SQLPARSE_INDEX:-60}"
 rt="${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
@@ -20,16 +21,13 @@ started=0
 
 cleanup() {
     if [ "$started" -eq 1 ]; then
-        "$STREAMEX" -q runtime down --index "$index" >/dev/null 2>&1 || true
+        pair_down "$index"
     fi
 }
-trap cleanup EXIT
+at_exit cleanup
 
-if [ ! -f "$rt/installed.env" ]; then
-    echo "SKIP: runtime not installed in $rt (scripts/setup-runtime.sh)"
-    exit 77
-fi
-[ -x "$program" ] || { echo "FAIL: no program at $program: build the tests first"; exit 1; }
+require_runtime "$rt"
+[ -x "$program" ] || fail "no program at $program: build the tests first"
 
 if ! curl -sf "$gateway/v1/info" >/dev/null 2>&1; then
     echo "== starting pair $index"

@@ -1,13 +1,159 @@
-/* test_agent.c: self-tests of the worker side of the distributed run: the
- * result spool, the simulated executor and the agent (files by hash, spool
- * resend after the coordinator vanishes, reconnect, final goodbye). */
+/* test_agent.c: self-tests of the worker side of the distributed run (the
+ * result spool, the result cache, the simulated executor), then the agent's
+ * test, which lives here rather than in worker/ because it needs test code
+ * (the throw-away bench of tests/kit/testbench.h). A scripted fake
+ * coordinator (a raw ROUTER) drives one agent with the simulated executor:
+ * files are fetched by hash once and verified, a result is spooled until
+ * acknowledged and re-sent after the coordinator vanishes and comes back,
+ * garbage is ignored, a cache that cannot take a file turns the task into
+ * infra_error, and a final goodbye ends the agent. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
-#include "worker/simexec.h"
 #include "worker/spool.h"
 
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/selftest.h"
+#include "tests/kit/testbench.h"
+#include "common/files.h"
+#include "proto/proto.h"
+#include "worker/simexec.h"
+
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BEAT_MS 100
+#define DEAD_MS                                                                          \
+    1500 /* well above BEAT_MS, so a loaded machine does not kill a live fake */
+/* How long a test waits for a message that must come. Generous, because a
+ * loaded machine delays threads; a message that comes returns at once. */
+#define WAIT_MS 10000
+
+typedef struct {
+    sx_agent_t *agent;
+    int rc;
+} run_t;
+
+static void agent_actor(zsock_t *pipe, void *arg)
+{
+    run_t *run = arg;
+    zsock_signal(pipe, 0);
+    run->rc = sx_agent_run(run->agent, pipe, NULL);
+    zstr_send(pipe, "done");
+}
+
+/* Next message of a type from the agent (heartbeats skipped); NULL on timeout. */
+static sx_msg_t *expect(zsock_t *router, sx_msg_type_t type, zframe_t **who,
+                        int timeout_ms)
+{
+    int64_t deadline = zclock_mono() + timeout_ms;
+    while (zclock_mono() < deadline) {
+        zpoller_t *poller = zpoller_new(router, NULL);
+        void *which = zpoller_wait(poller, 20);
+        zpoller_destroy(&poller);
+        if (!which)
+            continue;
+        zframe_t *sender = NULL;
+        sx_msg_t *msg = sx_msg_recv(router, &sender, NULL);
+        if (msg && msg->type == type) {
+            zframe_destroy(who);
+            *who = sender;
+            return msg;
+        }
+        zframe_destroy(&sender);
+        sx_msg_destroy(&msg);
+    }
+    return NULL;
+}
+
+static sx_msg_t *make_assign(const char *bench, const char *task_id, int attempt)
+{
+    sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
+    assign->shard_id = 1;
+    sx_msg_add_task(assign, "m1", task_id, "SELECT 1", attempt, 100u * (unsigned)attempt);
+    char rel[256], abs[PATH_MAX + 256], hash[41];
+    const char *patterns[] = {"tasks/%s/task.json", "gold/%s.csv"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(rel, sizeof rel, patterns[i], task_id);
+        snprintf(abs, sizeof abs, "%s/%s", bench, rel);
+        uint64_t size = 0;
+        SX_CHECK(sx_hash_file(abs, hash, &size, NULL) == 0);
+        sx_msg_add_file(assign, rel, hash, size);
+    }
+    return assign;
+}
+
+/* Serves FILE_REQUESTs until a RESULT arrives; returns it and counts requests. */
+static sx_msg_t *serve_until_result(zsock_t *router, const char *bench,
+                                    const sx_msg_t *assign, zframe_t **who, int *requests)
+{
+    int64_t deadline = zclock_mono() + 3000;
+    while (zclock_mono() < deadline) {
+        zpoller_t *poller = zpoller_new(router, NULL);
+        void *which = zpoller_wait(poller, 20);
+        zpoller_destroy(&poller);
+        if (!which)
+            continue;
+        zframe_t *sender = NULL;
+        sx_msg_t *msg = sx_msg_recv(router, &sender, NULL);
+        if (msg && msg->type == SX_MSG_RESULT) {
+            zframe_destroy(who);
+            *who = sender;
+            return msg;
+        }
+        if (msg && msg->type == SX_MSG_FILE_REQUEST) {
+            (*requests)++;
+            for (size_t i = 0; i < assign->file_count; i++) {
+                if (strcmp(assign->files[i].hash, msg->hash) != 0)
+                    continue;
+                char abs[PATH_MAX + 256];
+                snprintf(abs, sizeof abs, "%s/%s", bench, assign->files[i].path);
+                size_t size = 0;
+                char *data = sx_file_read(abs, 1 << 20, &size, NULL);
+                sx_msg_t *file = sx_msg_new(SX_MSG_FILE);
+                file->hash = sx_strdup(msg->hash);
+                /* First a corrupt copy, which the agent must refuse. */
+                sx_msg_set_data(file, "tampered", 8);
+                sx_msg_send(file, router, sender, NULL);
+                free(file->data);
+                file->data = data;
+                file->size = size;
+                sx_msg_send(file, router, sender, NULL);
+                sx_msg_destroy(&file);
+            }
+        }
+        zframe_destroy(&sender);
+        sx_msg_destroy(&msg);
+    }
+    return NULL;
+}
+
+static long spool_entries(const char *work)
+{
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "ls '%s/spool' | wc -l", work);
+    FILE *p = popen(cmd, "r");
+    long n = -1;
+    if (p) {
+        if (fscanf(p, "%ld", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+/* The simulated executor, except that the final CSV of an attempt 3 is gone
+ * before the agent reads it (as when the work folder's disk fails). */
+static void exec_losing_csv(void *ctx, const sx_exec_request_t *request,
+                            sx_result_t *result, sx_timings_t *timings)
+{
+    sx_simexec_run(ctx, request, result, timings);
+    if (request->attempt == 3 && result->csv)
+        SX_CHECK(unlink(result->csv) == 0);
+}
 
 int main(void)
 {
@@ -15,7 +161,170 @@ int main(void)
     sx_spool_test(verbose);
     sx_resultcache_test(verbose);
     sx_simexec_test(verbose);
-    sx_agent_test(verbose);
+    sx_log_level_t saved = sx_log_level();
+    sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
+    char *bench = sx_testbench_make(2, NULL);
+    /* An ipc endpoint in the test's own folder: unlike a TCP port, nobody
+     * else can take it while the coordinator is away, so tests running side
+     * by side never talk to each other. */
+    char *endpoint = zsys_sprintf("ipc://%s/coordinator.sock", bench);
+    zsock_t *router = zsock_new_router(endpoint);
+
+    sx_error_t err;
+    sx_agent_config_t plain = {.endpoint = "tcp://192.0.2.1:5555", .work_dir = bench};
+    plain.exec = sx_simexec_run;
+    SX_CHECK(sx_agent_new(&plain, &err) == NULL && strstr(err.msg, "--insecure"));
+
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=5", NULL);
+    sx_agent_config_t config = {.endpoint = endpoint,
+                                .name = "w1",
+                                .runtime = "agent test runtime",
+                                .capacity = 1,
+                                .work_dir = work,
+                                .exec = exec_losing_csv,
+                                .exec_ctx = sim,
+                                .heartbeat_ms = BEAT_MS,
+                                .dead_after_ms = DEAD_MS,
+                                .reconnect_min_ms = 50,
+                                .reconnect_max_ms = 200,
+                                .files_wait_ms = 1000};
+    run_t run = {sx_agent_new(&config, NULL), -1};
+    SX_CHECK(run.agent);
+    zactor_t *actor = zactor_new(agent_actor, &run);
+
+    zframe_t *who = NULL;
+    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello && strcmp(hello->worker, "w1") == 0 && hello->capacity == 1);
+    SX_CHECK(strcmp(hello->runtime, "agent test runtime") == 0);
+    sx_msg_destroy(&hello);
+    /* A frame that is no message: rejected, the agent goes on. */
+    zframe_send(&who, router, ZFRAME_MORE | ZFRAME_REUSE);
+    zstr_send(router, "junk");
+    sx_msg_t *assign = make_assign(bench, "t001", 1);
+    SX_CHECK(sx_msg_send(assign, router, who, NULL) == 0);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_MATCH && requests == 2);
+    SX_CHECK(result->size == 4 && memcmp(result->data, "x\n1\n", 4) == 0);
+    sx_msg_destroy(&result);
+    SX_CHECK(spool_entries(work) == 1);
+
+    /* The coordinator vanishes without acknowledging, then comes back. */
+    zsock_destroy(&router);
+    zclock_sleep(DEAD_MS + 100);
+    router = zsock_new_router(endpoint);
+    SX_CHECK(router);
+    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello);
+    sx_msg_destroy(&hello);
+    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    SX_CHECK(result && strcmp(result->result.task_id, "t001") == 0);
+    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
+    ack->method = sx_strdup("m1");
+    ack->result.task_id = sx_strdup("t001");
+    ack->result.attempts = 1;
+    ack->token = 100;
+    sx_msg_send(ack, router, who, NULL);
+    sx_msg_destroy(&ack);
+    sx_msg_destroy(&result);
+
+    /* The same files again: served from the cache, never requested twice. */
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t001", 2);
+    sx_msg_send(assign, router, who, NULL);
+    requests = 0;
+    result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.attempts == 2 && result->token == 200 &&
+             requests == 0);
+    sx_msg_destroy(&result);
+    SX_CHECK(spool_entries(work) == 1); /* the first ACK emptied the old entry */
+
+    /* A match whose final CSV cannot be read is no match: infra_error,
+     * retried elsewhere, with the reason and no CSV. */
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t001", 3);
+    sx_msg_send(assign, router, who, NULL);
+    result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(result->result.score == 0 && result->result.attempts == 3);
+    SX_CHECK(result->size == 0 && result->token == 300 && requests == 0);
+    char want[PATH_MAX + 128];
+    snprintf(want, sizeof want,
+             "final CSV: %s/csv/m1.t001.3.csv: cannot open: No such file or directory",
+             work);
+    SX_CHECK(strcmp(result->result.detail, want) == 0);
+    sx_msg_destroy(&result);
+
+    /* The cache cannot take a file (as on a full disk): the task is answered
+     * with infra_error at once instead of waiting for files forever. */
+    char cache[PATH_MAX + 16];
+    snprintf(cache, sizeof cache, "%s/cache", work);
+    char cmd[2 * PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && touch '%s'", cache, cache);
+    SX_CHECK(system(cmd) == 0);
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t002", 1);
+    sx_msg_send(assign, router, who, NULL);
+    requests = 0;
+    result = serve_until_result(router, bench, assign, &who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR && requests > 0);
+    SX_CHECK(strstr(result->result.detail, "cannot get the task's files"));
+    SX_CHECK(result->token == 100);
+    sx_msg_destroy(&result);
+
+    /* Files that never come (the coordinator took the units back and refuses
+     * them) do not block the agent: after files_wait_ms, infra_error. */
+    sx_msg_destroy(&assign);
+    assign = make_assign(bench, "t002", 2);
+    sx_msg_add_file(assign, "tasks/t002/never.csv",
+                    "0123456789abcdef0123456789abcdef01234567", 5);
+    sx_msg_send(assign, router, who, NULL);
+    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(strstr(result->result.detail, "no bench file arrived for 1000 ms"));
+    sx_msg_destroy(&result);
+
+    /* A worker's message sent to the worker and an empty shard change
+     * nothing (nothing more is executed, see the count at the end); a
+     * goodbye that is not final makes it connect again. */
+    sx_msg_t *stray = sx_msg_hello("w9", 1, "test runtime");
+    SX_CHECK(sx_msg_send(stray, router, who, NULL) == 0);
+    sx_msg_destroy(&stray);
+    sx_msg_t *empty = sx_msg_new(SX_MSG_ASSIGN);
+    empty->shard_id = 9;
+    SX_CHECK(sx_msg_send(empty, router, who, NULL) == 0);
+    sx_msg_destroy(&empty);
+    sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
+    again->reason = sx_strdup("reconnect");
+    again->final = false;
+    SX_CHECK(sx_msg_send(again, router, who, NULL) == 0);
+    sx_msg_destroy(&again);
+    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello && strcmp(hello->worker, "w1") == 0);
+    sx_msg_destroy(&hello);
+
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = sx_strdup("run complete");
+    bye->final = true;
+    sx_msg_send(bye, router, who, NULL);
+    sx_msg_destroy(&bye);
+    zpoller_t *poller = zpoller_new(actor, NULL);
+    SX_CHECK(zpoller_wait(poller, 3000) == actor);
+    zpoller_destroy(&poller);
+    char *done = zstr_recv(actor);
+    zstr_free(&done);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 5);
+    zactor_destroy(&actor);
+    sx_agent_destroy(&run.agent);
+    sx_simexec_destroy(&sim);
+    sx_msg_destroy(&assign);
+    zframe_destroy(&who);
+    zstr_free(&endpoint);
+    zsock_destroy(&router);
+    sx_testbench_remove(&bench);
+    sx_log_set_level(saved);
     printf("test_agent: OK\n");
     return 0;
 }

@@ -16,11 +16,9 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "common/selftest.h"
 #include "common/signals.h"
 #include "common/task.h"
 #include "worker/ddl.h"
-#include "worker/fakeflink.h"
 #include "worker/gateway.h"
 #include "worker/kafka.h"
 #include "worker/materialize.h"
@@ -28,16 +26,12 @@
 #include "worker/sqlcheck.h"
 
 #include <czmq.h>
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* Per-request deadline of Kafka and gateway calls (not of the job). */
@@ -70,13 +64,15 @@ typedef struct {
     sx_executor_t *self;
     const sx_exec_request_t *request;
     sx_task_t *task;
-    char *statement;         /* the candidate as submitted */
-    sx_prepare_t **prepared; /* one per source */
-    char **topics;           /* one per source, then the sink's */
-    char **ddls;             /* same order */
-    size_t table_count;      /* sources + 1 */
-    size_t topics_created;   /* the first ones of topics[]: cleanup deletes them */
-    bool job_live;           /* a job was submitted and not seen ending */
+    char *statement;                /* the candidate as submitted */
+    sx_prepare_t **prepared;        /* one per source */
+    char **topics;                  /* one per source, then the sink's */
+    char **ddls;                    /* same order */
+    size_t table_count;             /* sources + 1 */
+    size_t topics_created;          /* the first ones of topics[]: cleanup deletes them */
+    sx_topic_maker_fn *make_topics; /* NULL: the executor creates the topics */
+    void *make_topics_arg;
+    bool job_live; /* a job was submitted and not seen ending */
     char job_id[SX_JOB_ID_SIZE];
     sx_runtime_identity_t pair_at_start; /* the pair's processes when the task began */
     sx_status_t status;
@@ -224,12 +220,24 @@ static int replay_source(run_t *run, size_t index, sx_error_t *err)
     return rc;
 }
 
+/* Creates the task's topics on the pair's Kafka, counting those cleanup must
+ * delete, unless the caller makes them (sx_executor_run_on_made_topics). */
+static int make_topics(run_t *run, sx_error_t *err)
+{
+    if (run->make_topics)
+        return run->make_topics(run->make_topics_arg, (const char *const *)run->topics,
+                                run->table_count, err);
+    for (size_t i = 0; i < run->table_count; i++, run->topics_created++)
+        if (sx_kafka_create_topic(run->self->kafka, run->topics[i], err) != 0)
+            return -1;
+    return 0;
+}
+
 static int step_replay(run_t *run)
 {
     sx_error_t err;
-    for (size_t i = 0; i < run->table_count; i++, run->topics_created++)
-        if (sx_kafka_create_topic(run->self->kafka, run->topics[i], &err) != 0)
-            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    if (make_topics(run, &err) != 0)
+        return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
     /* Live and static sources alike are complete in Kafka before the query
      * starts; bounded reading then sees exactly these rows. */
     for (size_t i = 0; i < run->task->source_count; i++)
@@ -571,19 +579,15 @@ static void run_release(run_t *run)
     sx_task_destroy(&run->task);
 }
 
-/* How the task's topics come to exist and be filled: step_replay, or in the
- * self-test a stand-in for the mock Kafka cluster, which has no admin API. */
-typedef int (*replay_fn_t)(run_t *run);
-
 /* Runs the steps in order, timing each; stops at the first that fails. */
-static void run_steps(run_t *run, replay_fn_t replay, sx_timings_t *timings)
+static void run_steps(run_t *run, sx_timings_t *timings)
 {
     double t = sx_clock_seconds();
     int rc = step_prepare(run);
     timings->prepare = sx_clock_seconds() - t;
     if (rc == 0) {
         t = sx_clock_seconds();
-        rc = replay(run);
+        rc = step_replay(run);
         timings->replay = sx_clock_seconds() - t;
     }
     double submitted_at = sx_clock_seconds();
@@ -613,15 +617,20 @@ static void run_steps(run_t *run, replay_fn_t replay, sx_timings_t *timings)
 }
 
 static void execute(sx_executor_t *self, const sx_exec_request_t *request,
-                    replay_fn_t replay, sx_result_t *result, sx_timings_t *timings)
+                    sx_topic_maker_fn *make_topics, void *make_topics_arg,
+                    sx_result_t *result, sx_timings_t *timings)
 {
     double start = sx_clock_seconds();
     memset(timings, 0, sizeof *timings);
-    run_t run = {.self = self, .request = request, .status = SX_STATUS_INFRA_ERROR};
+    run_t run = {.self = self,
+                 .request = request,
+                 .make_topics = make_topics,
+                 .make_topics_arg = make_topics_arg,
+                 .status = SX_STATUS_INFRA_ERROR};
     delete_leftover(self);
     if (self->pair)
         sx_runtime_identify(self->pair, &run.pair_at_start);
-    run_steps(&run, replay, timings);
+    run_steps(&run, timings);
     if (run.status != SX_STATUS_MATCH && run.status != SX_STATUS_MISMATCH &&
         run.status != SX_STATUS_MISSING_PREDICTION)
         sx_debug("task %s attempt %d: %s: %s", request->task_id, request->attempt,
@@ -639,577 +648,12 @@ static void execute(sx_executor_t *self, const sx_exec_request_t *request,
 void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
                      sx_result_t *result, sx_timings_t *timings)
 {
-    execute(self, request, step_replay, result, timings);
+    execute(self, request, NULL, NULL, result, timings);
 }
 
-/* ---- self-test ------------------------------------------------------------
- * Outcomes decided before Kafka or Flink are touched run against nothing.
- * Every verdict decided on the cluster runs the executor's own code against
- * librdkafka's in-process mock Kafka and the scripted fake Flink of
- * worker/fakeflink.c: the mock has no topic admin API, so only topic creation
- * is stood in for (mock_replay); the replay itself, the job polling, cancel,
- * root cause, materialization, scoring and settling are the real code. The
- * same paths on the real runtime: tests/e2e_exec.sh and e2e_chaos.sh. */
-
-static void write_file(const char *dir, const char *name, const char *text)
+void sx_executor_run_on_made_topics(sx_executor_t *self, const sx_exec_request_t *request,
+                                    sx_topic_maker_fn *make_topics, void *arg,
+                                    sx_result_t *result, sx_timings_t *timings)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    SX_CHECK(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-/* sink_option is one more option of the sink's WITH list, e.g. ",'k'='v'". */
-static void write_task(const char *dir, const char *id, int timeout_s,
-                       const char *sink_option)
-{
-    char path[PATH_MAX], json[2048];
-    snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
-    SX_CHECK(sx_mkdirs(path, NULL) == 0);
-    write_file(path, "s.csv", "id,v\n1,a\n");
-    snprintf(
-        json, sizeof json,
-        "{\"task_id\": \"%s\", \"question\": \"q\", \"sources\": [{\"name\": \"s\", "
-        "\"kind\": \"static\", \"file\": \"sources/s.csv\", \"columns\": [{\"name\": "
-        "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"CREATE TABLE s (id BIGINT, v STRING) "
-        "WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
-        "servers'='${bootstrap}','format'='json')\"}], \"sink\": {\"name\": "
-        "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
-        "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
-        "servers'='${bootstrap}','format'='json'%s)\"}, \"output_schema\": [{\"name\": "
-        "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
-        id, sink_option, timeout_s);
-    snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
-    write_file(path, "task.json", json);
-}
-
-/* A bench of three tasks, one static source and an append sink each: t1
- * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation) and t3,
- * whose sink DDL has a placeholder the executor does not fill. */
-static void write_bench(const char *dir)
-{
-    write_file(dir, "task_ids.txt", "t1\nt2\nt3\n");
-    write_task(dir, "t1", 30, "");
-    write_task(dir, "t2", 1, "");
-    write_task(dir, "t3", 30, ",'properties.group.id'='${group}'");
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/gold", dir);
-    SX_CHECK(sx_mkdirs(path, NULL) == 0);
-    write_file(path, "t1.csv", "id\n1\n");
-    snprintf(path, sizeof path, "%s/evaluation", dir);
-    SX_CHECK(sx_mkdirs(path, NULL) == 0);
-    write_file(path, "t1.json", "{}\n");
-}
-
-/* Outcomes decided before Kafka or Flink are touched, so an executor
- * pointed at nothing still gives each its own status. */
-static void test_outcome(sx_executor_t *executor, const char *bench, const char *task_id,
-                         const char *sql, sx_status_t expected, const char *detail)
-{
-    sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv", NULL};
-    sx_result_t result;
-    sx_timings_t timings;
-    sx_executor_run(executor, &request, &result, &timings);
-    if (result.status != expected || strcmp(result.detail, detail) != 0)
-        fprintf(stderr, "got %s: \"%s\"\n", sx_status_name(result.status), result.detail);
-    SX_CHECK(result.status == expected);
-    SX_CHECK(strcmp(result.detail, detail) == 0);
-    SX_CHECK(result.csv == NULL && result.score == 0 && result.attempts == 1);
-    SX_CHECK(timings.submit == 0 && timings.run == 0);
-    sx_result_clear(&result);
-}
-
-/* Past the checks, a Kafka that does not answer is infra trouble (retried
- * elsewhere), never a verdict on the query; the topic in the detail shows the
- * naming scheme sx.<run>.<task>.<attempt>.<table>. Real code, no stand-in. */
-static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
-{
-    sx_exec_request_t request = {
-        bench, "t1", "SELECT id FROM s", 2, "/nonexistent/t1.csv", NULL};
-    sx_result_t result;
-    sx_timings_t timings;
-    sx_executor_run(executor, &request, &result, &timings);
-    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR);
-    SX_CHECK(strstr(result.detail, "sx.selftest.t1.2.s") != NULL);
-    SX_CHECK(result.attempts == 2 && result.csv == NULL);
-    SX_CHECK(timings.replay > 0 && timings.submit == 0);
-    sx_result_clear(&result);
-}
-
-static rd_kafka_mock_cluster_t *s_mock; /* the mock Kafka of the tests below */
-
-/* Stands in for step_replay's topic creation, which the mock cannot do; the
- * sources are then produced by the real replay_source. */
-static int mock_replay(run_t *run)
-{
-    for (size_t i = 0; i < run->table_count; i++)
-        SX_CHECK(rd_kafka_mock_topic_create(s_mock, run->topics[i], 1, 1) == 0);
-    sx_error_t err;
-    for (size_t i = 0; i < run->task->source_count; i++)
-        if (replay_source(run, i, &err) != 0)
-            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
-    return 0;
-}
-
-/* What the fake job writes to the sink topic when its INSERT arrives. */
-typedef struct {
-    sx_kafka_t *kafka;
-    char topic[128];
-    const char *value;
-} sink_output_t;
-
-static void write_sink(void *arg)
-{
-    sink_output_t *output = arg;
-    sx_kafka_record_t record = {
-        .value = output->value, .value_len = strlen(output->value), .timestamp_ms = 1};
-    sx_error_t err;
-    SX_CHECK(sx_kafka_produce(output->kafka, output->topic, &record, 1, &err) == 0);
-}
-
-typedef struct {
-    const char *bench;
-    const char *bootstrap; /* the mock's */
-    const char *csv_dir;
-    sx_runtime_t *pair;
-    sink_output_t *output;
-    int runs;  /* each run has its own run id, so its own topics */
-    bool keep; /* the executor's --keep */
-} harness_t;
-
-/* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
- * with `script`, the executor watching `pair` (NULL: none); fills *result and
- * returns the fake for its request counts (the caller destroys it). */
-static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
-                                   const char *task_id, sx_result_t *result)
-{
-    sx_fakeflink_t *fake = sx_fakeflink_new(script);
-    SX_CHECK(fake);
-    char run_id[32];
-    snprintf(run_id, sizeof run_id, "fake%d", ++h->runs);
-    snprintf(h->output->topic, sizeof h->output->topic, "sx.%s.%s.3.result", run_id,
-             task_id);
-    sx_executor_config_t config = {
-        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, h->keep,
-        h->pair};
-    sx_error_t err;
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
-    char csv[PATH_MAX];
-    snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
-    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
-    sx_timings_t timings;
-    execute(executor, &request, mock_replay, result, &timings);
-    SX_CHECK(result->attempts == 3);
-    sx_executor_destroy(&executor);
-    return fake;
-}
-
-/* Exact status and detail, and a CSV exactly when the output was scored. */
-static void check_verdict(sx_result_t *result, sx_status_t status, const char *detail)
-{
-    if (result->status != status || strcmp(result->detail, detail) != 0)
-        fprintf(stderr, "got %s: \"%s\"\nwant %s: \"%s\"\n",
-                sx_status_name(result->status), result->detail, sx_status_name(status),
-                detail);
-    SX_CHECK(result->status == status);
-    SX_CHECK(strcmp(result->detail, detail) == 0);
-    bool scored = status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH ||
-                  status == SX_STATUS_EVAL_ERROR;
-    SX_CHECK((result->csv != NULL) == scored);
-    SX_CHECK(result->score == (status == SX_STATUS_MATCH));
-    sx_result_clear(result);
-}
-
-/* One verdict on the fake whose detail does not name the fake's address. */
-static sx_fakeflink_t *expect(harness_t *h, sx_fakeflink_script_t *script,
-                              const char *task_id, sx_status_t status, const char *detail)
-{
-    sx_result_t result;
-    sx_fakeflink_t *fake = run_on_fake(h, script, task_id, &result);
-    check_verdict(&result, status, detail);
-    return fake;
-}
-
-#define JOB SX_FAKEFLINK_JOB
-
-static const char s_sql_trace[] =
-    "org.apache.flink.table.gateway.service.utils.SqlExecutionException: Failed.\n"
-    "Caused by: org.apache.flink.table.api.ValidationException: SQL validation failed. "
-    "Column 'nope' not found in any table\n";
-static const char s_query_cause[] =
-    "org.apache.flink.runtime.JobException: Recovery is suppressed\n"
-    "Caused by: java.lang.ArithmeticException: / by zero\n";
-static const char s_slot_cause[] =
-    "org.apache.flink.runtime.JobException: Recovery is suppressed\n"
-    "Caused by: org.apache.flink.runtime.jobmanager.scheduler."
-    "NoResourceAvailableException: Could not acquire the minimum required resources.\n";
-
-/* Verdicts decided by what Flink says, on a pair nobody watches. */
-static void test_flink_verdicts(harness_t *h, sink_output_t *output)
-{
-    char want[SX_ERROR_MAX];
-    /* A DDL Flink refuses is the task's fault; an INSERT it refuses, the query's. */
-    sx_fakeflink_script_t ddl = {.ddl_error = s_sql_trace};
-    sx_fakeflink_t *fake =
-        expect(h, &ddl, "t1", SX_STATUS_INPUT_ERROR,
-               "task t1: Flink rejected the DDL of s: "
-               "org.apache.flink.table.api.ValidationException: SQL "
-               "validation failed. Column 'nope' not found in any table");
-    sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t insert = {.insert_error = s_sql_trace};
-    fake = expect(h, &insert, "t1", SX_STATUS_FLINK_ERROR,
-                  "org.apache.flink.table.api.ValidationException: SQL validation "
-                  "failed. Column 'nope' not found in any table");
-    sx_fakeflink_destroy(&fake);
-    /* A failed job: the query's root cause, or the cluster's. */
-    sx_fakeflink_script_t failed = {.states = "RUNNING,FAILED",
-                                    .root_exception = s_query_cause};
-    fake = expect(h, &failed, "t1", SX_STATUS_FLINK_ERROR,
-                  "java.lang.ArithmeticException: / by zero");
-    sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t no_slot = {.states = "FAILED", .root_exception = s_slot_cause};
-    fake = expect(h, &no_slot, "t1", SX_STATUS_INFRA_ERROR,
-                  "job " JOB " failed: org.apache.flink.runtime.jobmanager.scheduler."
-                  "NoResourceAvailableException: Could not acquire the minimum required "
-                  "resources.");
-    sx_fakeflink_destroy(&fake);
-    /* A root cause that cannot be read: never guessed to be the query's. */
-    sx_fakeflink_script_t unreadable = {.states = "FAILED", .exceptions_status = 503};
-    sx_result_t result;
-    sx_fakeflink_t *used = run_on_fake(h, &unreadable, "t1", &result);
-    snprintf(want, sizeof want,
-             "job " JOB " failed and its root cause is unavailable: GET "
-             "%s/jobs/" JOB "/exceptions: HTTP 503: Internal server error.",
-             sx_fakeflink_url(used));
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
-    sx_fakeflink_destroy(&used);
-    /* Job-state polls that keep failing: the JobManager, not the query. One
-     * failed poll alone is not a verdict (the job then finishes). */
-    sx_fakeflink_script_t polls = {.states = "RUNNING,500,500,500"};
-    used = run_on_fake(h, &polls, "t1", &result);
-    snprintf(want, sizeof want,
-             "GET %s/jobs/" JOB "/status: HTTP 500: Internal server error.",
-             sx_fakeflink_url(used));
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
-    /* Four polls, then cleanup cancels the job it last saw running and asks once. */
-    SX_CHECK(sx_fakeflink_count(used, "GET /jobs/" JOB "/status") == 5);
-    SX_CHECK(sx_fakeflink_count(used, "PATCH /jobs/" JOB "?mode=cancel") == 1);
-    sx_fakeflink_destroy(&used);
-    output->value = "{\"id\":1}";
-    sx_fakeflink_script_t one_miss = {
-        .states = "500,FINISHED", .on_insert = write_sink, .arg = output};
-    fake = expect(h, &one_miss, "t1", SX_STATUS_MATCH, "");
-    sx_fakeflink_destroy(&fake);
-    /* Cancelled by someone else: not a verdict on the query. */
-    sx_fakeflink_script_t external = {.states = "RUNNING,CANCELED"};
-    fake = expect(h, &external, "t1", SX_STATUS_INFRA_ERROR,
-                  "job " JOB " was cancelled outside streamex");
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
-    sx_fakeflink_destroy(&fake);
-}
-
-/* Verdicts decided while the job is being submitted: a session, DDL or
- * INSERT the cluster cannot take is infra trouble (retried elsewhere), never
- * the task's or the query's fault; the fake's address is in each detail. */
-static void test_submit_verdicts(harness_t *h)
-{
-    char want[SX_ERROR_MAX];
-    sx_result_t result;
-    sx_fakeflink_script_t no_session = {.session_status = 503};
-    sx_fakeflink_t *fake = run_on_fake(h, &no_session, "t1", &result);
-    snprintf(want, sizeof want,
-             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
-             "Internal server error.",
-             sx_fakeflink_url(fake));
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
-    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
-    sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
-    fake = run_on_fake(h, &ddl, "t1", &result);
-    snprintf(want, sizeof want,
-             "statement result: HTTP 500: org.apache.flink.runtime.jobmanager.scheduler."
-             "NoResourceAvailableException: Could not acquire the minimum required "
-             "resources.");
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
-    sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t insert = {.insert_error = s_slot_cause};
-    fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR, want);
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
-    sx_fakeflink_destroy(&fake);
-    /* Accepted but no job to watch: nothing to cancel either. */
-    sx_fakeflink_script_t no_job = {.no_job_id = true};
-    fake = expect(h, &no_job, "t1", SX_STATUS_INFRA_ERROR,
-                  "the gateway accepted the INSERT but gave no job ID");
-    SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/") == 0);
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
-    sx_fakeflink_destroy(&fake);
-}
-
-/* A job that outlives timeout_s (t2: 1 s) is the query's timeout whether or
- * not the cancel works; a failed cancel is tried once more by cleanup. */
-static void test_timeouts(harness_t *h)
-{
-    sx_fakeflink_script_t cancels = {.states = "RUNNING", .after_cancel = "CANCELED"};
-    sx_fakeflink_t *fake = expect(h, &cancels, "t2", SX_STATUS_TIMEOUT,
-                                  "job did not finish within 1 s; cancelled");
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
-    sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t refuses = {.states = "RUNNING", .cancel_status = 500};
-    sx_result_t result;
-    fake = run_on_fake(h, &refuses, "t2", &result);
-    char want[SX_ERROR_MAX];
-    snprintf(want, sizeof want,
-             "job did not finish within 1 s; cancel failed: PATCH "
-             "%s/jobs/" JOB "?mode=cancel: HTTP 500",
-             sx_fakeflink_url(fake));
-    check_verdict(&result, SX_STATUS_TIMEOUT, want);
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 2);
-    sx_fakeflink_destroy(&fake);
-    /* Never started for want of a slot: infra_error, and cleanup cancels it. */
-    sx_fakeflink_script_t no_slot = {
-        .states = "RUNNING", .after_cancel = "CANCELED", .vertex_state = "SCHEDULED"};
-    fake = expect(h, &no_slot, "t2", SX_STATUS_INFRA_ERROR,
-                  "job " JOB ": a task still SCHEDULED after 1 s: the cluster gave it no "
-                  "slot");
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
-    sx_fakeflink_destroy(&fake);
-}
-
-/* The job finished: what the sink topic holds decides. */
-static void test_output_verdicts(harness_t *h, sink_output_t *output)
-{
-    sx_fakeflink_script_t finished = {
-        .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = output};
-    output->value = "{\"id\":2}";
-    sx_fakeflink_t *fake = expect(h, &finished, "t1", SX_STATUS_MISMATCH,
-                                  "gold column 0 has no equal column in the prediction");
-    sx_fakeflink_destroy(&fake);
-    output->value = "not json";
-    char want[SX_ERROR_MAX];
-    snprintf(want, sizeof want,
-             "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is not "
-             "valid JSON: '[' or '{' expected near 'not'",
-             h->runs + 1);
-    fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
-    sx_fakeflink_destroy(&fake);
-    /* A final CSV that cannot be written is not the query's doing. */
-    const char *csv_dir = h->csv_dir;
-    h->csv_dir = "/dev/null/csv";
-    output->value = "{\"id\":1}";
-    fake = expect(h, &finished, "t1", SX_STATUS_INFRA_ERROR,
-                  "cannot create the folder of /dev/null/csv/t1.csv");
-    sx_fakeflink_destroy(&fake);
-    h->csv_dir = csv_dir;
-    /* The session is closed after every task (one DELETE beside those of
-     * its three statements), unless --keep leaves it (and the topics and
-     * job) for a look; the verdict is the same. */
-    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
-    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session/operations/") ==
-             3);
-    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 4);
-    sx_fakeflink_destroy(&fake);
-    h->keep = true;
-    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
-    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 3);
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
-    sx_fakeflink_destroy(&fake);
-    h->keep = false;
-    /* Gold and evaluation are the bench's: missing, they are eval_error. */
-    output->value = "{\"id\":1}";
-    snprintf(want, sizeof want,
-             "%s/evaluation/t2.json: cannot open: No such file or directory", h->bench);
-    fake = expect(h, &finished, "t2", SX_STATUS_EVAL_ERROR, want);
-    sx_fakeflink_destroy(&fake);
-}
-
-/* On a pair whose components are not (or no longer) the processes the task
- * started with, a failure is the pair's. The pair here is one that does not
- * run at all (a real sx_runtime_t over an empty folder): the job is cancelled
- * at the first pair check, and a verdict reached before it (the INSERT
- * refused) is turned into infra_error with the original kept in the detail.
- * sx_runtime_test checks dead and restarted components on live processes. */
-static void test_pair_changed(harness_t *h, sink_output_t *output)
-{
-    char dir[] = "/tmp/sx-executor-pair-XXXXXX";
-    SX_CHECK(mkdtemp(dir));
-    sx_runtime_config_t config;
-    sx_runtime_config_defaults(&config, 7);
-    config.runtime_dir = dir;
-    sx_error_t err;
-    h->pair = sx_runtime_new(&config, &err);
-    SX_CHECK(h->pair);
-    sx_fakeflink_script_t running = {.states = "RUNNING", .after_cancel = "CANCELED"};
-    sx_fakeflink_t *fake = expect(h, &running, "t1", SX_STATUS_INFRA_ERROR,
-                                  "job " JOB ": pair 7: kafka is not running");
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
-    sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t insert = {.insert_error = s_sql_trace};
-    fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR,
-                  "pair 7: kafka is not running (the attempt had ended as flink_error: "
-                  "org.apache.flink.table.api.ValidationException: SQL validation "
-                  "failed. Column 'nope' not found in any table)");
-    sx_fakeflink_destroy(&fake);
-    /* A mismatch too: its CSV is not kept. */
-    output->value = "{\"id\":2}";
-    sx_fakeflink_script_t finished = {
-        .states = "FINISHED", .on_insert = write_sink, .arg = output};
-    fake = expect(h, &finished, "t1", SX_STATUS_INFRA_ERROR,
-                  "pair 7: kafka is not running (the attempt had ended as mismatch: "
-                  "gold column 0 has no equal column in the prediction)");
-    sx_fakeflink_destroy(&fake);
-    char csv[PATH_MAX];
-    snprintf(csv, sizeof csv, "%s/t1.csv", h->csv_dir);
-    SX_CHECK(access(csv, F_OK) != 0);
-    /* A match stands: nothing wrong was blamed on the query. */
-    output->value = "{\"id\":1}";
-    fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
-    sx_fakeflink_destroy(&fake);
-    sx_runtime_destroy(&h->pair);
-    SX_CHECK(rmdir(dir) == 0);
-}
-
-/* On a pair streamex does not own (none given: a shared one), the sweep
- * only lists what earlier runs left: the running job of "streamex old"
- * among the fake's jobs is not cancelled, no topic is deleted. */
-static void test_sweep_shared_pair(harness_t *h)
-{
-    sx_fakeflink_script_t script = {.states = "RUNNING"};
-    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
-    SX_CHECK(fake);
-    sx_executor_config_t config = {
-        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        "sweep",      SX_PROFILE_SPIDER2_LITE_2025_11, false,
-        NULL};
-    sx_error_t err;
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
-    size_t removed = 99;
-    SX_CHECK(sx_executor_sweep(executor, &removed, &err) == 0 && removed == 0);
-    SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/overview") == 1);
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
-    sx_executor_destroy(&executor);
-    sx_fakeflink_destroy(&fake);
-}
-
-static void raise_sigterm(void *arg)
-{
-    (void)arg;
-    kill(getpid(), SIGTERM);
-}
-
-/* A stop signal while the job runs is not the query's verdict: infra_error
- * "interrupted by signal 15" (retried elsewhere, never settled as a score),
- * and cleanup cancels the job. The signal comes from the fake Flink's thread
- * the moment the job starts, as a Ctrl-C would. */
-static void test_interrupted(harness_t *h, sink_output_t *output)
-{
-    (void)output;
-    sx_fakeflink_script_t running = {
-        .states = "RUNNING", .after_cancel = "CANCELED", .on_insert = raise_sigterm};
-    sx_fakeflink_t *fake =
-        expect(h, &running, "t1", SX_STATUS_INFRA_ERROR, "interrupted by signal 15");
-    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
-    sx_fakeflink_destroy(&fake);
-}
-
-/* Runs `tests` with the mock Kafka and the harness. */
-typedef void(fake_test_fn)(harness_t *h, sink_output_t *output);
-
-static void with_mock_kafka(const char *bench, fake_test_fn *tests)
-{
-    char reason[256];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", reason, sizeof reason);
-    rd_kafka_t *owner = rd_kafka_new(RD_KAFKA_PRODUCER, conf, reason, sizeof reason);
-    SX_CHECK(owner);
-    s_mock = rd_kafka_mock_cluster_new(owner, 1);
-    SX_CHECK(s_mock);
-    char csv_dir[PATH_MAX];
-    snprintf(csv_dir, sizeof csv_dir, "%s/csv", bench);
-    sx_error_t err;
-    sink_output_t output = {
-        sx_kafka_new(rd_kafka_mock_cluster_bootstraps(s_mock), 5000, &err), "", NULL};
-    SX_CHECK(output.kafka);
-    harness_t h = {
-        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0,
-        false};
-    tests(&h, &output);
-    sx_kafka_destroy(&output.kafka);
-    rd_kafka_mock_cluster_destroy(s_mock);
-    rd_kafka_destroy(owner);
-}
-
-static void fake_flink_tests(harness_t *h, sink_output_t *output)
-{
-    test_flink_verdicts(h, output);
-    test_submit_verdicts(h);
-    test_timeouts(h);
-    test_output_verdicts(h, output);
-    test_pair_changed(h, output);
-    test_sweep_shared_pair(h);
-}
-
-/* A caught signal stays caught for the rest of a process, so the interrupt
- * runs in a child, forked while no thread runs (the mock Kafka and the fake
- * Flink start theirs in the child). */
-static void test_interrupt_in_child(const char *bench)
-{
-    fflush(NULL);
-    pid_t child = fork();
-    SX_CHECK(child >= 0);
-    if (child == 0) {
-        SX_CHECK(sx_signals_start() == 0);
-        with_mock_kafka(bench, test_interrupted);
-        _exit(0);
-    }
-    int status = 0;
-    SX_CHECK(waitpid(child, &status, 0) == child);
-    SX_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-void sx_executor_test(bool verbose)
-{
-    sx_log_level_t saved = sx_log_level();
-    sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
-    char bench[] = "/tmp/sx-executor-test-XXXXXX";
-    SX_CHECK(mkdtemp(bench));
-    write_bench(bench);
-    sx_error_t err;
-    sx_executor_config_t config = {"127.0.0.1:1",
-                                   "http://127.0.0.1:1",
-                                   "http://127.0.0.1:1",
-                                   "selftest",
-                                   SX_PROFILE_SPIDER2_LITE_2025_11,
-                                   false,
-                                   NULL};
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
-    test_outcome(executor, bench, "t1", NULL, SX_STATUS_MISSING_PREDICTION,
-                 "no prediction for task t1");
-    test_outcome(executor, bench, "t1", "DROP TABLE s", SX_STATUS_REJECTED_SQL,
-                 "task t1: rejected: DROP TABLE statement");
-    test_outcome(executor, bench, "t1", "SELECT id FROM s; SELECT 1",
-                 SX_STATUS_REJECTED_SQL, "task t1: rejected: 2 statements");
-    char want[PATH_MAX + 64];
-    snprintf(want, sizeof want, "task t9: %s/tasks/t9: no such folder", bench);
-    test_outcome(executor, bench, "t9", "SELECT id FROM s", SX_STATUS_INPUT_ERROR, want);
-    test_outcome(executor, bench, "t3", "SELECT id FROM s", SX_STATUS_INPUT_ERROR,
-                 "task t3: DDL of sink result: unknown placeholder ${group} in the "
-                 "string at line 1, column 162 (only ${topic} and ${bootstrap} are "
-                 "filled)");
-    test_unreachable_kafka(executor, bench);
-    sx_executor_destroy(&executor);
-    SX_CHECK(executor == NULL);
-    config.run_id = NULL;
-    SX_CHECK(sx_executor_new(&config, &err) == NULL);
-    test_interrupt_in_child(bench);
-    with_mock_kafka(bench, fake_flink_tests);
-    char command[PATH_MAX + 16];
-    snprintf(command, sizeof command, "rm -rf '%s'", bench);
-    SX_CHECK(system(command) == 0);
-    sx_log_set_level(saved);
+    execute(self, request, make_topics, arg, result, timings);
 }

@@ -10,7 +10,6 @@
 #include "common/mem.h"
 #include "common/selftest.h"
 #include "common/signals.h"
-#include "worker/fakeflink.h"
 
 #include <curl/curl.h>
 #include <czmq.h>
@@ -795,26 +794,6 @@ static void test_result_pages(void)
     json_decref(answer);
 }
 
-/* Of the fake cluster's jobs, only the running one named like a task's is
- * listed (what a sweep cancels). */
-static void test_running_jobs(void)
-{
-    sx_fakeflink_script_t script = {.states = "RUNNING"};
-    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
-    SX_CHECK(fake);
-    sx_error_t err;
-    sx_gateway_t *gw =
-        sx_gateway_new(sx_fakeflink_url(fake), sx_fakeflink_url(fake), 5000, &err);
-    SX_CHECK(gw);
-    char(*ids)[SX_JOB_ID_SIZE] = NULL;
-    size_t count = 0;
-    SX_CHECK(sx_gateway_running_jobs(gw, "streamex ", &ids, &count, &err) == 0);
-    SX_CHECK(count == 1 && strcmp(ids[0], SX_FAKEFLINK_JOB) == 0);
-    free(ids);
-    sx_gateway_destroy(&gw);
-    sx_fakeflink_destroy(&fake);
-}
-
 /* Nothing listens on port 1: every call fails fast as infra trouble. */
 static void test_unreachable(void)
 {
@@ -844,6 +823,5 @@ void sx_gateway_test(bool verbose)
     test_summaries();
     test_classification();
     test_result_pages();
-    test_running_jobs();
     test_unreachable();
 }

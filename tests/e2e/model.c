@@ -19,7 +19,7 @@
 #include "common/files.h"
 #include "common/result.h"
 #include "common/task.h"
-#include "coordinator/testbench.h"
+#include "tests/kit/testbench.h"
 #include "proto/proto.h"
 
 #include <czmq.h>

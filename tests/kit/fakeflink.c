@@ -2,7 +2,7 @@
  * thread accepts one connection at a time and answers one request on it
  * (Connection: close), which is all libcurl needs. State that the test reads
  * (the request log) is guarded by a mutex. */
-#include "worker/fakeflink.h"
+#include "tests/kit/fakeflink.h"
 
 #include "common/mem.h"
 #include "common/selftest.h"

@@ -1,5 +1,5 @@
 /* testbench.c: the throw-away benchmark folder of the self-tests (see testbench.h). */
-#include "coordinator/testbench.h"
+#include "tests/kit/testbench.h"
 
 #include "common/mem.h"
 #include "common/selftest.h"
