@@ -5,6 +5,7 @@
  * running for a later `down`. Endpoints go to stdout as KEY=VALUE lines so
  * scripts can read them; everything else goes to the log on stderr. */
 #include "cli/commands.h"
+#include "cli/pairopts.h"
 #include "common/log.h"
 #include "common/signals.h"
 #include "worker/runtime.h"
