@@ -7,6 +7,7 @@
 #include "common/install.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "worker/backend.h"
 
 #include <limits.h>
 #include <stdio.h>

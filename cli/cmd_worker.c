@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/log.h"
+#include "worker/backend.h"
 
 #include <limits.h>
 #include <stdio.h>
