@@ -20,6 +20,7 @@
 #include "common/files.h"
 #include "common/predictions.h"
 #include "common/problems.h"
+#include "common/result.h"
 #include "common/score.h"
 #include "common/task.h"
 #include "worker/hazards.h"

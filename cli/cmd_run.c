@@ -9,6 +9,7 @@
 #include "common/mem.h"
 #include "common/signals.h"
 #include "worker/runtime.h"
+#include "worker/backend.h"
 
 #include <limits.h>
 #include <stdio.h>

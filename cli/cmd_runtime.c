@@ -6,6 +6,7 @@
  * scripts can read them; everything else goes to the log on stderr. */
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/pairopts.h"
 #include "common/log.h"
 #include "common/signals.h"
 #include "worker/runtime.h"

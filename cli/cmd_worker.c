@@ -5,6 +5,7 @@
 #include "cli/runopts.h"
 #include "common/log.h"
 #include "worker/runtime.h"
+#include "worker/backend.h"
 
 #include <limits.h>
 #include <stdio.h>

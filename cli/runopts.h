@@ -1,14 +1,13 @@
 /* runopts.h: what `streamex coordinator` and `streamex run` share: the
  * options that describe a distributed run (bench, methods, output, sharding,
- * heartbeats, retries, resume, --shard I/N), the executor a worker uses (the
- * real pair or the simulated one), and the live progress display. */
+ * heartbeats, retries, resume, --shard I/N) and the live progress display.
+ * The executor a worker uses is worker/backend.h's. */
 #ifndef SX_RUNOPTS_H
 #define SX_RUNOPTS_H
 
 #include "cli/options.h"
 #include "common/score.h"
 #include "coordinator/coordinator.h"
-#include "worker/agent.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -143,30 +142,6 @@ void sx_runopts_free(sx_runopts_t *opts);
  * $SX_CACHE_DIR (empty or "off": none), $XDG_CACHE_HOME/streamex or
  * $HOME/.cache/streamex. Returns dir, or NULL for no cache. */
 const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t size);
-
-/* The executor behind an agent: the simulated one, or the real executor on a
- * Kafka + Flink pair (pair `index` started here, or an external one). */
-typedef struct {
-    sx_profile_t profile; /* how a cached CSV is scored again */
-    void *sim;            /* sx_simexec_t */
-    void *pair;           /* sx_runtime_t */
-    void *real;           /* sx_executor_t */
-    char versions[128];   /* the pair's, for the result cache's keys */
-    char runtime[300];    /* what the pair runs, for HELLO (sx_runtime_describe) */
-} sx_backend_t;
-
-typedef struct {
-    const char *simulate;                   /* non-NULL: simulated */
-    int index;                              /* pair index for a local pair */
-    const char *bootstrap, *gateway, *rest; /* external pair: all or none */
-    sx_profile_t profile;
-    const char *run_id;
-    const char *cache_dir; /* the result cache (sx_runopts_cache_dir), NULL = none */
-} sx_backend_config_t;
-
-int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
-                    sx_agent_config_t *agent, sx_error_t *err);
-void sx_backend_close(sx_backend_t *backend);
 
 /* `streamex run`'s pipeline in this process (cmd_run.c): a coordinator on a
  * loopback port and `workers` local workers, worker W on pair first_index+W

@@ -85,7 +85,7 @@ refused "--bench needs a value" exec --bench
 refused "--bench needs a value" merge --bench
 refused "--dir needs a value" keygen --dir
 refused "--runtime-dir needs a value" runtime status --runtime-dir
-refused "--index needs a whole number" runtime status --index
+refused "--index needs a value" runtime status --index
 
 echo "== bad integers: not a number, trailing garbage, overflow, out of range"
 refused "--index '3x': expected an integer in [0, 199]" exec --index 3x
@@ -119,8 +119,8 @@ refused "--capacity '1025': expected an integer in [1, 1024]" worker --capacity 
 refused "--index '200': expected an integer in [0, 199]" worker --index 200
 refused "--index '4.5'" worker --index 4.5
 refused "--heartbeat-ms '9'" worker --heartbeat-ms 9
-refused "--slots needs a whole number, got 'x'" runtime status --slots x
-refused "--start-timeout needs a whole number, got '$huge'" runtime status --start-timeout $huge
+refused "--slots 'x': expected an integer in [0, 2147483647]" runtime status --slots x
+refused "--start-timeout '$huge': expected an integer in [0, 2147483647]" runtime status --start-timeout $huge
 refused "the worker index must be between 0 and 199, got 200" runtime status --index 200
 
 echo "== valid values, the bounds included, still work"

@@ -35,8 +35,8 @@ expect 0 "usage: streamex runtime" runtime --help
 expect 2 "unknown action 'frob'" runtime frob
 expect 2 "unknown option '--bogus'" runtime status --bogus 1
 expect 2 "worker index must be between 0 and 199, got 500" runtime status --index 500
-expect 2 "--slots needs a whole number, got 'x'" runtime up --slots x
-expect 2 "--index needs a whole number, got 'nothing'" runtime up --index
+expect 2 "--slots 'x': expected an integer in \\[0, 2147483647\\]" runtime up --slots x
+expect 2 "--index needs a value" runtime up --index
 expect 2 "TaskManager heap \(MiB\) must be between" runtime up --taskmanager-heap-mb 10
 expect 2 "needs all of --kafka-bootstrap" runtime up --kafka-bootstrap h:1
 expect 2 "--detach only goes with 'up'" runtime down --detach

@@ -10,11 +10,10 @@
 #include "common/mem.h"
 #include "common/selftest.h"
 #include "common/signals.h"
+#include "worker/http.h"
 
-#include <curl/curl.h>
 #include <czmq.h>
 #include <jansson.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,30 +232,6 @@ static const char *exceptions_trace(const json_t *answer)
 
 /* ---- HTTP ---------------------------------------------------------------- */
 
-typedef struct {
-    char *data;
-    size_t size;
-} buffer_t;
-
-static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
-{
-    buffer_t *buffer = userdata;
-    size_t n = size * nmemb;
-    char *grown = realloc(buffer->data, buffer->size + n + 1);
-    if (!grown)
-        return 0;
-    memcpy(grown + buffer->size, ptr, n);
-    buffer->size += n;
-    grown[buffer->size] = '\0';
-    buffer->data = grown;
-    return n;
-}
-
-static void global_init(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 /* One request. Returns 0 with *status and *response (parsed JSON, or NULL
  * for an empty or non-JSON body), or -1 when no HTTP answer came at all. */
 static int http(sx_gateway_t *self, const char *method, const char *url,
@@ -264,32 +239,15 @@ static int http(sx_gateway_t *self, const char *method, const char *url,
 {
     *response = NULL;
     char *payload = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    buffer_t received = {0};
-    struct curl_slist *headers =
-        curl_slist_append(NULL, "Content-Type: application/json");
-    CURL *curl = self->curl;
-    curl_easy_reset(curl);
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    if (payload)
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload);
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &received);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)self->timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)self->timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    CURLcode code = curl_easy_perform(curl);
-    curl_slist_free_all(headers);
+    sx_http_answer_t answer;
+    int rc =
+        sx_http_request(self->curl, method, url, payload, self->timeout_ms, &answer, err);
     free(payload);
-    if (code != CURLE_OK) {
-        free(received.data);
-        return sx_error_set(err, "%s %s: %s", method, url, curl_easy_strerror(code));
-    }
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
-    if (received.data)
-        *response = json_loads(received.data, 0, NULL);
-    free(received.data);
+    if (rc != 0)
+        return -1;
+    *status = answer.status;
+    *response = json_loads(answer.body, 0, NULL);
+    free(answer.body);
     return 0;
 }
 
@@ -318,13 +276,11 @@ sx_gateway_t *sx_gateway_new(const char *gateway_url, const char *rest_url,
         sx_error_set(err, "gateway client needs both URLs and a positive timeout");
         return NULL;
     }
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, global_init);
     sx_gateway_t *self = sx_new(sx_gateway_t);
     self->gateway_url = sx_strdup(gateway_url);
     self->rest_url = sx_strdup(rest_url);
     self->timeout_ms = timeout_ms;
-    self->curl = curl_easy_init();
+    self->curl = sx_http_handle();
     if (!self->curl) {
         sx_error_set(err, "out of memory"); /* curl_easy_init fails on nothing else */
         sx_gateway_destroy(&self);

@@ -6,7 +6,9 @@
  * Kafka data, logs, pid files), both derived from the worker index, so
  * several pairs run side by side on one host. A pair can also be external:
  * the worker then only checks the Kafka bootstrap servers, SQL Gateway and
- * Flink REST it was given and starts nothing.
+ * Flink REST it was given and starts nothing. The code: runtime.c (the life
+ * cycle), pairconf.c (configuration and generated files), process.c (the
+ * JVM processes), health.c (health checks), tied by runtime_int.h.
  *
  * Port layout (other modules and people rely on it): base = 21000 + 20*index;
  * Kafka broker base+0, KRaft controller base+1, Flink REST base+2, SQL Gateway
@@ -94,33 +96,6 @@ typedef struct {
 } sx_runtime_status_t;
 
 typedef struct _sx_runtime_t sx_runtime_t;
-
-/* The command-line options of `streamex runtime`, for its --help. The other
- * commands on a pair take only some, and parse and describe those
- * themselves: `worker` and `exec` --index and the external pair's three
- * addresses, `doctor` --index, --flink-gateway and --flink-rest, `run`
- * --first-index. A pair they start has the default sizes: the sizes are
- * options of `runtime up` alone (docs/cluster.md). */
-#define SX_RUNTIME_OPTIONS_HELP                                                          \
-    "  --index N                 worker index: ports 21000+20*N.., .runtime/pairs/N\n"   \
-    "  --runtime-dir DIR         the install (default $SX_RUNTIME_DIR, else "            \
-    "<repo>/.runtime,\n"                                                                 \
-    "                            installed: ~/.local/share/streamex/runtime)\n"          \
-    "  --slots N                 TaskManager slots (4)\n"                                \
-    "  --kafka-heap-mb MB        Kafka broker heap (512)\n"                              \
-    "  --jobmanager-heap-mb MB   JobManager heap (512)\n"                                \
-    "  --taskmanager-heap-mb MB  TaskManager task heap (512)\n"                          \
-    "  --taskmanager-managed-mb MB  TaskManager managed memory (256)\n"                  \
-    "  --gateway-heap-mb MB      SQL Gateway heap (512)\n"                               \
-    "  --start-timeout S         seconds to wait for a healthy pair (180)\n"             \
-    "  --kafka-bootstrap HOST:PORT, --flink-gateway URL, --flink-rest URL\n"             \
-    "                            use an existing Kafka + Flink instead (all three)\n"
-
-/* Applies one of those options ("--slots", "4") to config. Returns 1 when it
- * took the option, 0 when `name` is not a runtime option, -1 (err set) when
- * the value is bad. String values are kept by pointer, not copied. */
-int sx_runtime_config_option(sx_runtime_config_t *config, const char *name,
-                             const char *value, sx_error_t *err);
 
 /* Checks the config and resolves folders and endpoints; starts nothing. */
 sx_runtime_t *sx_runtime_new(const sx_runtime_config_t *config, sx_error_t *err);

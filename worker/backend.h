@@ -1,0 +1,49 @@
+/* backend.h: the executor behind a worker's agent, the simulated one
+ * (worker/simexec.h) or the real executor (worker/executor.h) on a Kafka +
+ * Flink pair (worker/runtime.h): pair `index` started here, or an external
+ * one. Opening it points the agent's config at it: how a task runs, what it
+ * runs on (for HELLO) and, when it has versions to key on, the result cache
+ * and how a cached CSV is scored again. `streamex worker` and `streamex
+ * run` open one per worker. */
+#ifndef SX_BACKEND_H
+#define SX_BACKEND_H
+
+#include "common/error.h"
+#include "common/score.h"
+#include "worker/agent.h"
+#include "worker/executor.h"
+#include "worker/runtime.h"
+#include "worker/simexec.h"
+
+#include <stdbool.h>
+
+typedef struct {
+    sx_profile_t profile; /* how a cached CSV is scored again */
+    sx_simexec_t *sim;    /* the simulated executor, or NULL */
+    sx_runtime_t *pair;   /* the real executor's pair, or NULL */
+    sx_executor_t *real;  /* the real executor, or NULL */
+    char versions[128];   /* the pair's, for the result cache's keys */
+    char runtime[300];    /* what the pair runs, for HELLO (sx_runtime_describe) */
+} sx_backend_t;
+
+typedef struct {
+    const char *simulate;                   /* non-NULL: simulated */
+    int index;                              /* pair index for a local pair */
+    const char *bootstrap, *gateway, *rest; /* external pair: all or none */
+    sx_profile_t profile;
+    const char *run_id;
+    const char *cache_dir; /* the result cache, NULL = none */
+} sx_backend_config_t;
+
+/* Opens the executor config asks for (starting a local pair and sweeping
+ * what an earlier run left on it) and fills agent's exec, exec_ctx,
+ * runtime and result cache members, which point into backend: it must
+ * outlive the agent. On failure closes what it opened. */
+int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
+                    sx_agent_config_t *agent, sx_error_t *err);
+/* Closes the executor and stops a pair it started. */
+void sx_backend_close(sx_backend_t *backend);
+
+void sx_backend_test(bool verbose);
+
+#endif
