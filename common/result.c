@@ -26,6 +26,7 @@
  * fsync, rename), so a crash never leaves half a file. */
 #include "common/result.h"
 
+#include "common/jsonout.h"
 #include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
@@ -99,22 +100,8 @@ void sx_result_clear(sx_result_t *result)
     memset(result, 0, sizeof *result);
 }
 
-/* Numbers are written as a person would: the fewest significant digits
- * that read back as the same double (0.5667 is not enough for 17/30, but
- * 0.5666666666666667 is, where printf's 17 digits say 0.56666666666666665),
- * and seconds to the millisecond. Jansson formats every real of a document
- * with one precision, so a document gets the largest its reals need. */
-static int shortest_digits(double v)
-{
-    char text[40];
-    for (int p = 1; p < 17; p++) {
-        snprintf(text, sizeof text, "%.*g", p, v);
-        if (strtod(text, NULL) == v)
-            return p;
-    }
-    return 17;
-}
-
+/* Seconds are written to the millisecond; every real in its shortest form
+ * (common/jsonout.h). */
 static double to_ms(double seconds)
 {
     return round(seconds * 1000) / 1000;
@@ -125,9 +112,8 @@ static json_t *csv_json(const char *csv)
     return csv ? json_string(csv) : json_null();
 }
 
-/* The "steps" object, or NULL for a task no worker executed. *digits
- * grows to what its reals need. */
-static json_t *steps_json(const sx_timings_t *t, int *digits)
+/* The "steps" object, or NULL for a task no worker executed. */
+static json_t *steps_json(const sx_timings_t *t)
 {
     bool any = false;
     for (int i = 0; i < SX_STEP_COUNT; i++)
@@ -136,18 +122,14 @@ static json_t *steps_json(const sx_timings_t *t, int *digits)
         return NULL;
     json_t *o = json_object();
     for (int i = 0; i < SX_STEP_COUNT; i++) {
-        double ms = to_ms(sx_step_seconds(t, i));
-        int need = shortest_digits(ms);
-        *digits = need > *digits ? need : *digits;
-        json_object_set_new(o, sx_step_name(i), json_real(ms));
+        json_object_set_new(o, sx_step_name(i), json_real(to_ms(sx_step_seconds(t, i))));
     }
     return o;
 }
 
 char *sx_result_to_json(const sx_result_t *r)
 {
-    int digits = shortest_digits(to_ms(r->seconds));
-    json_t *steps = steps_json(&r->steps, &digits);
+    json_t *steps = steps_json(&r->steps);
     json_t *o = json_object();
     json_object_set_new(o, F_TASK_ID, json_string(r->task_id));
     json_object_set_new(o, F_SCORE, json_integer(r->score));
@@ -164,8 +146,7 @@ char *sx_result_to_json(const sx_result_t *r)
     json_object_set_new(o, F_CSV, csv_json(r->csv));
     if (steps)
         json_object_set_new(o, F_STEPS, steps);
-    char *text =
-        json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(digits));
+    char *text = sx_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
 }
@@ -387,8 +368,6 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     return rc;
 }
 
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-
 static double share(size_t count, size_t total)
 {
     return total ? (double)count / (double)total : 0.0;
@@ -467,11 +446,8 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                      size_t count, const sx_run_info_t *run, sx_error_t *err)
 {
     json_t *methods = json_object();
-    int digits = 1;
     for (size_t m = 0; m < count; m++) {
         const sx_method_summary_t *s = &summaries[m];
-        digits = MAX(digits, shortest_digits(share(s->correct, s->total)));
-        digits = MAX(digits, shortest_digits(share(s->strict_correct, s->total)));
         json_t *by_status = json_object();
         for (int i = 0; i < SX_STATUS_COUNT; i++)
             json_object_set_new(by_status, sx_status_name((sx_status_t)i),
@@ -508,12 +484,9 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
                                         "task IDs, not the whole bench"));
         json_object_set_new(root, "subset", subset);
     }
-    if (run) {
+    if (run)
         json_object_set_new(root, "run", run_json(run, summaries, count));
-        digits = MAX(digits, shortest_digits(to_ms(run->ended - run->started)));
-    }
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                      JSON_REAL_PRECISION(digits));
+    char *text = sx_json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/summary.json", out_dir);

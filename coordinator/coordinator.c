@@ -14,6 +14,7 @@
 #include "coordinator/coordinator.h"
 
 #include "common/csv.h"
+#include "common/jsonout.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/predictions.h"
@@ -29,6 +30,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1492,7 +1494,7 @@ size_t sx_coordinator_infra_errors(const sx_coordinator_t *self)
 
 char *sx_coordinator_status_json(sx_coordinator_t *self)
 {
-    double elapsed = (double)(zclock_mono() - self->started_ms) / 1000.0;
+    double elapsed = (double)(zclock_mono() - self->started_ms) / 1000.0; /* to the ms */
     size_t done_now = self->settled - self->settled_at_start;
     size_t left = self->unit_count - self->settled;
     json_t *root = json_object();
@@ -1505,7 +1507,9 @@ char *sx_coordinator_status_json(sx_coordinator_t *self)
         root, "ex", json_real(self->settled ? (double)self->correct / self->settled : 0));
     json_object_set_new(root, "elapsed_s", json_real(elapsed));
     json_object_set_new(root, "eta_s",
-                        done_now ? json_real(elapsed / done_now * left) : json_null());
+                        done_now
+                            ? json_real(round(elapsed / done_now * left * 1000) / 1000)
+                            : json_null());
     json_t *workers = json_array();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         json_t *item = json_object();
@@ -1518,7 +1522,7 @@ char *sx_coordinator_status_json(sx_coordinator_t *self)
         json_array_append_new(workers, item);
     }
     json_object_set_new(root, "workers", workers);
-    char *text = json_dumps(root, JSON_COMPACT);
+    char *text = sx_json_dumps(root, JSON_COMPACT);
     json_decref(root);
     return text;
 }

@@ -1,8 +1,9 @@
 /* test_common.c: self-tests of the small common modules (errors, log, status, files,
- * signals, digests, the allocator). */
+ * signals, digests, the allocator, JSON numbers). */
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/files.h"
+#include "common/jsonout.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/signals.h"
@@ -19,6 +20,7 @@ int main(void)
     sx_log_test(verbose);
     sx_status_test(verbose);
     sx_files_test(verbose);
+    sx_jsonout_test(verbose);
     sx_digest_test(verbose);
     sx_signals_test(verbose);
     printf("test_common: OK\n");
