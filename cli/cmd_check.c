@@ -108,20 +108,16 @@ static void check_evaluation_files(const sx_bench_t *bench, const char *id,
 {
     char *gold = sx_bench_gold_path(bench, id);
     char *spec = sx_bench_evaluation_path(bench, id);
-    if (!gold || !spec) {
-        sx_problems_add(problems, "task %s: out of memory", id);
+    sx_error_t err;
+    sx_evaluation_t *evaluation = sx_evaluation_load(spec, &err);
+    if (!evaluation) {
+        sx_problems_add(problems, "%s", err.msg);
+        size_t columns, rows;
+        gold_shape(gold, &columns, &rows, problems);
     } else {
-        sx_error_t err;
-        sx_evaluation_t *evaluation = sx_evaluation_load(spec, &err);
-        if (!evaluation) {
-            sx_problems_add(problems, "%s", err.msg);
-            size_t columns, rows;
-            gold_shape(gold, &columns, &rows, problems);
-        } else {
-            tally->by_answer[evaluation->kind]++;
-            check_gold_fits(gold, spec, evaluation, problems);
-            sx_evaluation_destroy(&evaluation);
-        }
+        tally->by_answer[evaluation->kind]++;
+        check_gold_fits(gold, spec, evaluation, problems);
+        sx_evaluation_destroy(&evaluation);
     }
     free(gold);
     free(spec);

@@ -18,6 +18,7 @@
 #include "cli/runopts.h"
 #include "common/csv.h"
 #include "common/files.h"
+#include "common/mem.h"
 #include "common/predictions.h"
 #include "common/problems.h"
 #include "common/result.h"
@@ -237,7 +238,7 @@ static void doctor_task(sx_gateway_t *gateway, const sx_bench_t *bench, const ch
     }
     char *gold = sx_bench_gold_path(bench, id);
     char *spec = sx_bench_evaluation_path(bench, id);
-    sx_evaluation_t *evaluation = spec ? sx_evaluation_load(spec, &err) : NULL;
+    sx_evaluation_t *evaluation = sx_evaluation_load(spec, &err);
     char detail[512] = "";
     int strict = 0; /* the frozen verdict decides "same relation" here */
     sx_status_t status = evaluation ? sx_score_files(gold, csv, evaluation,
@@ -263,10 +264,8 @@ static int doctor(const doctor_options_t *opt, sx_gateway_t *gateway, const char
 {
     sx_error_t err;
     sx_bench_t *bench = sx_bench_open(opt->bench, &err);
-    char *reference = NULL;
-    if (bench && !opt->reference &&
-        asprintf(&reference, "%s/reference.jsonl", opt->bench) < 0)
-        reference = NULL;
+    char *reference =
+        bench && !opt->reference ? sx_format("%s/reference.jsonl", opt->bench) : NULL;
     sx_predictions_t *references =
         bench ? sx_predictions_load(opt->reference ? opt->reference : reference, bench,
                                     &err)
@@ -375,11 +374,8 @@ static int doctor_streaming(const doctor_options_t *opt, const char *out)
     sx_runopts_t run = {0};
     sx_error_t err;
     sx_error_clear(&err);
-    char *method = NULL;
-    if (opt->reference)
-        method = zsys_sprintf("reference=%s", opt->reference);
-    else
-        method = zsys_sprintf("reference=%s/reference.jsonl", opt->bench);
+    char *method = opt->reference ? sx_format("reference=%s", opt->reference)
+                                  : sx_format("reference=%s/reference.jsonl", opt->bench);
     run.bench = opt->bench;
     run.output = out;
     run.repeat = (int)opt->repeat;
@@ -391,7 +387,7 @@ static int doctor_streaming(const doctor_options_t *opt, const char *out)
                            &(sx_local_run_t){opt->workers, 2, opt->index, true, "doctor"},
                            &err)
             : 2;
-    zstr_free(&method);
+    free(method);
     sx_runopts_free(&run);
     streaming_tally_t tally = {0};
     if (code != 0 && code != 3) {

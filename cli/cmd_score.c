@@ -116,10 +116,9 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
  * thousands of small CSVs should not cost a realpath each). */
 static char *resolve_csv(const char *base, const char *csv)
 {
-    char *joined = NULL;
     if (csv[0] == '/')
         return sx_strdup(csv);
-    return asprintf(&joined, "%s/%s", base, csv) < 0 ? NULL : joined;
+    return sx_format("%s/%s", base, csv);
 }
 
 /* The absolute folder of a file, or NULL. */
@@ -195,11 +194,10 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
     sx_error_t err;
     char *spec = sx_bench_evaluation_path(bench, task_id);
     char *gold = sx_bench_gold_path(bench, task_id);
-    sx_evaluation_t *evaluation = spec ? sx_evaluation_load(spec, &err) : NULL;
+    sx_evaluation_t *evaluation = sx_evaluation_load(spec, &err);
     if (!evaluation) {
         status = SX_STATUS_EVAL_ERROR;
-        snprintf(detail, sizeof detail, "%.*s", (int)sizeof detail - 1,
-                 spec ? err.msg : "out of memory");
+        snprintf(detail, sizeof detail, "%.*s", (int)sizeof detail - 1, err.msg);
     } else {
         status = sx_score_files(gold, csv, evaluation, profile, &strict, detail,
                                 sizeof detail);

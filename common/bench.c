@@ -172,11 +172,7 @@ static void read_ids(sx_bench_t *self, FILE *in, const char *path,
 
 sx_bench_t *sx_bench_check(const char *dir, sx_problems_t *problems)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/task_ids.txt", dir) < 0) {
-        sx_problems_add(problems, "%s/task_ids.txt: out of memory", dir);
-        return NULL;
-    }
+    char *path = sx_format("%s/task_ids.txt", dir);
     sx_error_t err;
     size_t size = 0;
     char *data = sx_file_load(dir, path, SX_FILE_LIST, &size, &err);
@@ -235,10 +231,7 @@ long sx_bench_index_of(const sx_bench_t *self, const char *task_id)
 static char *bench_path(const sx_bench_t *self, const char *folder, const char *task_id,
                         const char *extension)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/%s/%s%s", self->dir, folder, task_id, extension) < 0)
-        return NULL;
-    return path;
+    return sx_format("%s/%s/%s%s", self->dir, folder, task_id, extension);
 }
 
 char *sx_bench_gold_path(const sx_bench_t *self, const char *task_id)
@@ -257,13 +250,9 @@ int sx_bench_file_check(const sx_bench_t *self, const char *rel, sx_error_t *err
     const char *end = strchr(rel, '/');
     if (end && strncmp(rel, "tasks/", 6) == 0)
         end = strchr(end + 1, '/');
-    char *root = NULL, *path = NULL;
-    int rc = -1;
-    if (asprintf(&root, "%s/%.*s", self->dir, end ? (int)(end - rel) : 0, rel) < 0 ||
-        asprintf(&path, "%s/%s", self->dir, rel) < 0)
-        sx_error_set(err, "%s/%s: out of memory", self->dir, rel);
-    else
-        rc = sx_file_check(root, path, sx_file_kind_of(rel), NULL, err);
+    char *root = sx_format("%s/%.*s", self->dir, end ? (int)(end - rel) : 0, rel);
+    char *path = sx_format("%s/%s", self->dir, rel);
+    int rc = sx_file_check(root, path, sx_file_kind_of(rel), NULL, err);
     free(root);
     free(path);
     return rc;
@@ -277,25 +266,23 @@ static int by_bytes(const struct dirent **a, const struct dirent **b)
 static void visit_tree(const sx_bench_t *self, const char *rel, sx_bench_file_fn *visit,
                        void *arg)
 {
-    char *abs = NULL;
+    char *abs = sx_format("%s/%s", self->dir, rel);
     struct dirent **names = NULL;
-    int count = asprintf(&abs, "%s/%s", self->dir, rel) < 0
-                    ? -1
-                    : scandir(abs, &names, NULL, by_bytes);
+    int count = scandir(abs, &names, NULL, by_bytes);
     for (int i = 0; i < count; i++) {
-        char *child = NULL, *child_abs = NULL;
-        struct stat st;
-        if (sx_name_is_safe(names[i]->d_name) &&
-            asprintf(&child, "%s/%s", rel, names[i]->d_name) >= 0 &&
-            asprintf(&child_abs, "%s/%s", abs, names[i]->d_name) >= 0 &&
-            stat(child_abs, &st) == 0) {
-            if (S_ISDIR(st.st_mode))
+        const char *name = names[i]->d_name;
+        if (sx_name_is_safe(name)) {
+            char *child = sx_format("%s/%s", rel, name);
+            char *child_abs = sx_format("%s/%s", abs, name);
+            struct stat st;
+            bool found = stat(child_abs, &st) == 0;
+            if (found && S_ISDIR(st.st_mode))
                 visit_tree(self, child, visit, arg);
-            else if (S_ISREG(st.st_mode))
+            else if (found && S_ISREG(st.st_mode))
                 visit(child, arg);
+            free(child);
+            free(child_abs);
         }
-        free(child);
-        free(child_abs);
         free(names[i]);
     }
     free(names);

@@ -89,20 +89,14 @@ const char *sx_install_share_dir(void)
 static char *user_runtime_dir(void)
 {
     const char *data = getenv("XDG_DATA_HOME");
-    char *path = NULL;
-    if (data && data[0] == '/') {
-        if (asprintf(&path, "%s/streamex/runtime", data) < 0)
-            return NULL;
-        return path;
-    }
+    if (data && data[0] == '/')
+        return sx_format("%s/streamex/runtime", data);
     const char *home = getenv("HOME");
     if (!home || home[0] != '/') {
         struct passwd *pw = getpwuid(getuid());
         home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : "/tmp";
     }
-    if (asprintf(&path, "%s/.local/share/streamex/runtime", home) < 0)
-        return NULL;
-    return path;
+    return sx_format("%s/.local/share/streamex/runtime", home);
 }
 
 char *sx_install_runtime_dir(const char *given)
@@ -227,7 +221,7 @@ void sx_install_test(bool verbose)
 
     /* The runtime folder: given, then $SX_RUNTIME_DIR, then the default. */
     const char *saved = getenv("SX_RUNTIME_DIR");
-    char *saved_copy = saved ? sx_strdup(saved) : NULL;
+    char *saved_copy = sx_strdup_or_null(saved);
     char *dir = sx_install_runtime_dir("/given");
     SX_CHECK(dir && strcmp(dir, "/given") == 0);
     free(dir);
@@ -241,7 +235,7 @@ void sx_install_test(bool verbose)
     free(dir);
     /* An installed binary's default: per user, under XDG_DATA_HOME or HOME. */
     const char *saved_xdg = getenv("XDG_DATA_HOME");
-    char *saved_xdg_copy = saved_xdg ? sx_strdup(saved_xdg) : NULL;
+    char *saved_xdg_copy = sx_strdup_or_null(saved_xdg);
     setenv("XDG_DATA_HOME", "/data", 1);
     dir = user_runtime_dir();
     SX_CHECK(dir && strcmp(dir, "/data/streamex/runtime") == 0);

@@ -22,7 +22,7 @@ bool sx_install_in_build_tree(void);
  * install's share/streamex. Never NULL; computed once per process. */
 const char *sx_install_share_dir(void);
 /* The runtime folder (see the top): `given` when not NULL or empty, else
- * the default. A heap string, NULL only when out of memory. */
+ * the default. A heap string, never NULL. */
 char *sx_install_runtime_dir(const char *given);
 
 /* The versions the Kafka + Flink runtime is pinned to, from

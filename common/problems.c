@@ -48,13 +48,10 @@ void sx_problems_add(sx_problems_t *self, const char *fmt, ...)
     if (self->kept >= SX_PROBLEMS_KEPT)
         return;
     reserve_one(self);
-    char *message = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int length = vasprintf(&message, fmt, ap);
+    self->messages[self->kept++] = sx_vformat(fmt, ap);
     va_end(ap);
-    if (length >= 0)
-        self->messages[self->kept++] = message;
 }
 
 size_t sx_problems_count(const sx_problems_t *self)

@@ -79,7 +79,7 @@ char *sx_report_question(const sx_report_t *report, const char *task_id)
              task_id);
     json_t *task = json_load_file(path, 0, NULL);
     const char *question = json_string_value(json_object_get(task, "question"));
-    char *copy = question ? sx_strdup(question) : NULL;
+    char *copy = sx_strdup_or_null(question);
     json_decref(task);
     return copy;
 }
@@ -99,14 +99,14 @@ char *sx_report_policy(const sx_report_t *report, const char *task_id)
                               i ? ", " : "gold columns ", e->condition_cols[i]);
     const char *order = e->ignore_order ? "any row order" : "row order counts";
     if (e->kind == SX_ANSWER_ANY_ONE_ARGMAX)
-        text = zsys_sprintf("any_one_argmax: any one gold row is the answer; %s; %s",
-                            columns, order);
+        text = sx_format("any_one_argmax: any one gold row is the answer; %s; %s",
+                         columns, order);
     else if (e->kind == SX_ANSWER_ANY_K_FROM_TIE_SET)
-        text = zsys_sprintf("any_k_from_tie_set: k = %ld, the first %ld gold rows are "
-                            "mandatory, the rest a tie set; %s; %s",
-                            e->k, e->mandatory_rows, columns, order);
+        text = sx_format("any_k_from_tie_set: k = %ld, the first %ld gold rows are "
+                         "mandatory, the rest a tie set; %s; %s",
+                         e->k, e->mandatory_rows, columns, order);
     else
-        text = zsys_sprintf("ordinary; %s; %s", columns, order);
+        text = sx_format("ordinary; %s; %s", columns, order);
     sx_evaluation_destroy(&e);
     return text;
 }

@@ -86,7 +86,7 @@ void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status
     result->score = status == SX_STATUS_MATCH ? 1 : 0;
     result->detail = copy_or_empty(detail);
     result->worker = copy_or_empty("");
-    result->csv = csv ? sx_strdup(csv) : NULL;
+    result->csv = sx_strdup_or_null(csv);
 }
 
 void sx_result_clear(sx_result_t *result)

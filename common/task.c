@@ -37,20 +37,12 @@ typedef struct {
 __attribute__((format(printf, 3, 4))) static void problem(loader_t *ld, const char *where,
                                                           const char *fmt, ...)
 {
-    char *message = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int length = vasprintf(&message, fmt, ap);
+    char *message = sx_vformat(fmt, ap);
     va_end(ap);
-    sx_problems_add(ld->problems, "task %s: %s: %s", ld->task_id, where,
-                    length < 0 ? "out of memory" : message);
+    sx_problems_add(ld->problems, "task %s: %s: %s", ld->task_id, where, message);
     free(message);
-}
-
-/* A copy for the model; NULL stays NULL. */
-static char *copy(const char *text)
-{
-    return text ? sx_strdup(text) : NULL;
 }
 
 /* out = where.key (just key at the top level), cut with "..." when long:
@@ -287,7 +279,7 @@ static void load_time(loader_t *ld, const char *where, const json_t *time,
     else if (sx_time_pattern_check(from, &err) != 0)
         problem(ld, path, "%s", err.msg);
     else
-        column->time_pattern = copy(from);
+        column->time_pattern = sx_strdup_or_null(from);
 
     static const char *const to_names[] = {"sql", "epoch_ms"};
     const char *to = text_of(time, "to");
@@ -307,8 +299,8 @@ static void load_column(loader_t *ld, const char *where, const json_t *json,
         return;
     const char *name = text_of(json, "name");
     const char *from = text_of(json, "from");
-    column->name = copy(name);
-    column->from = copy(from ? from : name);
+    column->name = sx_strdup_or_null(name);
+    column->from = sx_strdup_or_null(from ? from : name);
     const json_t *time = json_object_get(json, "time");
     if (json_is_object(time)) { /* a mistyped one is reported by check_fields */
         char path[WHERE_MAX];
@@ -403,11 +395,7 @@ static char *resolve_file(loader_t *ld, const char *where, const char *dir,
         problem(ld, where, "'%s' leaves the task folder (..)", file);
         return NULL;
     }
-    char *path = NULL;
-    if (asprintf(&path, "%s/%s", dir, file) < 0) {
-        problem(ld, where, "out of memory");
-        return NULL;
-    }
+    char *path = sx_format("%s/%s", dir, file);
     sx_error_t err;
     if (sx_file_check(dir, path, SX_FILE_CSV, NULL, &err) == 0)
         return path;
@@ -476,7 +464,7 @@ static void load_source(loader_t *ld, const char *where, const json_t *json,
     if (!check_fields(ld, where, json, FIELDS(s_source_fields)))
         return;
     char path[WHERE_MAX];
-    source->name = copy(text_of(json, "name"));
+    source->name = sx_strdup_or_null(text_of(json, "name"));
     join(path, where, "name");
     check_name(ld, path, source->name);
 
@@ -488,16 +476,16 @@ static void load_source(loader_t *ld, const char *where, const json_t *json,
         problem(ld, path, "must be \"live\" or \"static\", not '%s'", kind);
     source->kind = kind_index == 1 ? SX_SOURCE_STATIC : SX_SOURCE_LIVE;
 
-    source->ddl = copy(text_of(json, "ddl"));
+    source->ddl = sx_strdup_or_null(text_of(json, "ddl"));
     join(path, where, "ddl");
     check_ddl(ld, path, source->ddl);
 
     load_columns(ld, where, json, source);
-    source->event_time = copy(text_of(json, "event_time"));
+    source->event_time = sx_strdup_or_null(text_of(json, "event_time"));
     if (kind_index >= 0)
         check_event_time(ld, where, source, json_object_get(json, "event_time") != NULL);
 
-    source->file = copy(text_of(json, "file"));
+    source->file = sx_strdup_or_null(text_of(json, "file"));
     join(path, where, "file");
     source->path = resolve_file(ld, path, dir, source->file);
     if (source->path)
@@ -505,13 +493,6 @@ static void load_source(loader_t *ld, const char *where, const json_t *json,
 }
 
 /* --- the task ----------------------------------------------------------- */
-
-/* "a/b/c" on the heap, or NULL when memory is short. */
-static char *path_join3(const char *a, const char *b, const char *c)
-{
-    char *path = NULL;
-    return asprintf(&path, "%s/%s/%s", a, b, c) < 0 ? NULL : path;
-}
 
 static void load_sources(loader_t *ld, const json_t *json, sx_task_t *task)
 {
@@ -545,7 +526,7 @@ static void load_sink(loader_t *ld, const json_t *json, sx_task_t *task)
     /* A missing or mistyped sink is reported by check_fields. */
     if (!json_is_object(sink) || !check_fields(ld, "sink", sink, FIELDS(s_sink_fields)))
         return;
-    task->sink_name = copy(text_of(sink, "name"));
+    task->sink_name = sx_strdup_or_null(text_of(sink, "name"));
     check_name(ld, "sink.name", task->sink_name);
     for (size_t i = 0; task->sink_name && i < task->source_count; i++) {
         const char *source = task->sources[i].name;
@@ -560,7 +541,7 @@ static void load_sink(loader_t *ld, const json_t *json, sx_task_t *task)
         problem(ld, "sink.changelog",
                 "must be \"upsert\", \"debezium\" or \"append\", not '%s'", changelog);
     task->sink_changelog = index < 0 ? SX_CHANGELOG_UPSERT : (sx_changelog_t)index;
-    task->sink_ddl = copy(text_of(sink, "ddl"));
+    task->sink_ddl = sx_strdup_or_null(text_of(sink, "ddl"));
     check_ddl(ld, "sink.ddl", task->sink_ddl);
 }
 
@@ -579,8 +560,8 @@ static void load_output_schema(loader_t *ld, const json_t *json, sx_task_t *task
         if (!check_fields(ld, where, item, FIELDS(s_schema_fields)))
             continue;
         sx_field_t *field = &task->output_schema[i];
-        field->name = copy(text_of(item, "name"));
-        field->type = copy(text_of(item, "type"));
+        field->name = sx_strdup_or_null(text_of(item, "name"));
+        field->type = sx_strdup_or_null(text_of(item, "type"));
         for (size_t j = 0; field->name && j < i; j++) {
             const char *other = task->output_schema[j].name;
             if (other && strcmp(other, field->name) == 0) {
@@ -624,11 +605,7 @@ static json_t *read_task_json(loader_t *ld, const sx_task_t *task)
         problem(ld, task->dir, "no such folder");
         return NULL;
     }
-    char *path = NULL;
-    if (asprintf(&path, "%s/task.json", task->dir) < 0) {
-        problem(ld, task->dir, "out of memory");
-        return NULL;
-    }
+    char *path = sx_format("%s/task.json", task->dir);
     sx_error_t err;
     size_t size = 0;
     char *text = sx_file_load(task->dir, path, SX_FILE_JSON, &size, &err);
@@ -676,11 +653,7 @@ static void check_task_files(loader_t *ld, const sx_task_t *task, const char *fo
     while ((entry = readdir(dir)) != NULL) {
         if (entry->d_name[0] == '.')
             continue;
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s", folder, entry->d_name) < 0) {
-            problem(ld, folder, "out of memory");
-            break;
-        }
+        char *path = sx_format("%s/%s", folder, entry->d_name);
         struct stat st;
         sx_error_t err;
         bool is_link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
@@ -710,16 +683,13 @@ sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
     }
     sx_task_t *task = sx_new(sx_task_t);
     task->task_id = sx_strdup(task_id);
-    if (!(task->dir = path_join3(bench_dir, "tasks", task_id))) {
-        problem(&ld, "task.json", "out of memory");
-    } else {
-        json_t *json = read_task_json(&ld, task);
-        if (json) {
-            load_task(&ld, json, task);
-            check_task_files(&ld, task, task->dir);
-        }
-        json_decref(json);
+    task->dir = sx_format("%s/tasks/%s", bench_dir, task_id);
+    json_t *json = read_task_json(&ld, task);
+    if (json) {
+        load_task(&ld, json, task);
+        check_task_files(&ld, task, task->dir);
     }
+    json_decref(json);
     if (sx_problems_count(problems) > before)
         sx_task_destroy(&task);
     return task;

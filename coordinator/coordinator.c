@@ -783,7 +783,7 @@ static void end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker
         unit->retry_at = zclock_mono() + self->config.dead_after_ms;
     }
     free(unit->dropped_by);
-    unit->dropped_by = dropped_by ? sx_strdup(dropped_by) : NULL;
+    unit->dropped_by = sx_strdup_or_null(dropped_by);
     enqueue(self, unit, true);
 }
 
@@ -1257,7 +1257,7 @@ static bool task_ignores_order(sx_coordinator_t *self, const char *task_id)
 {
     char *path = sx_bench_evaluation_path(self->bench, task_id);
     sx_error_t err;
-    sx_evaluation_t *evaluation = path ? sx_evaluation_load(path, &err) : NULL;
+    sx_evaluation_t *evaluation = sx_evaluation_load(path, &err);
     bool ignore = evaluation && evaluation->ignore_order;
     sx_evaluation_destroy(&evaluation);
     free(path);

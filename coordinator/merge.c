@@ -201,7 +201,7 @@ static json_t *input_workers(const char *const *inputs, size_t input_count)
             const char *have = json_string_value(json_object_get(all, name));
             if (!text || (have && strstr(have, text)))
                 continue;
-            char *joined = have ? zsys_sprintf("%s; %s", have, text) : sx_strdup(text);
+            char *joined = have ? sx_format("%s; %s", have, text) : sx_strdup(text);
             json_object_set_new(all, name, json_string(joined));
             free(joined);
         }

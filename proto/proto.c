@@ -74,17 +74,12 @@ void sx_msg_destroy(sx_msg_t **self_p)
     *self_p = NULL;
 }
 
-static char *dup_or_null(const char *text)
-{
-    return text ? sx_strdup(text) : NULL;
-}
-
 void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
                      const char *sql, int attempt, uint64_t token)
 {
     self->tasks = sx_realloc(self->tasks, self->task_count + 1, sizeof *self->tasks);
     self->tasks[self->task_count++] = (sx_msg_task_t){
-        sx_strdup(method), sx_strdup(task_id), dup_or_null(sql), attempt, token};
+        sx_strdup(method), sx_strdup(task_id), sx_strdup_or_null(sql), attempt, token};
 }
 
 void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size)

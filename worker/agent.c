@@ -150,11 +150,6 @@ static void job_destroy(job_t **job_p)
 
 /* ---- set-up ------------------------------------------------------------ */
 
-static char *dup_or_null(const char *text)
-{
-    return text ? sx_strdup(text) : NULL;
-}
-
 sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
 {
     if (!config->endpoint || !config->work_dir || !config->exec ||
@@ -187,8 +182,8 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
     snprintf(default_name, sizeof default_name, "%s-%ld", host, (long)getpid());
     self->name = sx_strdup(config->name ? config->name : default_name);
     self->work_dir = sx_strdup(config->work_dir);
-    self->cert_path = dup_or_null(config->cert_path);
-    self->server_cert_path = dup_or_null(config->server_cert_path);
+    self->cert_path = sx_strdup_or_null(config->cert_path);
+    self->server_cert_path = sx_strdup_or_null(config->server_cert_path);
     self->runtime = sx_strdup(config->runtime ? config->runtime : "unknown");
     sx_agent_config_t *c = &self->config;
     if (c->capacity <= 0)
@@ -472,7 +467,7 @@ static job_t *job_new(sx_agent_t *self, const sx_msg_task_t *task)
 {
     job_t *job = sx_alloc(1, sizeof *job);
     job->task = (sx_msg_task_t){sx_strdup(task->method), sx_strdup(task->task_id),
-                                dup_or_null(task->sql), task->attempt, task->token};
+                                sx_strdup_or_null(task->sql), task->attempt, task->token};
     snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
              task->method, task->task_id, task->attempt);
     return job;

@@ -24,8 +24,8 @@ typedef struct {
     size_t count;
 } edits_t;
 
-/* Keeps the edit; -1 when text is NULL (its open_memstream or asprintf ran
- * out of memory). */
+/* Keeps the edit; -1 when text is NULL (its open_memstream ran out of
+ * memory). */
 static int edits_add(edits_t *edits, size_t start, size_t length, char *text)
 {
     if (!text)
@@ -286,9 +286,7 @@ static int enforce_option(const sx_sqllex_t *lex, const options_t *options,
     }
     if (found)
         return 0;
-    char *pair = NULL;
-    if (asprintf(&pair, "%s'%s'='%s'", options->count ? ", " : "", key, value) < 0)
-        return -1;
+    char *pair = sx_format("%s'%s'='%s'", options->count ? ", " : "", key, value);
     return edits_add(edits, sx_sqllex_token(lex, options->close)->start, 0, pair);
 }
 

@@ -422,9 +422,7 @@ static int write_csv(const sx_materialize_t *self, FILE *out)
 
 int sx_materialize_write(const sx_materialize_t *self, const char *path, sx_error_t *err)
 {
-    char *temporary = NULL;
-    if (asprintf(&temporary, "%s.tmp", path) < 0)
-        return sx_error_set(err, "%s: out of memory", path);
+    char *temporary = sx_format("%s.tmp", path);
     FILE *out = fopen(temporary, "wb");
     int rc = out ? write_csv(self, out) : -1;
     if (out && (fflush(out) != 0 || fsync(fileno(out)) != 0))

@@ -4,6 +4,7 @@
 #include "worker/oracle.h"
 
 #include "common/files.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "worker/materialize.h"
 #include "worker/prepare.h"
@@ -66,13 +67,9 @@ char *sx_oracle_filesystem_ddl(const char *ddl, const char *path, sx_error_t *er
     } else {
         size_t head = sx_sqllex_token(lex, (size_t)open)->start;
         const char *tail = ddl + sx_sqllex_token(lex, (size_t)close)->start + 1;
-        if (asprintf(
-                &out,
-                "%.*s('connector'='filesystem','path'='file://%s','format'='json')%s",
-                (int)head, ddl, path, tail) < 0) {
-            out = NULL;
-            sx_error_set(err, "out of memory");
-        }
+        out = sx_format(
+            "%.*s('connector'='filesystem','path'='file://%s','format'='json')%s",
+            (int)head, ddl, path, tail);
     }
     sx_sqllex_destroy(&lex);
     return out;
@@ -85,18 +82,18 @@ static int write_rows(const char *task_id, const sx_source_t *source, const char
     sx_prepare_t *prepared = sx_prepare_new(task_id, source, err);
     if (!prepared)
         return -1;
-    char *text = NULL, *path = NULL;
+    char *text = NULL;
     size_t size = 0;
     FILE *stream = open_memstream(&text, &size);
     for (size_t i = 0; stream && i < sx_prepare_count(prepared); i++)
         fprintf(stream, "%s\n", sx_prepare_value(prepared, i));
     int rc = stream && fclose(stream) == 0 ? 0 : sx_error_set(err, "out of memory");
     sx_prepare_destroy(&prepared);
-    if (rc == 0 && asprintf(&path, "%s/rows.json", dir) < 0)
-        rc = sx_error_set(err, "out of memory");
-    if (rc == 0)
+    if (rc == 0) {
+        char *path = sx_format("%s/rows.json", dir);
         rc = sx_mkdirs(dir, err) == 0 ? sx_file_write_atomic(path, text, size, err) : -1;
-    free(path);
+        free(path);
+    }
     free(text);
     return rc;
 }
@@ -150,14 +147,12 @@ static int write_csv(const sx_task_t *task, const char *dir, const char *csv_pat
     for (struct dirent *entry; rc == 0 && folder && (entry = readdir(folder));) {
         if (entry->d_name[0] == '.' || entry->d_name[0] == '_')
             continue;
-        char *path = NULL;
+        char *path = sx_format("%s/%s", dir, entry->d_name);
         size_t size = 0, limit = 0; /* Flink's output files: a CSV's limit */
         char *text = NULL;
-        if (asprintf(&path, "%s/%s", dir, entry->d_name) < 0)
-            path = NULL;
-        else if (sx_file_limit(SX_FILE_CSV, &limit, err) == 0)
+        if (sx_file_limit(SX_FILE_CSV, &limit, err) == 0)
             text = sx_file_read(path, limit, &size, err); /* err names the file */
-        rc = text ? 0 : path ? -1 : sx_error_set(err, "out of memory");
+        rc = text ? 0 : -1;
         free(path);
         for (char *line = text, *end; rc == 0 && line && *line; line = end + 1) {
             end = strchr(line, '\n');

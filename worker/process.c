@@ -8,6 +8,7 @@
 #include "worker/runtime_int.h"
 
 #include "common/log.h"
+#include "common/mem.h"
 
 #include <czmq.h>
 #include <errno.h>
@@ -134,8 +135,8 @@ bool sx_pair_process_is(const sx_runtime_t *self, pid_t pid, const char *name)
     FILE *f = fopen(path, "r");
     if (!f)
         return false;
-    char *pair = sx_pair_format("-Dsx.pair=%s", self->pair_dir);
-    char *comp = sx_pair_format("-Dsx.component=%s", name);
+    char *pair = sx_format("-Dsx.pair=%s", self->pair_dir);
+    char *comp = sx_format("-Dsx.component=%s", name);
     bool pair_seen = false, comp_seen = false;
     char *arg = NULL;
     size_t cap = 0;

@@ -31,7 +31,7 @@ sx_resultcache_t *sx_resultcache_open(const char *dir, const char *runtime,
         return sx_error_set(err, "result cache: no folder or no executor description"),
                NULL;
     sx_resultcache_t *self = sx_alloc(1, sizeof *self);
-    self->dir = zsys_sprintf("%s/v1", dir);
+    self->dir = sx_format("%s/v1", dir);
     self->runtime = sx_strdup(runtime);
     if (sx_mkdirs(self->dir, err) != 0) {
         sx_error_prefix(err, "result cache");
@@ -45,7 +45,7 @@ void sx_resultcache_destroy(sx_resultcache_t **self_p)
     sx_resultcache_t *self = *self_p;
     if (!self)
         return;
-    zstr_free(&self->dir);
+    free(self->dir);
     free(self->runtime);
     free(self);
     *self_p = NULL;
@@ -161,7 +161,7 @@ int sx_resultcache_put(sx_resultcache_t *self, const char *key, const char *csv_
         return -1;
     char hash[41], path[PATH_MAX];
     sx_hash_bytes(csv, size, hash);
-    char *header = zsys_sprintf(ENTRY_MAGIC " %s %zu\n", hash, size);
+    char *header = sx_format(ENTRY_MAGIC " %s %zu\n", hash, size);
     size_t header_size = strlen(header);
     char *data = sx_alloc(header_size + size + 1, 1);
     memcpy(data, header, header_size);
@@ -174,7 +174,7 @@ int sx_resultcache_put(sx_resultcache_t *self, const char *key, const char *csv_
     if (rc != 0)
         sx_error_prefix(err, "result cache");
     free(data);
-    zstr_free(&header);
+    free(header);
     free(csv);
     return rc;
 }
@@ -271,9 +271,9 @@ void sx_resultcache_test(bool verbose)
     SX_CHECK(system(listing) == 0);
     char hash[41];
     sx_hash_bytes("a,b\n1,x\n", 8, hash);
-    char *want = zsys_sprintf("streamex-result-cache 1 %s 8\na,b\n1,x\n", hash);
+    char *want = sx_format("streamex-result-cache 1 %s 8\na,b\n1,x\n", hash);
     SX_CHECK(same_text(entry, want));
-    zstr_free(&want);
+    free(want);
     SX_CHECK(sx_resultcache_get(cache, key, copy, &err) == 1);
     SX_CHECK(same_text(copy, "a,b\n1,x\n"));
     /* An empty CSV (a relation with no header row written) is an entry too. */
@@ -290,12 +290,11 @@ void sx_resultcache_test(bool verbose)
         char *data = sx_file_read(entry, 1 << 20, &size, NULL);
         SX_CHECK(data);
         char *body = strchr(data, '\n') + 1;
-        char *bad = corrupt[i] == NULL ? zsys_sprintf("not a cache entry\n%s", body)
-                    : i == 3
-                        ? zsys_sprintf("%s", "")
-                        : zsys_sprintf("%.*s%s", (int)(body - data), data, corrupt[i]);
+        char *bad = corrupt[i] == NULL ? sx_format("not a cache entry\n%s", body)
+                    : i == 3           ? sx_format("%s", "")
+                             : sx_format("%.*s%s", (int)(body - data), data, corrupt[i]);
         write_file(entry, bad);
-        zstr_free(&bad);
+        free(bad);
         free(data);
         unlink(copy);
         SX_CHECK(sx_resultcache_get(cache, key, copy, &err) == 0);

@@ -44,14 +44,9 @@ sx_runtime_t *sx_runtime_new(const sx_runtime_config_t *config, sx_error_t *err)
 {
     if (sx_runtime_config_validate(config, err) != 0)
         return NULL;
-    char *runtime_dir = sx_install_runtime_dir(config->runtime_dir);
-    if (!runtime_dir) {
-        sx_error_set(err, "out of memory");
-        return NULL;
-    }
     sx_runtime_t *self = sx_new(sx_runtime_t);
     self->config = *config;
-    self->runtime_dir = runtime_dir;
+    self->runtime_dir = sx_install_runtime_dir(config->runtime_dir);
     self->external = config->kafka_bootstrap != NULL;
     int index = config->index;
     if (self->external) {
@@ -60,13 +55,13 @@ sx_runtime_t *sx_runtime_new(const sx_runtime_config_t *config, sx_error_t *err)
         self->rest_url = sx_strdup(config->flink_rest);
         self->pair_dir = sx_strdup("");
     } else {
-        self->pair_dir = sx_pair_format("%s/pairs/%d", self->runtime_dir, index);
+        self->pair_dir = sx_format("%s/pairs/%d", self->runtime_dir, index);
         self->bootstrap =
-            sx_pair_format("127.0.0.1:%d", sx_runtime_port(index, SX_PORT_KAFKA));
-        self->gateway_url = sx_pair_format("http://127.0.0.1:%d",
-                                           sx_runtime_port(index, SX_PORT_GATEWAY));
-        self->rest_url = sx_pair_format("http://127.0.0.1:%d",
-                                        sx_runtime_port(index, SX_PORT_FLINK_REST));
+            sx_format("127.0.0.1:%d", sx_runtime_port(index, SX_PORT_KAFKA));
+        self->gateway_url =
+            sx_format("http://127.0.0.1:%d", sx_runtime_port(index, SX_PORT_GATEWAY));
+        self->rest_url =
+            sx_format("http://127.0.0.1:%d", sx_runtime_port(index, SX_PORT_FLINK_REST));
     }
     self->config.runtime_dir = self->runtime_dir;
     self->config.kafka_bootstrap = self->external ? self->bootstrap : NULL;
@@ -613,8 +608,8 @@ static void test_cluster_id_and_log_tail(void)
  * pid file written as sx_pair_launch writes it. */
 static pid_t spawn_fake_component(sx_runtime_t *rt, component_t c)
 {
-    char *pair = sx_pair_format("-Dsx.pair=%s", rt->pair_dir);
-    char *comp = sx_pair_format("-Dsx.component=%s", sx_pair_names[c]);
+    char *pair = sx_format("-Dsx.pair=%s", rt->pair_dir);
+    char *comp = sx_format("-Dsx.component=%s", sx_pair_names[c]);
     pid_t pid = fork();
     SX_CHECK(pid >= 0);
     if (pid == 0) {

@@ -42,8 +42,6 @@ struct _sx_runtime_t {
 
 /* ---- pairconf.c --------------------------------------------------------- */
 
-/* printf into a new heap string; never NULL (common/mem.h's policy). */
-char *sx_pair_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A small file (a pid file, the install's notes, /proc); NULL when it
  * cannot be read. */
 char *sx_pair_read_text(const char *path);

@@ -109,12 +109,11 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     char *data = sx_file_read(gold, (size_t)1 << 30, &size, &err);
     if (data && strstr(request->sql, "/*sim:unstable*/")) {
         /* Another relation on every run: gold and one row of its own. */
-        char *more = zsys_sprintf("%.*s%s%d\n", (int)size, data,
-                                  size && data[size - 1] != '\n' ? "\n" : "", rand());
+        char *more = sx_format("%.*s%s%d\n", (int)size, data,
+                               size && data[size - 1] != '\n' ? "\n" : "", rand());
         free(data);
-        data = sx_strdup(more);
+        data = more;
         size = strlen(more);
-        zstr_free(&more);
     }
     bool wrote = data && sx_mkdirs_for(request->csv_path, &err) == 0 &&
                  sx_file_write_atomic(request->csv_path, data, size, &err) == 0;

@@ -199,11 +199,7 @@ static char *classify(const sx_sqllex_t *lex, span_t statement, const char *sink
     if (starts_query(lex, statement)) {
         char *query = statement_text(lex, statement);
         char *quoted = quote_identifier(sink);
-        char *insert = NULL;
-        if (asprintf(&insert, "INSERT INTO %s\n%s", quoted, query) < 0) {
-            insert = NULL;
-            sx_error_set(err, "out of memory while checking SQL");
-        }
+        char *insert = sx_format("INSERT INTO %s\n%s", quoted, query);
         free(query);
         free(quoted);
         return insert;
