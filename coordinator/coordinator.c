@@ -1140,10 +1140,19 @@ static void on_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
  * RECALL): exactly those it holds under the listed tokens, unspent, to the
  * front of the queue in their order, where dispatch hands them to an idle
  * worker first. Any other listed unit is logged and ignored, like a stale
- * RESULT. What the worker keeps (the unit it runs) stays held: the units of
- * a worker remain the ones it runs next, in order (drop_worker counts on it). */
+ * RESULT, and so is a RELEASE nobody asked for: units move only toward a
+ * worker that is idle, so no peer can keep one by giving it back and taking
+ * it again. What the worker keeps (the unit it runs) stays held: the units
+ * of a worker remain the ones it runs next, in order (drop_worker counts on
+ * it). */
 static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
 {
+    if (!w->recalled) {
+        sx_log(dropped_level(w),
+               "worker %s: RELEASE of %zu task(s) without a RECALL: ignored", w->name,
+               msg->task_count);
+        return;
+    }
     w->recalled = false;
     unit_t **units = sx_alloc(msg->task_count + 1, sizeof *units);
     size_t count = 0;
