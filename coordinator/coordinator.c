@@ -4,13 +4,20 @@
  * of units held by one worker; `worker_t` is one connected worker (one
  * routing id) with its credit and heartbeat deadline. The loop polls the
  * socket, applies each message, expires silent workers and overdue attempts,
- * and dispatches queued units to workers with free credit.
+ * and dispatches queued units to workers with free credit, idle ones first.
+ * When the queue is empty and a worker holds nothing, a worker holding units
+ * it has not started is sent a RECALL; its RELEASE gives them back unspent
+ * (a worker holds shards of several units but runs one unit at a time, so
+ * without this the last units of a run wait behind one slow task while
+ * another worker idles).
  *
  * Safety does not depend on timing: a unit is in exactly one state (queued,
  * held by one shard of one worker under one attempt token, or settled), and
  * every change goes through enqueue / end_attempt / settle. A RESULT counts
  * only when it answers the current token of a unit its sender holds; any
- * other RESULT is logged and dropped without touching state. */
+ * other RESULT is logged and dropped without touching state. A RELEASE takes
+ * back only units its sender holds under the tokens it names; the units a
+ * worker keeps are still the ones it runs next, in order. */
 #include "coordinator/coordinator.h"
 
 #include "common/csv.h"
@@ -77,7 +84,9 @@ struct _worker_t {
     int64_t last_sent;
     int64_t pending_ms; /* timeouts of the units it holds, summed */
     size_t done;
-    size_t dropped; /* results that answered no current attempt of its units */
+    size_t dropped; /* results (and released tasks) that answered no current
+                       attempt of its units */
+    bool recalled;  /* a RECALL is out, its RELEASE not in yet */
 };
 
 typedef struct {
@@ -900,7 +909,8 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
             units[n++] = unit;
     /* Back to the front of the queue last to first, so they keep their order. */
     if (w->dropped > 1)
-        sx_info("worker %s: %zu of its results answered no current attempt: dropped",
+        sx_info("worker %s: %zu of its results or released tasks answered no current "
+                "attempt: dropped",
                 w->name, w->dropped);
     for (size_t i = count; i-- > 0;) {
         bool spent = lost && i == 0;
@@ -991,11 +1001,16 @@ static void dispatch(sx_coordinator_t *self)
 {
     if (zlist_size(self->queue) == 0)
         return;
-    /* A list, not the table: take_units walks the table. */
+    /* A list, not the table: take_units walks the table. Idle workers come
+     * first, so the units a busy one gave back (RELEASE) go to one that has
+     * nothing to run rather than back behind the busy one's running task. */
     zlist_t *workers = zlist_new();
-    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
-        if ((int)zlist_size(w->shards) < w->capacity)
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        if (zlist_size(w->shards) == 0)
+            zlist_push(workers, w);
+        else if ((int)zlist_size(w->shards) < w->capacity)
             zlist_append(workers, w);
+    }
     for (worker_t *w = zlist_first(workers); w; w = zlist_next(workers)) {
         while (zlist_size(self->queue) > 0 && (int)zlist_size(w->shards) < w->capacity) {
             zlist_t *units = take_units(self, w);
@@ -1055,6 +1070,27 @@ static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result
     sx_msg_destroy(&ack);
 }
 
+/* Why a message of w about a unit under `token` (a RESULT, a RELEASE) must
+ * not touch it, or NULL when it answers the current attempt of a unit w
+ * holds. */
+static const char *why_not_held(const unit_t *unit, const worker_t *w, uint64_t token)
+{
+    return !unit                         ? "not a task of this run"
+           : unit->state == UNIT_SETTLED ? "already settled"
+           : unit->state != UNIT_HELD    ? "not dispatched now"
+           : unit->shard->worker != w    ? "held by another worker"
+           : unit->token != token        ? "not its current attempt"
+                                         : NULL;
+}
+
+/* How loud to say that a message of w about a unit was dropped: once per
+ * connection, then at debug level, so a flood of forged messages cannot
+ * flood the log; the count comes when it leaves. */
+static sx_log_level_t dropped_level(worker_t *w)
+{
+    return w->dropped++ == 0 ? SX_LOG_INFO : SX_LOG_DEBUG;
+}
+
 /* Applies a result that answers the current attempt of a unit the sender
  * holds; anything else is logged and dropped without touching any state.
  * Returns -1 only when it cannot be made durable. */
@@ -1063,17 +1099,10 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
 {
     unit_t *unit = find_unit(self, msg->method, msg->result.task_id);
     const sx_result_t *r = &msg->result;
-    const char *why = !unit                         ? "not a task of this run"
-                      : unit->state == UNIT_SETTLED ? "already settled"
-                      : unit->state != UNIT_HELD    ? "not dispatched now"
-                      : unit->shard->worker != w    ? "held by another worker"
-                      : unit->token != msg->token   ? "not its current attempt"
-                                                    : NULL;
+    const char *why = why_not_held(unit, w, msg->token);
     if (why) {
-        /* Logged once per connection (then at debug level), so a flood of
-         * forged results cannot flood the log; the count comes when it leaves. */
-        sx_log_level_t level = w->dropped++ == 0 ? SX_LOG_INFO : SX_LOG_DEBUG;
-        sx_log(level, "worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
+        sx_log(dropped_level(w),
+               "worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
                sx_status_name(r->status), msg->method, r->task_id,
                (unsigned long long)msg->token, why);
         return 0;
@@ -1105,6 +1134,46 @@ static void on_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
     }
     /* Dropped results are acknowledged too, so a worker's spool empties. */
     send_ack(self, w, msg);
+}
+
+/* Takes back the units a worker gave up unstarted (its RELEASE answers our
+ * RECALL): exactly those it holds under the listed tokens, unspent, to the
+ * front of the queue in their order, where dispatch hands them to an idle
+ * worker first. Any other listed unit is logged and ignored, like a stale
+ * RESULT, and so is a RELEASE nobody asked for: units move only toward a
+ * worker that is idle, so no peer can keep one by giving it back and taking
+ * it again. What the worker keeps (the unit it runs) stays held: the units
+ * of a worker remain the ones it runs next, in order (drop_worker counts on
+ * it). */
+static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
+{
+    if (!w->recalled) {
+        sx_log(dropped_level(w),
+               "worker %s: RELEASE of %zu task(s) without a RECALL: ignored", w->name,
+               msg->task_count);
+        return;
+    }
+    w->recalled = false;
+    unit_t **units = sx_alloc(msg->task_count + 1, sizeof *units);
+    size_t count = 0;
+    for (size_t i = 0; i < msg->task_count; i++) {
+        const sx_msg_task_t *task = &msg->tasks[i];
+        unit_t *unit = find_unit(self, task->method, task->task_id);
+        const char *why = why_not_held(unit, w, task->token);
+        for (size_t j = 0; j < count && !why; j++)
+            why = units[j] == unit ? "listed twice" : NULL;
+        if (why)
+            sx_log(dropped_level(w),
+                   "worker %s: released %s/%s (token %llu): %s: ignored", w->name,
+                   task->method, task->task_id, (unsigned long long)task->token, why);
+        else
+            units[count++] = unit;
+    }
+    /* Back to the front of the queue last to first, so they keep their order. */
+    for (size_t i = count; i-- > 0;)
+        end_attempt(self, units[i], w->name, "given back unstarted", false, NULL);
+    free(units);
+    sx_info("worker %s gave back %zu task(s) it had not started", w->name, count);
 }
 
 /* Whether a bench file (by hash) is one that a shard the worker holds needs. */
@@ -1169,6 +1238,8 @@ static void on_message(sx_coordinator_t *self)
         w->expires_at = zclock_mono() + self->config.dead_after_ms;
         if (msg->type == SX_MSG_RESULT)
             on_result(self, w, msg);
+        else if (msg->type == SX_MSG_RELEASE)
+            on_release(self, w, msg);
         else if (msg->type == SX_MSG_FILE_REQUEST)
             on_file_request(self, w, msg);
         else if (msg->type == SX_MSG_GOODBYE) {
@@ -1180,6 +1251,57 @@ static void on_message(sx_coordinator_t *self)
     sx_msg_destroy(&msg);
     zstr_free(&key);
     zframe_destroy(&routing_id);
+}
+
+/* ---- rebalancing ------------------------------------------------------- */
+
+/* Whether w holds a unit it may not have started yet that `idle` would take:
+ * a worker runs what it holds in order, one unit at a time, so each unit
+ * after its first may still be waiting. */
+static bool holds_unstarted_for(const worker_t *w, const worker_t *idle)
+{
+    bool first = true;
+    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
+        for (unit_t *unit = zlist_first(shard->units); unit;
+             unit = zlist_next(shard->units)) {
+            if (!first && !shuns(unit, idle))
+                return true;
+            first = false;
+        }
+    return false;
+}
+
+/* No task waits behind another while a worker has nothing to run: once the
+ * queue is empty and some worker holds nothing, each worker holding units
+ * such a one would take is sent a RECALL (at most one outstanding per
+ * worker); its RELEASE puts the units it has not started back in the queue.
+ * A worker that never answers keeps its units until its heartbeat or their
+ * deadlines give them up, as before. */
+static void recall_for_idle(sx_coordinator_t *self)
+{
+    if (zlist_size(self->queue) > 0)
+        return;
+    zlist_t *idle = zlist_new();
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        if (zlist_size(w->shards) == 0)
+            zlist_append(idle, w);
+    for (worker_t *w = zlist_size(idle) ? zhashx_first(self->workers) : NULL; w;
+         w = zhashx_next(self->workers)) {
+        if (w->recalled)
+            continue;
+        worker_t *v = zlist_first(idle);
+        while (v && !holds_unstarted_for(w, v))
+            v = zlist_next(idle);
+        if (!v)
+            continue;
+        sx_debug("worker %s is idle: recalling the tasks worker %s has not started",
+                 v->name, w->name);
+        sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
+        send_to(self, w, recall);
+        sx_msg_destroy(&recall);
+        w->recalled = true;
+    }
+    zlist_destroy(&idle);
 }
 
 /* ---- the loop ---------------------------------------------------------- */
@@ -1449,6 +1571,7 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
             break;
         }
         dispatch(self);
+        recall_for_idle(self);
         void *which = zpoller_wait(poller, self->config.heartbeat_ms / 2);
         if (which == stop && stop)
             break;

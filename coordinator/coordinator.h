@@ -17,7 +17,12 @@
  * final. Attempts are spent by what a task did (infra_error, its worker lost
  * while running it, its deadline missed), never by a repeated HELLO or a
  * reconnect (the units such a session lets go do not go back to it while
- * another worker is connected). A RESULT is applied only when it answers the current
+ * another worker is connected). A worker's unstarted units go to an idle
+ * worker: once the queue is empty and a worker holds nothing, the coordinator
+ * sends a RECALL to each worker holding units the idle one would take, and
+ * requeues, without spending an attempt, the units the RELEASE answer lists
+ * that the worker still holds under those tokens (at most one RECALL
+ * outstanding per worker). A RESULT is applied only when it answers the current
  * token of a unit its sender holds; any other is logged, acknowledged and dropped. Bench
  * files are served only to a worker holding a shard that needs them.
  *

@@ -22,13 +22,14 @@
 #define MAX_ATTEMPT 1000
 
 static const char *s_type_names[] = {
-    "?",   "HELLO",   "ASSIGN",       "RESULT", "HEARTBEAT",
-    "ACK", "GOODBYE", "FILE_REQUEST", "FILE",
+    "?",       "HELLO",        "ASSIGN", "RESULT", "HEARTBEAT", "ACK",
+    "GOODBYE", "FILE_REQUEST", "FILE",   "RECALL", "RELEASE",
 };
 
 const char *sx_msg_type_name(sx_msg_type_t type)
 {
-    return type >= SX_MSG_HELLO && type <= SX_MSG_FILE ? s_type_names[type] : "unknown";
+    return type >= SX_MSG_HELLO && type <= SX_MSG_RELEASE ? s_type_names[type]
+                                                          : "unknown";
 }
 
 sx_msg_t *sx_msg_new(sx_msg_type_t type)
@@ -100,13 +101,14 @@ void sx_msg_set_data(sx_msg_t *self, const void *data, size_t size)
 bool sx_msg_from_worker(sx_msg_type_t type)
 {
     return type == SX_MSG_HELLO || type == SX_MSG_RESULT || type == SX_MSG_HEARTBEAT ||
-           type == SX_MSG_GOODBYE || type == SX_MSG_FILE_REQUEST;
+           type == SX_MSG_GOODBYE || type == SX_MSG_FILE_REQUEST ||
+           type == SX_MSG_RELEASE;
 }
 
 bool sx_msg_from_coordinator(sx_msg_type_t type)
 {
     return type == SX_MSG_ASSIGN || type == SX_MSG_ACK || type == SX_MSG_HEARTBEAT ||
-           type == SX_MSG_GOODBYE || type == SX_MSG_FILE;
+           type == SX_MSG_GOODBYE || type == SX_MSG_FILE || type == SX_MSG_RECALL;
 }
 
 bool sx_proto_safe_path(const char *path)
@@ -202,6 +204,10 @@ static int field_count(sx_msg_type_t type)
         return 1;
     case SX_MSG_FILE:
         return 2;
+    case SX_MSG_RECALL:
+        return 0;
+    case SX_MSG_RELEASE:
+        return 1;
     }
     return -1;
 }
@@ -227,6 +233,12 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
             if (!sx_proto_safe_path(m->files[i].path) || !is_hash(m->files[i].hash))
                 return sx_error_set(err, "ASSIGN: bad file '%s'", m->files[i].path);
         break;
+    case SX_MSG_RELEASE:
+        for (size_t i = 0; i < m->task_count; i++)
+            if (!sx_name_is_safe(m->tasks[i].method) ||
+                !sx_name_is_safe(m->tasks[i].task_id))
+                return sx_error_set(err, "RELEASE: bad task %zu", i);
+        break;
     case SX_MSG_RESULT:
     case SX_MSG_ACK:
         if (!sx_name_is_safe(m->method) || !sx_name_is_safe(m->result.task_id))
@@ -240,6 +252,7 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
         break;
     case SX_MSG_HEARTBEAT:
     case SX_MSG_GOODBYE:
+    case SX_MSG_RECALL:
         break;
     default:
         return sx_error_set(err, "cannot encode message of unknown type %d",
@@ -315,7 +328,17 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_str(pk, m->hash);
         pack_bin(pk, m->data ? m->data : "", m->size);
         break;
+    case SX_MSG_RELEASE:
+        msgpack_pack_array(pk, m->task_count);
+        for (size_t i = 0; i < m->task_count; i++) {
+            msgpack_pack_array(pk, 3);
+            pack_str(pk, m->tasks[i].method);
+            pack_str(pk, m->tasks[i].task_id);
+            msgpack_pack_uint64(pk, m->tasks[i].token);
+        }
+        break;
     case SX_MSG_HEARTBEAT:
+    case SX_MSG_RECALL:
         break;
     }
 }
@@ -501,6 +524,31 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     return 0;
 }
 
+/* RELEASE: [[method, task_id, token], ...], the tasks given back. */
+static int decode_release(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
+{
+    if (get_array(&f[0], "tasks", UINT32_MAX, err) != 0)
+        return -1;
+    for (uint32_t i = 0; i < f[0].via.array.size; i++) {
+        const msgpack_object *t = &f[0].via.array.ptr[i];
+        char *method = NULL, *task_id = NULL;
+        uint64_t token = 0;
+        int rc = get_array(t, "task", 3, err) == 0 &&
+                         get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
+                         get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
+                         get_u64(&t->via.array.ptr[2], "token", &token, err) == 0
+                     ? 0
+                     : -1;
+        if (rc == 0)
+            sx_msg_add_task(m, method, task_id, NULL, 0, token);
+        free(method);
+        free(task_id);
+        if (rc != 0)
+            return sx_error_prefix(err, "task %u", i), -1;
+    }
+    return 0;
+}
+
 static int decode_timings(const msgpack_object *o, sx_timings_t *t, sx_error_t *err)
 {
     if (get_array(o, "timings", SX_STEP_COUNT, err) != 0)
@@ -578,7 +626,10 @@ static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
         return get_hash(&f[0], &m->hash, err) != 0
                    ? -1
                    : get_bin(&f[1], "data", false, m, err);
+    case SX_MSG_RELEASE:
+        return decode_release(f, m, err);
     case SX_MSG_HEARTBEAT:
+    case SX_MSG_RECALL:
         return 0;
     }
     return sx_error_set(err, "unknown message type");
@@ -602,7 +653,7 @@ static sx_msg_t *decode_object(const msgpack_object *root, sx_error_t *err)
     if (get_int(&items[2], "type", 0, INT32_MAX, &type, err) != 0)
         return NULL;
     int want = field_count((sx_msg_type_t)type);
-    if (type < SX_MSG_HELLO || type > SX_MSG_FILE || want < 0)
+    if (type < SX_MSG_HELLO || type > SX_MSG_RELEASE || want < 0)
         return sx_error_set(err, "unknown message type %lld", (long long)type), NULL;
     if (root->via.array.size != 3u + (uint32_t)want)
         return sx_error_set(err, "%s has %u fields, expected %d",
@@ -1077,6 +1128,113 @@ static void test_malformed(void)
     }
 }
 
+/* A RELEASE of one task packed as a peer could: `items` values per task
+ * ("method", "task_id", then a token that is `token` when >= 0, else a
+ * string), under protocol `version`. */
+static char *forge_release(size_t *size, int version, const char *task_id, int items,
+                           int64_t token)
+{
+    msgpack_sbuffer buffer;
+    msgpack_sbuffer_init(&buffer);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
+    msgpack_pack_array(&pk, 4);
+    pack_str(&pk, MAGIC);
+    msgpack_pack_int(&pk, version);
+    msgpack_pack_int(&pk, SX_MSG_RELEASE);
+    msgpack_pack_array(&pk, 1);
+    msgpack_pack_array(&pk, (size_t)items);
+    pack_str(&pk, "m1");
+    if (items > 1)
+        pack_str(&pk, task_id);
+    if (items > 2 && token >= 0)
+        msgpack_pack_int64(&pk, token);
+    else if (items > 2)
+        pack_str(&pk, "7");
+    for (int i = 3; i < items; i++)
+        msgpack_pack_int(&pk, 7);
+    *size = buffer.size;
+    char *data = msgpack_sbuffer_release(&buffer);
+    msgpack_sbuffer_destroy(&buffer);
+    return data;
+}
+
+/* RECALL travels coordinator -> worker with no field; RELEASE worker ->
+ * coordinator with (method, task_id, token) of each task given back, none
+ * being a valid answer. Anything else, or an older protocol's, is refused. */
+static void test_recall_release(void)
+{
+    SX_CHECK(sx_msg_from_coordinator(SX_MSG_RECALL) &&
+             !sx_msg_from_worker(SX_MSG_RECALL));
+    SX_CHECK(sx_msg_from_worker(SX_MSG_RELEASE) &&
+             !sx_msg_from_coordinator(SX_MSG_RELEASE));
+    SX_CHECK(strcmp(sx_msg_type_name(SX_MSG_RELEASE), "RELEASE") == 0);
+    sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
+    sx_msg_t *back = roundtrip(recall);
+    SX_CHECK(back->task_count == 0);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&recall);
+
+    sx_msg_t *release = sx_msg_new(SX_MSG_RELEASE);
+    back = roundtrip(release);
+    SX_CHECK(back->task_count == 0);
+    sx_msg_destroy(&back);
+    sx_msg_add_task(release, "m1", "t0002", NULL, 0, 7);
+    sx_msg_add_task(release, "m2", "t0003", NULL, 0, UINT64_MAX);
+    back = roundtrip(release);
+    SX_CHECK(back->task_count == 2 && back->tasks[0].token == 7 &&
+             back->tasks[1].token == UINT64_MAX);
+    SX_CHECK(strcmp(back->tasks[0].method, "m1") == 0 &&
+             strcmp(back->tasks[1].task_id, "t0003") == 0 && !back->tasks[1].sql);
+    sx_msg_destroy(&back);
+    free(release->tasks[1].task_id);
+    release->tasks[1].task_id = sx_strdup("../t0003");
+    size_t size = 0;
+    sx_error_t err;
+    SX_CHECK(sx_msg_encode(release, &size, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "RELEASE: bad task 1") == 0);
+    sx_msg_destroy(&release);
+
+    char *data = forge_release(&size, SX_PROTO_VERSION, "t0001", 3, 7);
+    back = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, &err);
+    SX_CHECK(back && back->task_count == 1 && back->tasks[0].token == 7);
+    sx_msg_destroy(&back);
+    free(data);
+    static const struct {
+        int version;
+        const char *task_id;
+        int items;
+        int64_t token;
+        const char *needle;
+    } bad[] = {
+        {3, "t0001", 3, 7, "protocol version 3,"},
+        {SX_PROTO_VERSION, "../t0001", 3, 7,
+         "RELEASE: task 0: field 'task_id' is not a safe name"},
+        {SX_PROTO_VERSION, "t0001", 2, 7,
+         "RELEASE: task 0: field 'task' has 2 items, expected 3"},
+        {SX_PROTO_VERSION, "t0001", 4, 7,
+         "RELEASE: task 0: field 'task' has 4 items, expected 3"},
+        {SX_PROTO_VERSION, "t0001", 3, -1,
+         "RELEASE: task 0: field 'token' is not a non-negative integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        data = forge_release(&size, bad[i].version, bad[i].task_id, bad[i].items,
+                             bad[i].token);
+        expect_rejected(data, size, SX_PROTO_MAX_BYTES, bad[i].needle);
+        free(data);
+    }
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_RECALL, 1);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "RECALL has 1 fields, expected 0");
+    free(data);
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_RELEASE, 1);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES,
+                    "RELEASE: field 'tasks' is not an array");
+    free(data);
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_RELEASE + 1, 0);
+    expect_rejected(data, size, SX_PROTO_MAX_BYTES, "unknown message type");
+    free(data);
+}
+
 /* A RESULT packed field by field, so that attempts, status, seconds and
  * strict can hold what the encoder never writes; `broken` names one more
  * field to pack wrongly (NULL: none). */
@@ -1263,5 +1421,6 @@ void sx_proto_test(bool verbose)
     test_malformed();
     test_result_fields();
     test_names_and_hashes();
+    test_recall_release();
     test_sockets();
 }

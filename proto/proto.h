@@ -7,8 +7,9 @@
  * wrong, never a crash. Which messages a peer may send in which state is the
  * peers' business (sx_msg_from_worker / sx_msg_from_coordinator help).
  *
- *   worker -> coordinator: HELLO, RESULT, HEARTBEAT, GOODBYE, FILE_REQUEST
- *   coordinator -> worker: ASSIGN, ACK, HEARTBEAT, GOODBYE, FILE */
+ *   worker -> coordinator: HELLO, RESULT, HEARTBEAT, GOODBYE, FILE_REQUEST,
+ *                          RELEASE
+ *   coordinator -> worker: ASSIGN, ACK, HEARTBEAT, GOODBYE, FILE, RECALL */
 #ifndef SX_PROTO_H
 #define SX_PROTO_H
 
@@ -24,8 +25,9 @@
 
 /* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. 3: RESULT says whether
  * the worker's result cache served the final CSV, ASSIGN whether it may;
- * HELLO says what the worker runs on. */
-#define SX_PROTO_VERSION 3
+ * HELLO says what the worker runs on. 4: RECALL and RELEASE, so the tasks a
+ * busy worker has not started can go to an idle one. */
+#define SX_PROTO_VERSION 4
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
 
@@ -38,6 +40,8 @@ typedef enum {
     SX_MSG_GOODBYE,   /* either way; `final` = the run is over, do not reconnect */
     SX_MSG_FILE_REQUEST, /* worker asks for a bench file by content hash */
     SX_MSG_FILE,         /* the file's bytes */
+    SX_MSG_RECALL,       /* coordinator asks for the tasks the worker has not started */
+    SX_MSG_RELEASE,      /* worker gives them up: (method, task_id, token) of each */
 } sx_msg_type_t;
 
 /* One task of a shard. sql NULL = missing prediction. */
@@ -65,7 +69,7 @@ typedef struct {
     char *runtime;        /* HELLO: what the worker executes on (printable text) */
     uint64_t shard_id;    /* ASSIGN */
     uint64_t token;       /* RESULT, ACK: the attempt token of the ASSIGN task */
-    sx_msg_task_t *tasks; /* ASSIGN */
+    sx_msg_task_t *tasks; /* ASSIGN; RELEASE (method, task_id and token only) */
     size_t task_count;
     sx_msg_file_t *files; /* ASSIGN */
     size_t file_count;

@@ -6,7 +6,8 @@
  * files are fetched by hash once and verified, a result is spooled until
  * acknowledged and re-sent after the coordinator vanishes and comes back,
  * garbage is ignored, a cache that cannot take a file turns the task into
- * infra_error, and a final goodbye ends the agent. */
+ * infra_error, a final goodbye ends the agent, and a RECALL gives back
+ * exactly the tasks not started. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
@@ -153,6 +154,106 @@ static void exec_losing_csv(void *ctx, const sx_exec_request_t *request,
     sx_simexec_run(ctx, request, result, timings);
     if (request->attempt == 3 && result->csv)
         SX_CHECK(unlink(result->csv) == 0);
+}
+
+/* A shard of task t001 under each of `count` methods and tokens (the first
+ * with first_sql), shipping the files `like` ships. */
+static sx_msg_t *shard_of(const sx_msg_t *like, uint64_t id, const char *first_sql,
+                          const char *const *methods, const uint64_t *tokens,
+                          size_t count)
+{
+    sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
+    assign->shard_id = id;
+    for (size_t i = 0; i < count; i++)
+        sx_msg_add_task(assign, methods[i], "t001", i == 0 ? first_sql : "SELECT 1", 1,
+                        tokens[i]);
+    for (size_t i = 0; i < like->file_count; i++)
+        sx_msg_add_file(assign, like->files[i].path, like->files[i].hash,
+                        like->files[i].size);
+    return assign;
+}
+
+/* RECALL while the first task of two shards runs: the agent gives back
+ * (RELEASE) exactly the three tasks it has not started, under their tokens,
+ * and forgets them; the running one finishes and is reported; a second
+ * RECALL finds nothing left to give back. */
+static void test_recall_releases_unstarted(const char *bench)
+{
+    char *endpoint = zsys_sprintf("ipc://%s/recall.sock", bench);
+    zsock_t *router = zsock_new_router(endpoint);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-recall", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=20", NULL);
+    sx_agent_config_t config = {.endpoint = endpoint,
+                                .name = "w2",
+                                .runtime = "agent test runtime",
+                                .capacity = 2,
+                                .work_dir = work,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .heartbeat_ms = BEAT_MS,
+                                .dead_after_ms = DEAD_MS};
+    run_t run = {sx_agent_new(&config, NULL), -1};
+    SX_CHECK(run.agent);
+    zactor_t *actor = zactor_new(agent_actor, &run);
+    zframe_t *who = NULL;
+    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello);
+    sx_msg_destroy(&hello);
+    /* Its files first, so that the shards below start at once. */
+    sx_msg_t *warm = make_assign(bench, "t001", 1);
+    sx_msg_send(warm, router, who, NULL);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(router, bench, warm, &who, &requests);
+    SX_CHECK(result && requests == 2);
+    sx_msg_destroy(&result);
+
+    const char *methods[] = {"m1", "m2", "m3", "m4"};
+    const uint64_t tokens[] = {11, 12, 13, 14};
+    sx_msg_t *shards[2] = {shard_of(warm, 2, "SELECT 1 /*sim:slow*/", methods, tokens, 2),
+                           shard_of(warm, 3, "SELECT 1", methods + 2, tokens + 2, 2)};
+    for (int i = 0; i < 2; i++)
+        SX_CHECK(sx_msg_send(shards[i], router, who, NULL) == 0);
+    sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
+    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
+    sx_msg_t *release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(release && release->task_count == 3);
+    for (size_t i = 0; i < 3; i++)
+        SX_CHECK(strcmp(release->tasks[i].method, methods[i + 1]) == 0 &&
+                 strcmp(release->tasks[i].task_id, "t001") == 0 &&
+                 release->tasks[i].token == tokens[i + 1]);
+    sx_msg_destroy(&release);
+    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    SX_CHECK(result && strcmp(result->method, "m1") == 0 && result->token == 11 &&
+             result->result.status == SX_STATUS_MATCH);
+    sx_msg_destroy(&result);
+    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
+    release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(release && release->task_count == 0);
+    sx_msg_destroy(&release);
+    SX_CHECK(expect(router, SX_MSG_RESULT, &who, 300) == NULL);
+
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = sx_strdup("run complete");
+    bye->final = true;
+    sx_msg_send(bye, router, who, NULL);
+    sx_msg_destroy(&bye);
+    zpoller_t *poller = zpoller_new(actor, NULL);
+    SX_CHECK(zpoller_wait(poller, 3000) == actor);
+    zpoller_destroy(&poller);
+    char *done = zstr_recv(actor);
+    zstr_free(&done);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 2);
+    zactor_destroy(&actor);
+    sx_agent_destroy(&run.agent);
+    sx_simexec_destroy(&sim);
+    sx_msg_destroy(&recall);
+    for (int i = 0; i < 2; i++)
+        sx_msg_destroy(&shards[i]);
+    sx_msg_destroy(&warm);
+    zframe_destroy(&who);
+    zsock_destroy(&router);
+    zstr_free(&endpoint);
 }
 
 int main(void)
@@ -323,6 +424,7 @@ int main(void)
     zframe_destroy(&who);
     zstr_free(&endpoint);
     zsock_destroy(&router);
+    test_recall_releases_unstarted(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");

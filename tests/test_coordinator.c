@@ -1073,6 +1073,114 @@ static void test_broken_workers_do_not_take_a_unit_back(void)
     harness_destroy(&h);
 }
 
+/* A RELEASE from w listing `count` tasks (method m1) under their tokens. */
+static void fake_release(fake_t *f, const sx_msg_task_t *const *tasks, size_t count)
+{
+    sx_msg_t *release = sx_msg_new(SX_MSG_RELEASE);
+    for (size_t i = 0; i < count; i++)
+        sx_msg_add_task(release, tasks[i]->method, tasks[i]->task_id, NULL, 0,
+                        tasks[i]->token);
+    SX_CHECK(sx_msg_send(release, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&release);
+}
+
+/* The issue's demo: a worker stuck on a slow first task holds the rest of
+ * its shards while another has nothing to run. Once one is idle (and the
+ * queue empty, not before), the busy ones are recalled; the units the slow
+ * one gives back go to the idle worker unspent, under new tokens, and its
+ * late RESULT under an old token is dropped. A RELEASE nobody asked for,
+ * and in an answer the entries naming a wrong token, a unit outside the run,
+ * a unit of another worker or one already listed, change nothing. */
+static void test_idle_worker_gets_unstarted_units(void)
+{
+    harness_t *h = harness_new(9, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 3;
+    harness_start(h, &c);
+    fake_t *slow = fake_new(h->endpoint, "slow", 2);
+    sx_msg_t *first = fake_expect(slow, SX_MSG_ASSIGN, WAIT_MS);
+    sx_msg_t *second = fake_expect(slow, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && first->task_count == 3 && second && second->task_count == 3);
+    fake_t *other = fake_new(h->endpoint, "other", 1);
+    sx_msg_t *own = fake_expect(other, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(own && own->task_count == 3);
+    SX_CHECK(fake_expect(slow, SX_MSG_RECALL, 300) == NULL); /* nobody idle yet */
+    /* Unasked, even with the right tokens: ignored. The coordinator reads a
+     * worker's messages in order: once the file comes, it was applied. */
+    const sx_msg_task_t *unasked[] = {&first->tasks[1], &first->tasks[2]};
+    fake_release(slow, unasked, 2);
+    SX_CHECK(fake_fetch(slow, gold_hash(first), WAIT_MS));
+
+    /* quick joins idle: the busy ones are recalled, once each. */
+    fake_t *quick = fake_new(h->endpoint, "quick", 2);
+    sx_msg_t *recall = fake_expect(slow, SX_MSG_RECALL, WAIT_MS);
+    SX_CHECK(recall);
+    sx_msg_destroy(&recall);
+    recall = fake_expect(other, SX_MSG_RECALL, WAIT_MS); /* other never answers */
+    SX_CHECK(recall);
+    SX_CHECK(fake_expect(slow, SX_MSG_RECALL, 300) == NULL);
+    sx_msg_task_t wrong_token = first->tasks[1];
+    wrong_token.token++;
+    sx_msg_task_t unknown = {"m1", "t999", NULL, 1, first->tasks[2].token};
+    const sx_msg_task_t *answer[] = {
+        &wrong_token,      &unknown,          &own->tasks[1],    &first->tasks[2],
+        &second->tasks[0], &second->tasks[1], &second->tasks[2], &first->tasks[2]};
+    fake_release(slow, answer, 8);
+    const sx_msg_task_t *const *released = answer + 3; /* these four, in order */
+    sx_msg_t *taken[2] = {fake_expect(quick, SX_MSG_ASSIGN, WAIT_MS),
+                          fake_expect(quick, SX_MSG_ASSIGN, WAIT_MS)};
+    SX_CHECK(taken[0] && taken[1] && taken[0]->task_count == 3 &&
+             taken[1]->task_count == 1);
+    for (size_t i = 0; i < 4; i++) {
+        const sx_msg_task_t *task = &taken[i / 3]->tasks[i % 3];
+        SX_CHECK(strcmp(task->task_id, released[i]->task_id) == 0);
+        SX_CHECK(task->attempt == 1 && task->token != released[i]->token);
+    }
+    SX_CHECK(fake_expect(slow, SX_MSG_ASSIGN, 300) == NULL);
+
+    /* slow reports a unit it gave back, under the old token: dropped. */
+    fake_result(slow, &first->tasks[2], SX_STATUS_MATCH);
+    sx_msg_t *ack = fake_expect(slow, SX_MSG_ACK, WAIT_MS);
+    SX_CHECK(ack && ack->token == first->tasks[2].token);
+    sx_msg_destroy(&ack);
+    fake_result(slow, &first->tasks[0], SX_STATUS_MATCH);
+    fake_result(slow, &first->tasks[1], SX_STATUS_MATCH); /* still its own */
+    fake_answer(other, own, SX_STATUS_MATCH);
+    for (int i = 0; i < 2; i++)
+        fake_answer(quick, taken[i], SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 9);
+    sx_result_t r;
+    for (size_t i = 0; i < 2; i++) {
+        SX_CHECK(read_result(h, "m1", first->tasks[i].task_id, &r));
+        SX_CHECK(r.status == SX_STATUS_MATCH && strcmp(r.worker, "slow") == 0);
+        sx_result_clear(&r);
+    }
+    SX_CHECK(read_result(h, "m1", own->tasks[1].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 1 &&
+             strcmp(r.worker, "other") == 0);
+    sx_result_clear(&r);
+    for (size_t i = 0; i < 4; i++) {
+        SX_CHECK(read_result(h, "m1", released[i]->task_id, &r));
+        SX_CHECK(r.status == SX_STATUS_MISMATCH && r.attempts == 1 &&
+                 strcmp(r.worker, "quick") == 0);
+        sx_result_clear(&r);
+    }
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    sx_msg_destroy(&own);
+    sx_msg_destroy(&recall);
+    for (int i = 0; i < 2; i++)
+        sx_msg_destroy(&taken[i]);
+    fake_destroy(&slow);
+    fake_destroy(&other);
+    fake_destroy(&quick);
+    harness_destroy(&h);
+}
+
 /* ---- real agents with the simulated executor --------------------------- */
 
 typedef struct {
@@ -1255,6 +1363,7 @@ int main(void)
     test_broken_workers_do_not_take_a_unit_back();
     test_rehello_does_not_keep_the_unit();
     test_shunned_everywhere_still_dispatched();
+    test_idle_worker_gets_unstarted_units();
     test_agents_complete_run();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();

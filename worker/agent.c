@@ -1,7 +1,9 @@
 /* agent.c: the worker's loop (see agent.h). The main thread owns the DEALER
- * socket: it heartbeats, receives shards and files, spools and sends results.
- * One executor thread (a zactor) runs one task at a time, so a long Flink job
- * never stops the heartbeats. Local layout under work_dir:
+ * socket: it heartbeats, receives shards and files, spools and sends results,
+ * and gives back the tasks it has not started when the coordinator recalls
+ * them (RECALL, for an idle worker). One executor thread (a zactor) runs one
+ * task at a time, so a long Flink job never stops the heartbeats. Local layout
+ * under work_dir:
  *   cache/HASH          bench files by content hash, each received once
  *   bench/...           hard links into cache/, laid out as a bench folder
  *   spool/              results not yet acknowledged
@@ -607,6 +609,29 @@ static void on_runner(sx_agent_t *self)
     job_destroy(&job);
 }
 
+/* Answers a RECALL: gives back every task of the shards held here that has
+ * not gone to the executor thread, and forgets those shards, so the
+ * coordinator can hand them to an idle worker. A task on the executor thread
+ * is in no shard's remainder (next_task is past it): it is never given back,
+ * and its RESULT comes as usual. This thread alone starts tasks, so "not
+ * started" cannot change while the answer is made. */
+static void on_recall(sx_agent_t *self)
+{
+    sx_msg_t *release = sx_msg_new(SX_MSG_RELEASE);
+    local_shard_t *shard;
+    while ((shard = zlist_pop(self->shards)) != NULL) {
+        for (size_t i = shard->next_task; i < shard->assign->task_count; i++) {
+            const sx_msg_task_t *task = &shard->assign->tasks[i];
+            sx_msg_add_task(release, task->method, task->task_id, NULL, 0, task->token);
+        }
+        shard_destroy(&shard);
+    }
+    sx_info("worker %s: coordinator recalled the tasks not started: %zu given back",
+            self->name, release->task_count);
+    send_msg(self, release);
+    sx_msg_destroy(&release);
+}
+
 /* ---- the loop ---------------------------------------------------------- */
 
 /* Returns 0 to go on, 1 when the coordinator said the run is over, 2 when
@@ -640,6 +665,8 @@ static int on_coordinator(sx_agent_t *self)
         sx_spool_remove(self->spool, key);
     } else if (msg->type == SX_MSG_FILE) {
         on_file(self, msg);
+    } else if (msg->type == SX_MSG_RECALL) {
+        on_recall(self);
     } else if (msg->type == SX_MSG_GOODBYE) {
         sx_info("worker %s: coordinator says goodbye: %s", self->name, msg->reason);
         rc = msg->final ? 1 : 2;

@@ -12,7 +12,9 @@
  * the cache and scored again, and its RESULT says "cached". A shard whose
  * files cannot be stored here (disk full) or stop coming (files_wait_ms) is
  * answered with infra_error at once, so the coordinator retries it
- * elsewhere instead of waiting.
+ * elsewhere instead of waiting. On RECALL the agent gives back (RELEASE)
+ * every task of its shards that it has not started, so an idle worker can
+ * run them; the one running finishes and is reported as usual.
  *
  * The executor is a function pointer so tests can plug in a simulated one;
  * the real one wraps sx_executor_run. */
