@@ -260,6 +260,8 @@ static int materialize(const char *kind, long rows, long keys, const char *out)
                                   (size_t)vl, &err);
     }
     if (rc == 0)
+        rc = sx_materialize_finish(relation, &err);
+    if (rc == 0)
         rc = sx_materialize_write(relation, out, &err);
     double seconds = sx_clock_seconds() - start;
     if (rc != 0)
