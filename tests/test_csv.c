@@ -108,8 +108,69 @@ static void test_gold_quoted_empty_is_one_nan_row(void)
     }
 }
 
+/* What sx_csv_parse_each hands over, one record at a time, is what
+ * sx_csv_parse keeps: fields, lengths, quoting, lines, blank lines; errors
+ * are the same (records before the error have been handed over by then);
+ * sx_csv_parse_each stops on its callback's return. */
+typedef struct {
+    const sx_csv_table_t *table;
+    size_t seen;
+    size_t stop_at;
+} replay_check_t;
+
+static int check_record(const sx_csv_record_t *record, void *arg, sx_error_t *err)
+{
+    replay_check_t *check = arg;
+    if (!check->table)
+        return 0; /* the input is malformed further down */
+    SX_CHECK(check->seen < check->table->count);
+    const sx_csv_record_t *kept = &check->table->records[check->seen++];
+    SX_CHECK(record->count == kept->count && record->line == kept->line);
+    for (size_t i = 0; i < record->count; i++)
+        SX_CHECK(record->lengths[i] == kept->lengths[i] &&
+                 memcmp(record->fields[i], kept->fields[i], record->lengths[i] + 1) ==
+                     0 &&
+                 record->quoted[i] == kept->quoted[i]);
+    return check->seen == check->stop_at ? sx_error_set(err, "stopped") : 0;
+}
+
+static void test_parse_each_hands_over_what_parse_keeps(void)
+{
+    static const char *const inputs[] = {
+        "\xEF\xBB\xBF"
+        "a,b\r\n1,\"x\ny\"\r\n\r\n\n\"\",\"\"\"\"\n, \n",
+        "a\n\"open\n",
+        "a,b\n1,2\n3,\"x\"y\n",
+        "a\nx\0y\n",
+        "",
+        "a,b",
+        "\n\n",
+        "h1,h2,h3\nlong field with spaces ,\"q,\"\"\",\n"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        size_t size = i == 3 ? 8 : strlen(inputs[i]);
+        sx_error_t table_err, each_err;
+        sx_csv_table_t *table = sx_csv_parse("in.csv", inputs[i], size, 0, &table_err);
+        replay_check_t check = {.table = table, .stop_at = (size_t)-1};
+        int rc =
+            sx_csv_parse_each("in.csv", inputs[i], size, check_record, &check, &each_err);
+        SX_CHECK((rc == 0) == (table != NULL));
+        if (table)
+            SX_CHECK(check.seen == table->count);
+        else
+            SX_CHECK(strcmp(table_err.msg, each_err.msg) == 0);
+        if (table && table->count > 1) {
+            check = (replay_check_t){.table = table, .stop_at = 1};
+            SX_CHECK(sx_csv_parse_each("in.csv", inputs[i], size, check_record, &check,
+                                       &each_err) == -1);
+            SX_CHECK(check.seen == 1 && strcmp(each_err.msg, "stopped") == 0);
+        }
+        sx_csv_table_destroy(&table);
+    }
+}
+
 int main(void)
 {
+    test_parse_each_hands_over_what_parse_keeps();
     sx_csv_test(getenv("SX_TEST_VERBOSE") != NULL);
     test_one_column_edges_read_back_as_written();
     test_gold_quoted_empty_is_one_nan_row();
