@@ -205,18 +205,24 @@ static int step_prepare(run_t *run)
 
 /* ---- replay -------------------------------------------------------------- */
 
+static void prepared_record(size_t index, sx_kafka_record_t *record, void *arg)
+{
+    const sx_prepare_t *prepared = arg;
+    const char *value = sx_prepare_value(prepared, index);
+    *record = (sx_kafka_record_t){.value = value,
+                                  .value_len = strlen(value),
+                                  .timestamp_ms = sx_prepare_timestamp(prepared, index)};
+}
+
+/* Produces one source's records in replay order; they are in Kafka then, and
+ * their memory goes back before the query runs. */
 static int replay_source(run_t *run, size_t index, sx_error_t *err)
 {
-    const sx_prepare_t *prepared = run->prepared[index];
-    size_t count = sx_prepare_count(prepared);
-    sx_kafka_record_t *records = sx_alloc(count, sizeof *records);
-    for (size_t i = 0; i < count; i++) {
-        records[i].value = sx_prepare_value(prepared, i);
-        records[i].value_len = strlen(records[i].value);
-        records[i].timestamp_ms = sx_prepare_timestamp(prepared, i);
-    }
-    int rc = sx_kafka_produce(run->self->kafka, run->topics[index], records, count, err);
-    free(records);
+    sx_prepare_t *prepared = run->prepared[index];
+    int rc =
+        sx_kafka_produce_each(run->self->kafka, run->topics[index],
+                              sx_prepare_count(prepared), prepared_record, prepared, err);
+    sx_prepare_destroy(&run->prepared[index]);
     return rc;
 }
 

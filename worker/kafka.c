@@ -382,17 +382,19 @@ static rd_kafka_resp_err_t produce_one(sx_kafka_t *self, const char *topic,
         RD_KAFKA_V_TIMESTAMP(record->timestamp_ms), RD_KAFKA_V_END);
 }
 
-int sx_kafka_produce(sx_kafka_t *self, const char *topic,
-                     const sx_kafka_record_t *records, size_t count, sx_error_t *err)
+int sx_kafka_produce_each(sx_kafka_t *self, const char *topic, size_t count,
+                          sx_kafka_record_fn *next, void *arg, sx_error_t *err)
 {
     self->acked = self->failed = 0;
     self->delivery_error[0] = '\0';
     for (size_t i = 0; i < count; i++) {
+        sx_kafka_record_t record;
+        next(i, &record, arg);
         /* A full local queue drains as the broker acknowledges: give up only
          * when it stops draining, not because the source is large. */
         int64_t deadline = zclock_mono() + self->timeout_ms;
         rd_kafka_resp_err_t code;
-        while ((code = produce_one(self, topic, &records[i])) ==
+        while ((code = produce_one(self, topic, &record)) ==
                    RD_KAFKA_RESP_ERR__QUEUE_FULL &&
                zclock_mono() < deadline)
             rd_kafka_poll(self->producer, POLL_MS);
@@ -416,6 +418,17 @@ int sx_kafka_produce(sx_kafka_t *self, const char *topic,
     snprintf(detail, sizeof detail, "only %zu of %zu records acknowledged in time", acked,
              count);
     return fail_with_cause(self, err, topic, detail);
+}
+
+static void array_record(size_t index, sx_kafka_record_t *record, void *arg)
+{
+    *record = ((const sx_kafka_record_t *)arg)[index];
+}
+
+int sx_kafka_produce(sx_kafka_t *self, const char *topic,
+                     const sx_kafka_record_t *records, size_t count, sx_error_t *err)
+{
+    return sx_kafka_produce_each(self, topic, count, array_record, (void *)records, err);
 }
 
 static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
