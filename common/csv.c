@@ -19,8 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* libcsv's pstate value for "no field of this row seen yet" (libcsv.c). */
+/* libcsv's pstate values (libcsv.c): no field of this row seen yet; a quoted
+ * field's closing quote may have been read. */
 #define LIBCSV_ROW_NOT_BEGUN 0
+#define LIBCSV_FIELD_MIGHT_HAVE_ENDED 3
 
 typedef struct {
     sx_csv_table_t *table;  /* NULL when records go to `each` */
@@ -216,10 +218,20 @@ static int parse_all(struct csv_parser *parser, reader_t *reader, const char *na
     size_t pos = 0;
     while (pos < size) {
         size_t body = segment_length(data + pos, size - pos);
-        bool ok = feed(parser, reader, data + pos, body);
-        reader->field_quoted = parser->quoted != 0;
-        if (ok && pos + body < size)
-            ok = feed(parser, reader, data + pos + body, 1);
+        bool ok;
+        if (pos + body < size && parser->pstate != LIBCSV_FIELD_MIGHT_HAVE_ENDED &&
+            !memchr(data + pos, '"', body)) {
+            /* The common case, in one call: a body without a quote cannot
+             * fail and leaves the quoting as it is (libcsv clears it when a
+             * field ends), so the field's quoting is known before it ends. */
+            reader->field_quoted = parser->quoted != 0;
+            ok = feed(parser, reader, data + pos, body + 1);
+        } else {
+            ok = feed(parser, reader, data + pos, body);
+            reader->field_quoted = parser->quoted != 0;
+            if (ok && pos + body < size)
+                ok = feed(parser, reader, data + pos + body, 1);
+        }
         if (!ok || reader->each_rc != 0)
             return ok ? reader->each_rc : malformed(parser, reader, name, err);
         pos += body + (pos + body < size ? 1 : 0);
