@@ -515,7 +515,8 @@ static int convert_row(sx_prepare_t *self, const context_t *ctx,
 static char *json_key(const char *name, bool comma)
 {
     sx_prepare_t scratch = {0};
-    put(&scratch, ",", comma);
+    if (comma)
+        put(&scratch, ",", 1);
     put_string(&scratch, name, strlen(name));
     put(&scratch, ":", 2); /* with its NUL */
     return scratch.values;
