@@ -326,11 +326,21 @@ int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg, sx_err
     return rc;
 }
 
-/* Keeps a copy of the first record in the table; the others are only parsed. */
+/* What sx_csv_read_first keeps, and whether the rest needs reading. */
+typedef struct {
+    sx_csv_table_t *table;
+    bool quoteless;
+} first_t;
+
+/* Keeps a copy of the first record in the table; the others are only parsed.
+ * Only a quote can make a CSV malformed (a stray one, a byte after a closing
+ * one, one never closed), so in a file without any the reading stops (1)
+ * after the first record: nothing further down could fail. */
 static int keep_first(const sx_csv_record_t *record, void *arg, sx_error_t *err)
 {
     (void)err;
-    sx_csv_table_t *table = arg;
+    first_t *first = arg;
+    sx_csv_table_t *table = first->table;
     if (table->count > 0)
         return 0;
     sx_csv_record_t *copy = table->records = sx_new(sx_csv_record_t);
@@ -344,15 +354,22 @@ static int keep_first(const sx_csv_record_t *record, void *arg, sx_error_t *err)
         copy->lengths[i] = record->lengths[i];
         copy->quoted[i] = record->quoted[i];
     }
-    return 0;
+    return first->quoteless ? 1 : 0;
 }
 
 sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err)
 {
-    sx_csv_table_t *table = sx_new(sx_csv_table_t);
-    if (sx_csv_read_each(path, keep_first, table, err) != 0)
-        sx_csv_table_destroy(&table);
-    return table;
+    sx_error_clear(err);
+    size_t size = 0;
+    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, err);
+    if (!data)
+        return NULL;
+    first_t first = {.table = sx_new(sx_csv_table_t),
+                     .quoteless = memchr(data, '"', size) == NULL};
+    if (sx_csv_parse_each(path, data, size, keep_first, &first, err) < 0)
+        sx_csv_table_destroy(&first.table);
+    free(data);
+    return first.table;
 }
 
 long sx_csv_record_index(const sx_csv_record_t *record, const char *name)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const char *field; /* NULL: a SQL NULL */
@@ -168,9 +169,51 @@ static void test_parse_each_hands_over_what_parse_keeps(void)
     }
 }
 
+/* sx_csv_read_first keeps the header alone, yet finds a file malformed
+ * anywhere, with or without quotes before the fault; a quoteless file is
+ * read no further than its header. */
+static void test_read_first_keeps_the_header_and_checks_the_rest(void)
+{
+    static const char *const inputs[] = {"a,b\n1,2\n3,4\n",   "a,\"b\"\n1,2\n3,\"x\"y\n",
+                                         "a,b\n1,2\n3,\"4\n", "a,b\n1,2\n\"3\"\"\",4\n",
+                                         "\n\na,b\n",         ""};
+    static const char *const expected[] = {"a|b",
+                                           "/rows.csv:3: malformed quoting",
+                                           "/rows.csv:4: malformed quoting",
+                                           "a|b",
+                                           "",
+                                           "none"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        char dir[] = "/tmp/sx_test_csv_XXXXXX", path[64];
+        SX_CHECK(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/rows.csv", dir);
+        FILE *out = fopen(path, "wb");
+        SX_CHECK(out && fputs(inputs[i], out) >= 0 && fclose(out) == 0);
+        sx_error_t err;
+        sx_csv_table_t *table = sx_csv_read_first(path, &err);
+        char got[256] = "none";
+        if (!table) /* up to libcsv's own words */
+            snprintf(got, sizeof got, "%.30s", strstr(err.msg, "/rows.csv:"));
+        else if (table->count == 1) {
+            got[0] = '\0';
+            for (size_t f = 0; f < table->records[0].count; f++)
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s",
+                         f ? "|" : "", table->records[0].fields[f]);
+        }
+        if (strcmp(got, expected[i]) != 0)
+            fprintf(stderr, "input %zu: got %s\n", i, got);
+        SX_CHECK(strcmp(got, expected[i]) == 0);
+        SX_CHECK(!table || table->count <= 1);
+        sx_csv_table_destroy(&table);
+        unlink(path);
+        rmdir(dir);
+    }
+}
+
 int main(void)
 {
     test_parse_each_hands_over_what_parse_keeps();
+    test_read_first_keeps_the_header_and_checks_the_rest();
     sx_csv_test(getenv("SX_TEST_VERBOSE") != NULL);
     test_one_column_edges_read_back_as_written();
     test_gold_quoted_empty_is_one_nan_row();
