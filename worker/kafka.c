@@ -445,6 +445,12 @@ static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
         {"auto.offset.reset", "earliest"},
         /* The topic is complete when it is read: no point waiting for more. */
         {"fetch.wait.max.ms", "20"},
+        /* A large sink topic in few round trips: fetches of up to 16 MB
+         * rather than 1 MB, at most 32 MB fetched ahead. (Fetching ahead
+         * past librdkafka's 100,000 queued messages would read 1M updates
+         * twice as fast, for about 180 MB more memory.) */
+        {"max.partition.fetch.bytes", "16777216"},
+        {"queued.max.messages.kbytes", "32768"},
     };
     if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {
         rd_kafka_conf_destroy(conf);
