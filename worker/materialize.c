@@ -1,9 +1,10 @@
 /* materialize.c: the output changelog folded into the final relation (see
  * materialize.h). Each row is kept as its rendered CSV line, because the
  * final CSV is all that is scored: two rows the CSV cannot tell apart are
- * the same row. Debezium and append relations are multisets (line -> count),
- * built record by record. An upsert relation first maps the raw Kafka key to
- * the raw bytes of its latest value (and their offset): a GROUP BY writes
+ * the same row. A debezium relation is a multiset (line -> count), built
+ * record by record; an append relation, which only grows, is the list of
+ * its lines (sorting puts equal ones together). An upsert relation first maps the raw
+ * Kafka key to the raw bytes of its latest value (and their offset): a GROUP BY writes
  * one update per input row for a few keys, and only the surviving values
  * are decoded and rendered, by sx_materialize_finish, into key -> line. */
 #include "worker/materialize.h"
@@ -26,8 +27,9 @@ struct _sx_materialize_t {
     char **columns; /* output_schema names */
     size_t column_count;
     zhashx_t *latest; /* upsert, until finished: key -> latest_t */
-    zhashx_t *rows;   /* upsert: key -> line; otherwise line -> size_t count */
-    size_t row_count;
+    zhashx_t *rows;   /* upsert: key -> line; debezium: line -> size_t count */
+    char **lines;     /* append: every row's line */
+    size_t row_count, line_capacity;
     char *key; /* upsert: the record's key as a C string, reused */
     size_t key_size;
 };
@@ -73,6 +75,9 @@ void sx_materialize_destroy(sx_materialize_t **self_p)
     free(self->columns);
     zhashx_destroy(&self->latest);
     zhashx_destroy(&self->rows);
+    for (size_t i = 0; self->lines && i < self->row_count; i++)
+        free(self->lines[i]);
+    free(self->lines);
     free(self->key);
     free(self);
     *self_p = NULL;
@@ -221,9 +226,18 @@ static char *render_row(const sx_materialize_t *self, const json_t *row,
     return line;
 }
 
-/* Adds one copy of line to the multiset; takes ownership of line. */
+/* Adds one copy of line to the relation; takes ownership of line. */
 static void multiset_add(sx_materialize_t *self, char *line)
 {
+    if (self->kind == SX_CHANGELOG_APPEND) {
+        if (self->row_count == self->line_capacity) {
+            self->line_capacity = self->line_capacity ? 2 * self->line_capacity : 64;
+            self->lines =
+                sx_realloc(self->lines, self->line_capacity, sizeof *self->lines);
+        }
+        self->lines[self->row_count++] = line;
+        return;
+    }
     size_t *count = zhashx_lookup(self->rows, line);
     if (count) {
         (*count)++;
@@ -457,6 +471,9 @@ static const char **sorted_lines(const sx_materialize_t *self)
 {
     const char **lines = sx_alloc(self->row_count, sizeof *lines);
     size_t n = 0;
+    if (self->kind == SX_CHANGELOG_APPEND)
+        for (; n < self->row_count; n++)
+            lines[n] = self->lines[n];
     for (void *item = zhashx_first(self->rows); item; item = zhashx_next(self->rows)) {
         if (self->kind == SX_CHANGELOG_UPSERT) {
             lines[n++] = item;
