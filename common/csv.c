@@ -19,11 +19,20 @@
 #include <string.h>
 #include <unistd.h>
 
-/* libcsv's pstate value for "no field of this row seen yet" (libcsv.c). */
+/* libcsv's pstate values (libcsv.c): no field of this row seen yet; a quoted
+ * field's closing quote may have been read. */
 #define LIBCSV_ROW_NOT_BEGUN 0
+#define LIBCSV_FIELD_MIGHT_HAVE_ENDED 3
 
 typedef struct {
-    sx_csv_table_t *table;
+    sx_csv_table_t *table;  /* NULL when records go to `each` */
+    sx_csv_record_fn *each; /* gets every record, then it is reused */
+    void *arg;
+    int each_rc; /* the first non-zero return of each: stop */
+    sx_error_t *err;
+    char *chars; /* each: the current record's fields, NUL-ended */
+    size_t chars_used, chars_size;
+    size_t *starts;          /* each: where each field starts in chars */
     sx_csv_record_t current; /* record being filled */
     size_t capacity;         /* of current.fields */
     size_t table_capacity;
@@ -69,8 +78,18 @@ static void record_add_field(reader_t *reader, const void *data, size_t size)
     grow((void **)&rec->lengths, &cap, rec->count + 1, sizeof *rec->lengths);
     cap = reader->capacity;
     grow((void **)&rec->quoted, &cap, rec->count + 1, sizeof *rec->quoted);
+    if (reader->each) {
+        cap = reader->capacity;
+        grow((void **)&reader->starts, &cap, rec->count + 1, sizeof *reader->starts);
+        grow((void **)&reader->chars, &reader->chars_size, reader->chars_used + size + 1,
+             1);
+        memcpy(reader->chars + reader->chars_used, data, size);
+        reader->chars[reader->chars_used + size] = '\0';
+        reader->starts[rec->count] = reader->chars_used;
+        reader->chars_used += size + 1;
+    }
     reader->capacity = cap;
-    rec->fields[rec->count] = sx_strndup(data, size);
+    rec->fields[rec->count] = reader->each ? NULL : sx_strndup(data, size);
     rec->lengths[rec->count] = size;
     rec->quoted[rec->count] = reader->field_quoted;
     rec->count++;
@@ -81,8 +100,26 @@ static void on_field(void *data, size_t size, void *userdata)
     record_add_field(userdata, data ? data : "", data ? size : 0);
 }
 
+/* Hands the finished record to `each`, then empties it for the next one,
+ * keeping its room. */
+static void each_record(reader_t *reader)
+{
+    sx_csv_record_t *rec = &reader->current;
+    rec->line = reader->record_line;
+    for (size_t i = 0; i < rec->count; i++)
+        rec->fields[i] = reader->chars + reader->starts[i];
+    if (reader->each_rc == 0)
+        reader->each_rc = reader->each(rec, reader->arg, reader->err);
+    rec->count = 0;
+    reader->chars_used = 0;
+}
+
 static void table_add_record(reader_t *reader)
 {
+    if (reader->each) {
+        each_record(reader);
+        return;
+    }
     sx_csv_table_t *table = reader->table;
     grow((void **)&table->records, &reader->table_capacity, table->count + 1,
          sizeof *table->records);
@@ -168,57 +205,98 @@ static int check_width(const char *name, const sx_csv_table_t *table, sx_error_t
     return 0;
 }
 
+static int malformed(struct csv_parser *parser, const reader_t *reader, const char *name,
+                     sx_error_t *err)
+{
+    return sx_error_set(err, "%s:%zu: malformed quoting (%s)", name, reader->line,
+                        csv_strerror(csv_error(parser)));
+}
+
 static int parse_all(struct csv_parser *parser, reader_t *reader, const char *name,
                      const char *data, size_t size, sx_error_t *err)
 {
     size_t pos = 0;
     while (pos < size) {
         size_t body = segment_length(data + pos, size - pos);
-        bool ok = feed(parser, reader, data + pos, body);
-        reader->field_quoted = parser->quoted != 0;
-        if (ok && pos + body < size)
-            ok = feed(parser, reader, data + pos + body, 1);
-        if (!ok)
-            break;
+        bool ok;
+        if (pos + body < size && parser->pstate != LIBCSV_FIELD_MIGHT_HAVE_ENDED &&
+            !memchr(data + pos, '"', body)) {
+            /* The common case, in one call: a body without a quote cannot
+             * fail and leaves the quoting as it is (libcsv clears it when a
+             * field ends), so the field's quoting is known before it ends. */
+            reader->field_quoted = parser->quoted != 0;
+            ok = feed(parser, reader, data + pos, body + 1);
+        } else {
+            ok = feed(parser, reader, data + pos, body);
+            reader->field_quoted = parser->quoted != 0;
+            if (ok && pos + body < size)
+                ok = feed(parser, reader, data + pos + body, 1);
+        }
+        if (!ok || reader->each_rc != 0)
+            return ok ? reader->each_rc : malformed(parser, reader, name, err);
         pos += body + (pos + body < size ? 1 : 0);
     }
     reader->field_quoted = parser->quoted != 0; /* the last field, if unended */
-    if (pos < size || csv_fini(parser, on_field, on_record, reader) != 0)
-        return sx_error_set(err, "%s:%zu: malformed quoting (%s)", name, reader->line,
-                            csv_strerror(csv_error(parser)));
-    return 0;
+    if (csv_fini(parser, on_field, on_record, reader) != 0)
+        return malformed(parser, reader, name, err);
+    return reader->each_rc;
+}
+
+/* Drops a UTF-8 BOM; refuses a NUL byte anywhere (a field is a C string: a
+ * NUL would cut it short unseen) before anything is parsed. */
+static int check_input(const char *name, const char **data, size_t *size, sx_error_t *err)
+{
+    static const char bom[] = "\xEF\xBB\xBF";
+    if (*size >= 3 && memcmp(*data, bom, 3) == 0) {
+        *data += 3;
+        *size -= 3;
+    }
+    const char *nul = memchr(*data, '\0', *size);
+    if (!nul)
+        return 0;
+    size_t line = 1;
+    for (const char *p = *data; p < nul; p++)
+        line += *p == '\n';
+    return sx_error_set(err, "%s:%zu: a NUL byte (a CSV field is text)", name, line);
+}
+
+/* Parses into reader->table, or through reader->each. */
+static int parse(reader_t *reader, const char *name, const char *data, size_t size,
+                 sx_error_t *err)
+{
+    if (check_input(name, &data, &size, err) != 0)
+        return -1;
+    reader->line = reader->record_line = 1;
+    struct csv_parser parser;
+    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
+    csv_set_space_func(&parser, never_space);
+    int rc = parse_all(&parser, reader, name, data, size, err);
+    csv_free(&parser);
+    if (reader->each)
+        reader->current.count = 0; /* its fields point into chars */
+    record_free(&reader->current);
+    free(reader->chars);
+    free(reader->starts);
+    return rc;
 }
 
 sx_csv_table_t *sx_csv_parse(const char *name, const char *data, size_t size,
                              unsigned flags, sx_error_t *err)
 {
-    static const char bom[] = "\xEF\xBB\xBF";
-    if (size >= 3 && memcmp(data, bom, 3) == 0) {
-        data += 3;
-        size -= 3;
-    }
-    /* A field is a C string: a NUL byte would cut it short unseen. */
-    const char *nul = memchr(data, '\0', size);
-    if (nul) {
-        size_t line = 1;
-        for (const char *p = data; p < nul; p++)
-            line += *p == '\n';
-        sx_error_set(err, "%s:%zu: a NUL byte (a CSV field is text)", name, line);
-        return NULL;
-    }
-    reader_t reader = {.line = 1, .record_line = 1};
-    reader.table = sx_new(sx_csv_table_t);
-    struct csv_parser parser;
-    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
-    csv_set_space_func(&parser, never_space);
-    int rc = parse_all(&parser, &reader, name, data, size, err);
-    csv_free(&parser);
-    record_free(&reader.current);
+    reader_t reader = {.table = sx_new(sx_csv_table_t)};
+    int rc = parse(&reader, name, data, size, err);
     if (rc == 0 && (flags & SX_CSV_STRICT_WIDTH))
         rc = check_width(name, reader.table, err);
     if (rc != 0)
         sx_csv_table_destroy(&reader.table);
     return reader.table;
+}
+
+int sx_csv_parse_each(const char *name, const char *data, size_t size,
+                      sx_csv_record_fn *each, void *arg, sx_error_t *err)
+{
+    reader_t reader = {.each = each, .arg = arg, .err = err};
+    return parse(&reader, name, data, size, err);
 }
 
 sx_csv_table_t *sx_csv_read(const char *path, unsigned flags, sx_error_t *err)
@@ -236,15 +314,77 @@ sx_csv_table_t *sx_csv_read(const char *path, unsigned flags, sx_error_t *err)
     return table;
 }
 
+int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg, sx_error_t *err)
+{
+    sx_error_clear(err);
+    size_t size = 0;
+    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, err);
+    if (!data)
+        return -1;
+    int rc = sx_csv_parse_each(path, data, size, each, arg, err);
+    free(data);
+    return rc;
+}
+
+/* What sx_csv_read_first keeps, and whether the rest needs reading. */
+typedef struct {
+    sx_csv_table_t *table;
+    bool quoteless;
+} first_t;
+
+/* Keeps a copy of the first record in the table; the others are only parsed.
+ * Only a quote can make a CSV malformed (a stray one, a byte after a closing
+ * one, one never closed), so in a file without any the reading stops (1)
+ * after the first record: nothing further down could fail. */
+static int keep_first(const sx_csv_record_t *record, void *arg, sx_error_t *err)
+{
+    (void)err;
+    first_t *first = arg;
+    sx_csv_table_t *table = first->table;
+    if (table->count > 0)
+        return 0;
+    sx_csv_record_t *copy = table->records = sx_new(sx_csv_record_t);
+    table->count = 1;
+    *copy = *record;
+    copy->fields = sx_alloc(record->count + 1, sizeof *copy->fields);
+    copy->lengths = sx_alloc(record->count + 1, sizeof *copy->lengths);
+    copy->quoted = sx_alloc(record->count + 1, sizeof *copy->quoted);
+    for (size_t i = 0; i < record->count; i++) {
+        copy->fields[i] = sx_strndup(record->fields[i], record->lengths[i]);
+        copy->lengths[i] = record->lengths[i];
+        copy->quoted[i] = record->quoted[i];
+    }
+    return first->quoteless ? 1 : 0;
+}
+
+sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err)
+{
+    sx_error_clear(err);
+    size_t size = 0;
+    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, err);
+    if (!data)
+        return NULL;
+    first_t first = {.table = sx_new(sx_csv_table_t),
+                     .quoteless = memchr(data, '"', size) == NULL};
+    if (sx_csv_parse_each(path, data, size, keep_first, &first, err) < 0)
+        sx_csv_table_destroy(&first.table);
+    free(data);
+    return first.table;
+}
+
+long sx_csv_record_index(const sx_csv_record_t *record, const char *name)
+{
+    for (size_t i = 0; i < record->count; i++)
+        if (strcmp(record->fields[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
 long sx_csv_column_index(const sx_csv_table_t *table, const char *name)
 {
     if (!table || table->count == 0)
         return -1;
-    const sx_csv_record_t *header = &table->records[0];
-    for (size_t i = 0; i < header->count; i++)
-        if (strcmp(header->fields[i], name) == 0)
-            return (long)i;
-    return -1;
+    return sx_csv_record_index(&table->records[0], name);
 }
 
 /* pandas (and so the comparison) skips a line that is empty or holds only

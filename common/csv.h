@@ -47,6 +47,25 @@ void sx_csv_table_destroy(sx_csv_table_t **self_p);
 
 /* Index of the header field equal to `name` in record 0, or -1. */
 long sx_csv_column_index(const sx_csv_table_t *table, const char *name);
+/* Index of the field of `record` equal to `name`, or -1. */
+long sx_csv_record_index(const sx_csv_record_t *record, const char *name);
+
+/* The same reading, each record (the header first, blank lines as records
+ * of no fields) handed to `each` as it ends instead of kept: the record and
+ * its fields are valid during the call only, so a large file costs no
+ * memory per row. A non-zero return from `each` stops the reading and is
+ * returned (`each` fills err). The whole input is checked for a NUL byte
+ * before the first record. */
+typedef int(sx_csv_record_fn)(const sx_csv_record_t *record, void *arg, sx_error_t *err);
+int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg,
+                     sx_error_t *err);
+int sx_csv_parse_each(const char *name, const char *data, size_t size,
+                      sx_csv_record_fn *each, void *arg, sx_error_t *err);
+/* Reads and checks the whole file as sx_csv_read does, but keeps only its
+ * first record (a table of 0 or 1 records): a header, for the memory of one
+ * row. A file without a quote cannot be malformed, and is parsed no further
+ * than its first record. */
+sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err);
 
 /* Writes one record; a NULL field is written as an empty field. Fields that
  * hold a comma, quote, CR, LF or start/end with a space are quoted, and so is

@@ -427,7 +427,7 @@ static void check_header(loader_t *ld, const char *where, const sx_source_t *sou
     char path[WHERE_MAX];
     join(path, where, "file");
     sx_error_t err;
-    sx_csv_table_t *table = sx_csv_read(source->path, 0, &err);
+    sx_csv_table_t *table = sx_csv_read_first(source->path, &err);
     if (!table) {
         problem(ld, path, "%s", err.msg);
         return;

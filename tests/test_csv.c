@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const char *field; /* NULL: a SQL NULL */
@@ -108,8 +109,111 @@ static void test_gold_quoted_empty_is_one_nan_row(void)
     }
 }
 
+/* What sx_csv_parse_each hands over, one record at a time, is what
+ * sx_csv_parse keeps: fields, lengths, quoting, lines, blank lines; errors
+ * are the same (records before the error have been handed over by then);
+ * sx_csv_parse_each stops on its callback's return. */
+typedef struct {
+    const sx_csv_table_t *table;
+    size_t seen;
+    size_t stop_at;
+} replay_check_t;
+
+static int check_record(const sx_csv_record_t *record, void *arg, sx_error_t *err)
+{
+    replay_check_t *check = arg;
+    if (!check->table)
+        return 0; /* the input is malformed further down */
+    SX_CHECK(check->seen < check->table->count);
+    const sx_csv_record_t *kept = &check->table->records[check->seen++];
+    SX_CHECK(record->count == kept->count && record->line == kept->line);
+    for (size_t i = 0; i < record->count; i++)
+        SX_CHECK(record->lengths[i] == kept->lengths[i] &&
+                 memcmp(record->fields[i], kept->fields[i], record->lengths[i] + 1) ==
+                     0 &&
+                 record->quoted[i] == kept->quoted[i]);
+    return check->seen == check->stop_at ? sx_error_set(err, "stopped") : 0;
+}
+
+static void test_parse_each_hands_over_what_parse_keeps(void)
+{
+    static const char *const inputs[] = {
+        "\xEF\xBB\xBF"
+        "a,b\r\n1,\"x\ny\"\r\n\r\n\n\"\",\"\"\"\"\n, \n",
+        "a\n\"open\n",
+        "a,b\n1,2\n3,\"x\"y\n",
+        "a\nx\0y\n",
+        "",
+        "a,b",
+        "\n\n",
+        "h1,h2,h3\nlong field with spaces ,\"q,\"\"\",\n"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        size_t size = i == 3 ? 8 : strlen(inputs[i]);
+        sx_error_t table_err, each_err;
+        sx_csv_table_t *table = sx_csv_parse("in.csv", inputs[i], size, 0, &table_err);
+        replay_check_t check = {.table = table, .stop_at = (size_t)-1};
+        int rc =
+            sx_csv_parse_each("in.csv", inputs[i], size, check_record, &check, &each_err);
+        SX_CHECK((rc == 0) == (table != NULL));
+        if (table)
+            SX_CHECK(check.seen == table->count);
+        else
+            SX_CHECK(strcmp(table_err.msg, each_err.msg) == 0);
+        if (table && table->count > 1) {
+            check = (replay_check_t){.table = table, .stop_at = 1};
+            SX_CHECK(sx_csv_parse_each("in.csv", inputs[i], size, check_record, &check,
+                                       &each_err) == -1);
+            SX_CHECK(check.seen == 1 && strcmp(each_err.msg, "stopped") == 0);
+        }
+        sx_csv_table_destroy(&table);
+    }
+}
+
+/* sx_csv_read_first keeps the header alone, yet finds a file malformed
+ * anywhere, with or without quotes before the fault; a quoteless file is
+ * read no further than its header. */
+static void test_read_first_keeps_the_header_and_checks_the_rest(void)
+{
+    static const char *const inputs[] = {"a,b\n1,2\n3,4\n",   "a,\"b\"\n1,2\n3,\"x\"y\n",
+                                         "a,b\n1,2\n3,\"4\n", "a,b\n1,2\n\"3\"\"\",4\n",
+                                         "\n\na,b\n",         ""};
+    static const char *const expected[] = {"a|b",
+                                           "/rows.csv:3: malformed quoting",
+                                           "/rows.csv:4: malformed quoting",
+                                           "a|b",
+                                           "",
+                                           "none"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        char dir[] = "/tmp/sx_test_csv_XXXXXX", path[64];
+        SX_CHECK(mkdtemp(dir));
+        snprintf(path, sizeof path, "%s/rows.csv", dir);
+        FILE *out = fopen(path, "wb");
+        SX_CHECK(out && fputs(inputs[i], out) >= 0 && fclose(out) == 0);
+        sx_error_t err;
+        sx_csv_table_t *table = sx_csv_read_first(path, &err);
+        char got[256] = "none";
+        if (!table) /* up to libcsv's own words */
+            snprintf(got, sizeof got, "%.30s", strstr(err.msg, "/rows.csv:"));
+        else if (table->count == 1) {
+            got[0] = '\0';
+            for (size_t f = 0; f < table->records[0].count; f++)
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s",
+                         f ? "|" : "", table->records[0].fields[f]);
+        }
+        if (strcmp(got, expected[i]) != 0)
+            fprintf(stderr, "input %zu: got %s\n", i, got);
+        SX_CHECK(strcmp(got, expected[i]) == 0);
+        SX_CHECK(!table || table->count <= 1);
+        sx_csv_table_destroy(&table);
+        unlink(path);
+        rmdir(dir);
+    }
+}
+
 int main(void)
 {
+    test_parse_each_hands_over_what_parse_keeps();
+    test_read_first_keeps_the_header_and_checks_the_rest();
     sx_csv_test(getenv("SX_TEST_VERBOSE") != NULL);
     test_one_column_edges_read_back_as_written();
     test_gold_quoted_empty_is_one_nan_row();

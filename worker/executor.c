@@ -205,18 +205,24 @@ static int step_prepare(run_t *run)
 
 /* ---- replay -------------------------------------------------------------- */
 
+static void prepared_record(size_t index, sx_kafka_record_t *record, void *arg)
+{
+    const sx_prepare_t *prepared = arg;
+    const char *value = sx_prepare_value(prepared, index);
+    *record = (sx_kafka_record_t){.value = value,
+                                  .value_len = strlen(value),
+                                  .timestamp_ms = sx_prepare_timestamp(prepared, index)};
+}
+
+/* Produces one source's records in replay order; they are in Kafka then, and
+ * their memory goes back before the query runs. */
 static int replay_source(run_t *run, size_t index, sx_error_t *err)
 {
-    const sx_prepare_t *prepared = run->prepared[index];
-    size_t count = sx_prepare_count(prepared);
-    sx_kafka_record_t *records = sx_alloc(count, sizeof *records);
-    for (size_t i = 0; i < count; i++) {
-        records[i].value = sx_prepare_value(prepared, i);
-        records[i].value_len = strlen(records[i].value);
-        records[i].timestamp_ms = sx_prepare_timestamp(prepared, i);
-    }
-    int rc = sx_kafka_produce(run->self->kafka, run->topics[index], records, count, err);
-    free(records);
+    sx_prepare_t *prepared = run->prepared[index];
+    int rc =
+        sx_kafka_produce_each(run->self->kafka, run->topics[index],
+                              sx_prepare_count(prepared), prepared_record, prepared, err);
+    sx_prepare_destroy(&run->prepared[index]);
     return rc;
 }
 
@@ -392,40 +398,62 @@ static int step_run(run_t *run, double submitted_at)
 
 /* ---- materialize and score ----------------------------------------------- */
 
-static int write_relation(run_t *run, const sx_kafka_message_t *messages, size_t count)
-{
-    const sx_task_t *task = run->task;
-    sx_materialize_t *relation = sx_materialize_new(
-        task->sink_changelog, task->output_schema, task->output_column_count);
+/* The relation being folded as the output topic is read. A record that does
+ * not fold is remembered and the read goes on to the end, so that a Kafka
+ * error still makes the task infra_error as when the topic was read whole
+ * first. */
+typedef struct {
+    sx_materialize_t *relation;
+    bool failed;
     sx_error_t err;
-    int rc = 0;
-    for (size_t i = 0; i < count && rc == 0; i++)
-        if (sx_materialize_apply(relation, messages[i].offset, messages[i].key,
-                                 messages[i].key_len, messages[i].value,
-                                 messages[i].value_len, &err) != 0)
-            rc = fail(run, SX_STATUS_MATERIALIZE_ERROR, "task %s: output topic %s: %s",
-                      task->task_id, run->topics[task->source_count], err.msg);
+} folding_t;
+
+static int fold_message(const sx_kafka_message_t *message, void *arg, sx_error_t *err)
+{
+    (void)err;
+    folding_t *folding = arg;
+    if (!folding->failed &&
+        sx_materialize_apply(folding->relation, message->offset, message->key,
+                             message->key_len, message->value, message->value_len,
+                             &folding->err) != 0)
+        folding->failed = true;
+    return 0;
+}
+
+static int write_relation(run_t *run, sx_materialize_t *relation)
+{
+    sx_error_t err;
     const char *path = run->request->csv_path;
-    if (rc == 0 && sx_mkdirs_for(path, NULL) != 0)
-        rc = fail(run, SX_STATUS_INFRA_ERROR, "cannot create the folder of %s", path);
-    if (rc == 0 && sx_materialize_write(relation, path, &err) != 0)
-        rc = fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
-    if (rc == 0 && !realpath(path, run->csv))
-        rc = fail(run, SX_STATUS_INFRA_ERROR, "%s: written but not found again", path);
-    sx_materialize_destroy(&relation);
-    return rc;
+    if (sx_mkdirs_for(path, NULL) != 0)
+        return fail(run, SX_STATUS_INFRA_ERROR, "cannot create the folder of %s", path);
+    if (sx_materialize_write(relation, path, &err) != 0)
+        return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    if (!realpath(path, run->csv))
+        return fail(run, SX_STATUS_INFRA_ERROR, "%s: written but not found again", path);
+    return 0;
 }
 
 static int step_materialize(run_t *run)
 {
-    sx_kafka_message_t *messages = NULL;
-    size_t count = 0;
+    const sx_task_t *task = run->task;
+    const char *topic = run->topics[task->source_count];
+    folding_t folding = {.relation =
+                             sx_materialize_new(task->sink_changelog, task->output_schema,
+                                                task->output_column_count)};
     sx_error_t err;
-    if (sx_kafka_read_topic(run->self->kafka, run->topics[run->task->source_count],
-                            &messages, &count, &err) != 0)
-        return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
-    int rc = write_relation(run, messages, count);
-    sx_kafka_messages_free(&messages, count);
+    int rc = 0;
+    if (sx_kafka_read_topic_each(run->self->kafka, topic, fold_message, &folding, &err) !=
+        0)
+        rc = fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    else if (!folding.failed &&
+             sx_materialize_finish(folding.relation, &folding.err) != 0)
+        folding.failed = true;
+    if (rc == 0 && folding.failed)
+        rc = fail(run, SX_STATUS_MATERIALIZE_ERROR, "task %s: output topic %s: %s",
+                  task->task_id, topic, folding.err.msg);
+    if (rc == 0)
+        rc = write_relation(run, folding.relation);
+    sx_materialize_destroy(&folding.relation);
     return rc;
 }
 

@@ -24,8 +24,10 @@ typedef struct {
     int64_t timestamp_ms; /* record timestamp (CreateTime) */
 } sx_kafka_record_t;
 
-/* One record read back; key/value are NUL-terminated heap copies or NULL for
- * Kafka null. */
+/* One record read back; key/value are NULL for Kafka null. From
+ * sx_kafka_read_topic they are NUL-terminated heap copies; handed to an
+ * sx_kafka_each_fn they are librdkafka's buffers, not NUL-terminated and
+ * valid only during the call. */
 typedef struct {
     char *key;
     size_t key_len;
@@ -65,6 +67,11 @@ void sx_kafka_topics_free(char ***topics, size_t count);
  * every delivery report: returns 0 only when all were acknowledged. */
 int sx_kafka_produce(sx_kafka_t *self, const char *topic,
                      const sx_kafka_record_t *records, size_t count, sx_error_t *err);
+/* The same, each record made by `next` (index 0 to count - 1, in order) just
+ * before it is produced, so a large source needs no array of records. */
+typedef void(sx_kafka_record_fn)(size_t index, sx_kafka_record_t *record, void *arg);
+int sx_kafka_produce_each(sx_kafka_t *self, const char *topic, size_t count,
+                          sx_kafka_record_fn *next, void *arg, sx_error_t *err);
 
 /* Reads partition 0 of `topic` from the beginning to the end offset queried
  * first. On success *messages (heap array, free with sx_kafka_messages_free)
@@ -72,6 +79,14 @@ int sx_kafka_produce(sx_kafka_t *self, const char *topic,
 int sx_kafka_read_topic(sx_kafka_t *self, const char *topic,
                         sx_kafka_message_t **messages, size_t *count, sx_error_t *err);
 void sx_kafka_messages_free(sx_kafka_message_t **messages, size_t count);
+
+/* The same read, each message handed to fn as it arrives, in offset order,
+ * so a large topic is never held whole. A non-zero return from fn stops the
+ * read, and is returned (fn fills err). */
+typedef int(sx_kafka_each_fn)(const sx_kafka_message_t *message, void *arg,
+                              sx_error_t *err);
+int sx_kafka_read_topic_each(sx_kafka_t *self, const char *topic, sx_kafka_each_fn *fn,
+                             void *arg, sx_error_t *err);
 
 /* Turns any string into a legal Kafka topic name ([A-Za-z0-9._-], at most
  * 249 characters): every other byte becomes '_'. Writes into out. */

@@ -1,8 +1,12 @@
 /* materialize.c: the output changelog folded into the final relation (see
  * materialize.h). Each row is kept as its rendered CSV line, because the
  * final CSV is all that is scored: two rows the CSV cannot tell apart are
- * the same row. Upsert relations map the raw Kafka key to the latest line;
- * debezium and append relations are multisets (line -> count). */
+ * the same row. A debezium relation is a multiset (line -> count), built
+ * record by record; an append relation, which only grows, is the list of
+ * its lines (sorting puts equal ones together). An upsert relation first maps the raw
+ * Kafka key to the raw bytes of its latest value (and their offset): a GROUP BY writes
+ * one update per input row for a few keys, and only the surviving values
+ * are decoded and rendered, by sx_materialize_finish, into key -> line. */
 #include "worker/materialize.h"
 
 #include "common/csv.h"
@@ -22,9 +26,20 @@ struct _sx_materialize_t {
     sx_changelog_t kind;
     char **columns; /* output_schema names */
     size_t column_count;
-    zhashx_t *rows; /* upsert: key -> line; otherwise line -> size_t count */
-    size_t row_count;
+    zhashx_t *latest; /* upsert, until finished: key -> latest_t */
+    zhashx_t *rows;   /* upsert: key -> line; debezium: line -> size_t count */
+    char **lines;     /* append: every row's line */
+    size_t row_count, line_capacity;
+    char *key; /* upsert: the record's key as a C string, reused */
+    size_t key_size;
 };
+
+/* An upsert key's latest value, undecoded. */
+typedef struct {
+    int64_t offset;
+    size_t length;
+    char bytes[];
+} latest_t;
 
 static void free_item(void **item)
 {
@@ -43,6 +58,10 @@ sx_materialize_t *sx_materialize_new(sx_changelog_t kind, const sx_field_t *sche
     for (size_t i = 0; i < column_count; i++)
         self->columns[i] = sx_strdup(schema[i].name);
     zhashx_set_destructor(self->rows, free_item);
+    if (kind == SX_CHANGELOG_UPSERT) {
+        self->latest = zhashx_new();
+        zhashx_set_destructor(self->latest, free_item);
+    }
     return self;
 }
 
@@ -54,14 +73,19 @@ void sx_materialize_destroy(sx_materialize_t **self_p)
     for (size_t i = 0; self->columns && i < self->column_count; i++)
         free(self->columns[i]);
     free(self->columns);
+    zhashx_destroy(&self->latest);
     zhashx_destroy(&self->rows);
+    for (size_t i = 0; self->lines && i < self->row_count; i++)
+        free(self->lines[i]);
+    free(self->lines);
+    free(self->key);
     free(self);
     *self_p = NULL;
 }
 
 size_t sx_materialize_row_count(const sx_materialize_t *self)
 {
-    return self->row_count;
+    return self->latest ? zhashx_size(self->latest) : self->row_count;
 }
 
 /* ---- reading records ---------------------------------------------------- */
@@ -202,9 +226,18 @@ static char *render_row(const sx_materialize_t *self, const json_t *row,
     return line;
 }
 
-/* Adds one copy of line to the multiset; takes ownership of line. */
+/* Adds one copy of line to the relation; takes ownership of line. */
 static void multiset_add(sx_materialize_t *self, char *line)
 {
+    if (self->kind == SX_CHANGELOG_APPEND) {
+        if (self->row_count == self->line_capacity) {
+            self->line_capacity = self->line_capacity ? 2 * self->line_capacity : 64;
+            self->lines =
+                sx_realloc(self->lines, self->line_capacity, sizeof *self->lines);
+        }
+        self->lines[self->row_count++] = line;
+        return;
+    }
     size_t *count = zhashx_lookup(self->rows, line);
     if (count) {
         (*count)++;
@@ -257,47 +290,84 @@ static int remove_row(sx_materialize_t *self, const json_t *row, int64_t offset,
 
 /* ---- the three changelog kinds ------------------------------------------ */
 
+/* Keeps value as the key's latest (a NULL value deletes the key; a key
+ * never inserted is fine): decoding waits for sx_materialize_finish. */
 static int apply_upsert(sx_materialize_t *self, int64_t offset, const char *key,
                         size_t key_len, const void *value, size_t value_len,
                         sx_error_t *err)
 {
+    if (!self->latest)
+        return sx_error_set(err, "offset %lld: the changelog is already finished",
+                            (long long)offset);
     if (!key)
         return sx_error_set(err, "offset %lld: an upsert record without a key",
                             (long long)offset);
     if (memchr(key, '\0', key_len))
         return sx_error_set(err, "offset %lld: the key holds a NUL byte",
                             (long long)offset);
-    char *identity = sx_strndup(key, key_len);
-    bool present = zhashx_lookup(self->rows, identity) != NULL;
-    int rc = 0;
-    if (!value) {
-        /* A tombstone: the key is deleted (a key never inserted is fine). */
-        zhashx_delete(self->rows, identity);
-        self->row_count -= present;
-    } else {
-        json_t *row = parse_object(value, value_len, offset, "value", err);
-        json_error_t ignored;
-        /* Key columns left out of the value (EXCEPT_KEY) come from the key;
-         * a key in another format simply adds nothing. */
-        json_t *key_object = row ? load_numbers_as_text(key, key_len, &ignored) : NULL;
-        if (key_object && !json_is_object(key_object)) {
-            json_decref(key_object);
-            key_object = NULL;
-        }
-        char *line = row ? render_row(self, row, key_object) : NULL;
-        if (!row)
-            rc = -1;
-        else if (!line)
-            rc = sx_error_set(err, "offset %lld: out of memory", (long long)offset);
-        else {
-            zhashx_update(self->rows, identity, line);
-            self->row_count += !present;
-        }
-        json_decref(key_object);
-        json_decref(row);
+    if (key_len + 1 > self->key_size) {
+        self->key_size = 2 * key_len + 1;
+        self->key = sx_realloc(self->key, self->key_size, 1);
     }
-    free(identity);
-    return rc;
+    memcpy(self->key, key, key_len);
+    self->key[key_len] = '\0';
+    if (!value) {
+        zhashx_delete(self->latest, self->key);
+        return 0;
+    }
+    latest_t *latest = sx_alloc(1, sizeof *latest + value_len);
+    latest->offset = offset;
+    latest->length = value_len;
+    memcpy(latest->bytes, value, value_len);
+    zhashx_update(self->latest, self->key, latest);
+    return 0;
+}
+
+/* One surviving upsert value's line, as apply used to render it at once. */
+static char *render_latest(const sx_materialize_t *self, const char *key,
+                           const latest_t *latest, sx_error_t *err)
+{
+    json_t *row =
+        parse_object(latest->bytes, latest->length, latest->offset, "value", err);
+    if (!row)
+        return NULL;
+    /* Key columns left out of the value (EXCEPT_KEY) come from the key; a
+     * key in another format simply adds nothing. */
+    json_error_t ignored;
+    json_t *key_object = load_numbers_as_text(key, strlen(key), &ignored);
+    if (key_object && !json_is_object(key_object)) {
+        json_decref(key_object);
+        key_object = NULL;
+    }
+    char *line = render_row(self, row, key_object);
+    if (!line)
+        sx_error_set(err, "offset %lld: out of memory", (long long)latest->offset);
+    json_decref(key_object);
+    json_decref(row);
+    return line;
+}
+
+/* Renders every key's latest value into key -> line; the error reported is
+ * the one of the smallest offset, as record-by-record decoding would have
+ * stopped there first. */
+static int finish_upsert(sx_materialize_t *self, sx_error_t *err)
+{
+    int64_t failed_at = INT64_MAX;
+    for (latest_t *latest = zhashx_first(self->latest); latest;
+         latest = zhashx_next(self->latest)) {
+        const char *key = zhashx_cursor(self->latest);
+        sx_error_t error;
+        char *line = render_latest(self, key, latest, &error);
+        if (line) {
+            zhashx_insert(self->rows, key, line);
+        } else if (latest->offset < failed_at) {
+            failed_at = latest->offset;
+            *err = error;
+        }
+    }
+    self->row_count = zhashx_size(self->rows);
+    zhashx_destroy(&self->latest);
+    return failed_at == INT64_MAX ? 0 : -1;
 }
 
 /* An "after"/"before" image: NULL when absent or null, an error when it is
@@ -383,6 +453,11 @@ int sx_materialize_apply(sx_materialize_t *self, int64_t offset, const void *key
     return sx_error_set(err, "unknown changelog kind %d", (int)self->kind);
 }
 
+int sx_materialize_finish(sx_materialize_t *self, sx_error_t *err)
+{
+    return self->latest ? finish_upsert(self, err) : 0;
+}
+
 /* ---- writing ------------------------------------------------------------ */
 
 static int compare_lines(const void *a, const void *b)
@@ -396,6 +471,9 @@ static const char **sorted_lines(const sx_materialize_t *self)
 {
     const char **lines = sx_alloc(self->row_count, sizeof *lines);
     size_t n = 0;
+    if (self->kind == SX_CHANGELOG_APPEND)
+        for (; n < self->row_count; n++)
+            lines[n] = self->lines[n];
     for (void *item = zhashx_first(self->rows); item; item = zhashx_next(self->rows)) {
         if (self->kind == SX_CHANGELOG_UPSERT) {
             lines[n++] = item;
@@ -422,6 +500,8 @@ static int write_csv(const sx_materialize_t *self, FILE *out)
 
 int sx_materialize_write(const sx_materialize_t *self, const char *path, sx_error_t *err)
 {
+    if (self->latest)
+        return sx_error_set(err, "%s: the changelog is not finished", path);
     char *temporary = sx_format("%s.tmp", path);
     FILE *out = fopen(temporary, "wb");
     int rc = out ? write_csv(self, out) : -1;
@@ -467,6 +547,8 @@ static char *materialize_into(sx_materialize_t *self, const record_t *records,
         rc = sx_materialize_apply(self, (int64_t)i, key, key ? strlen(key) : 0, value,
                                   value ? strlen(value) : 0, &err);
     }
+    if (rc == 0)
+        rc = sx_materialize_finish(self, &err);
     char *result = NULL;
     if (rc != 0) {
         result = sx_strdup(err.msg);
@@ -552,6 +634,48 @@ static void test_upsert_keeps_latest_and_deletes_on_tombstone(void)
         {"[2]", "{\"name\":\"d\"}"},
     };
     CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, raw_keys, "id,name,v\n,d,\n1,c,\n2,b,\n");
+}
+
+/* Many updates per key, deletes and re-inserts: only each key's latest value
+ * is decoded, so a superseded malformed value is no error; a surviving one
+ * is, at the smallest such offset. */
+static void test_upsert_decodes_only_surviving_values(void)
+{
+    static const record_t records[] = {
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"a\",\"v\":1"},
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"a\",\"v\":2}"},
+        {"{\"id\":2}", "not json"},
+        {"{\"id\":2}", NULL},
+        {"{\"id\":3}", "{\"id\":3,\"name\":\"c\"}"},
+        {"{\"id\":3}", NULL},
+        {"{\"id\":3}", "[3]"},
+        {"{\"id\":3}", "{\"name\":\"c2\",\"v\":0.5}"},
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"a\",\"v\":3}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, records, "id,name,v\n1,a,3\n3,c2,0.5\n");
+    static const record_t survivors_malformed[] = {
+        {"{\"id\":1}", "{\"id\":1}"}, {"{\"id\":2}", "{\"id\":2"},  {"{\"id\":3}", "[3]"},
+        {"{\"id\":4}", "{"},          {"{\"id\":2}", "{\"id\":2}"},
+    };
+    CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, survivors_malformed,
+                      "offset 2: the value is not a JSON object");
+    sx_materialize_t *self = relation_of(SX_CHANGELOG_UPSERT);
+    sx_error_t err;
+    for (size_t i = 0; i < 5; i++) {
+        const record_t *r = &survivors_malformed[i];
+        SX_CHECK(sx_materialize_apply(self, (int64_t)i, r->key, strlen(r->key), r->value,
+                                      strlen(r->value), &err) == 0);
+    }
+    SX_CHECK(sx_materialize_row_count(self) == 4);
+    SX_CHECK(sx_materialize_write(self, "/tmp/unused.csv", &err) == -1);
+    SX_CHECK(strcmp(err.msg, "/tmp/unused.csv: the changelog is not finished") == 0);
+    SX_CHECK(sx_materialize_finish(self, &err) == -1);
+    SX_CHECK(strncmp(err.msg, "offset 2: ", 10) == 0);
+    SX_CHECK(sx_materialize_row_count(self) == 2);
+    SX_CHECK(sx_materialize_finish(self, &err) == 0);
+    SX_CHECK(sx_materialize_apply(self, 5, "k", 1, "{}", 2, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "offset 5: the changelog is already finished") == 0);
+    sx_materialize_destroy(&self);
 }
 
 static void test_debezium_multiset_with_retractions(void)
@@ -682,6 +806,10 @@ static void test_random_records_never_crash(void)
                                      &err) != 0)
                 SX_CHECK(strncmp(err.msg, "offset ", 7) == 0);
         }
+        sx_error_t err;
+        sx_error_clear(&err);
+        if (sx_materialize_finish(self, &err) != 0)
+            SX_CHECK(strncmp(err.msg, "offset ", 7) == 0);
         sx_materialize_destroy(&self);
     }
 }
@@ -692,6 +820,7 @@ void sx_materialize_test(bool verbose)
     (void)verbose;
     test_append_keeps_duplicates_and_number_text();
     test_upsert_keeps_latest_and_deletes_on_tombstone();
+    test_upsert_decodes_only_surviving_values();
     test_debezium_multiset_with_retractions();
     test_bad_records_name_the_offset();
     test_one_column_null_rows_are_not_blank_lines();

@@ -166,6 +166,8 @@ static int write_csv(const sx_task_t *task, const char *dir, const char *csv_pat
     if (folder)
         closedir(folder);
     if (rc == 0)
+        rc = sx_materialize_finish(relation, err);
+    if (rc == 0)
         rc = sx_materialize_write(relation, csv_path, err);
     sx_materialize_destroy(&relation);
     return rc;

@@ -1,16 +1,21 @@
 /* prepare.c: step 1 of the protocol for one source (see prepare.h). The CSV
- * is read whole with the common reader; each data row becomes one JSON
- * record through the registered projection and time conversion, and live
- * rows are then sorted stably by event time. Any row that does not convert
- * stops the preparation with a message naming task, file, line, column and
- * value, because a task whose inputs are broken cannot be scored fairly. */
+ * is read with the common reader; each data row becomes one JSON record
+ * through the registered projection and time conversion, and live rows are
+ * then sorted stably by event time. Any row that does not convert stops the
+ * preparation with a message naming task, file, line, column and value,
+ * because a task whose inputs are broken cannot be scored fairly.
+ * A source may hold millions of rows, so the records are written straight
+ * into one growing buffer (no allocation per row, no JSON tree): values are
+ * escaped exactly as jansson's compact dump escaped them before, and times
+ * in the common fixed-width forms are read and written by hand, falling
+ * back to strptime/timegm for everything else (which then decides). */
 #include "worker/prepare.h"
 
 #include "common/csv.h"
 #include "common/mem.h"
 #include "common/selftest.h"
 
-#include <jansson.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +23,55 @@
 #include <unistd.h>
 
 typedef struct {
-    char *value;
+    size_t at; /* of its value in `values`; rises in file order, so it also
+                  breaks ties for a stable sort */
     int64_t timestamp;
-    size_t sequence; /* file order, for a stable sort */
 } record_t;
 
 struct _sx_prepare_t {
     record_t *records;
-    size_t count;
+    size_t count, capacity;
+    char *values; /* every record's JSON, NUL-terminated, in file order */
+    size_t used, size;
 };
+
+/* ---- civil time --------------------------------------------------------- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * algorithm), as timegm counts them. */
+static int64_t days_from_civil(int64_t year, int month, int day)
+{
+    year -= month <= 2;
+    int64_t era = (year >= 0 ? year : year - 399) / 400;
+    int64_t year_of_era = year - era * 400;
+    int64_t day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+    int64_t day_of_era =
+        year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    return era * 146097 + day_of_era - 719468;
+}
+
+/* The inverse, as gmtime splits a day count. */
+static void civil_from_days(int64_t days, int64_t *year, int *month, int *day)
+{
+    days += 719468;
+    int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+    int64_t day_of_era = days - era * 146097;
+    int64_t year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+    int64_t day_of_year =
+        day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    int64_t shifted_month = (5 * day_of_year + 2) / 153;
+    *day = (int)(day_of_year - (153 * shifted_month + 2) / 5 + 1);
+    *month = (int)(shifted_month < 10 ? shifted_month + 3 : shifted_month - 9);
+    *year = year_of_era + era * 400 + (*month <= 2);
+}
+
+static int days_in_month(int64_t year, int month)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[month - 1];
+}
 
 /* ---- time conversion ---------------------------------------------------- */
 
@@ -113,10 +158,96 @@ static int cut_fractions(char *value, char *pattern, int *millis)
     return 0;
 }
 
+/* Reads exactly `width` digits; -1 when any is missing. */
+static int fixed_digits(const char **p, int width)
+{
+    int value = 0;
+    for (int i = 0; i < width; i++, (*p)++) {
+        if (**p < '0' || **p > '9')
+            return -1;
+        value = value * 10 + (**p - '0');
+    }
+    return value;
+}
+
+/* The fast path of parse_pattern: a pattern of %Y %m %d %H %M %S, at most one
+ * %f, spaces and other bytes, over a text with every field at full width (4
+ * digits for %Y, 2 for the others, 1-9 for %f), one space for each space and
+ * every other byte equal, naming an existing time of seconds 0-59. There
+ * strptime would read the same fields and timegm would not normalize, so
+ * the result is theirs. Returns 1 (done), or 0 when the text or pattern is
+ * not of that form: strptime then decides. */
+static int parse_fixed(const char *text, const char *pattern, int64_t *ms)
+{
+    int year = -1, month = 1, day = 1, hour = 0, minute = 0, second = 0, millis = 0;
+    bool fraction = false;
+    const char *p = text;
+    for (const char *f = pattern; *f; f++) {
+        if (isspace((unsigned char)*f)) {
+            /* strptime lets it match any run of white space: here one ' '. */
+            if (*f != ' ' || *p != ' ' || isspace((unsigned char)p[1]))
+                return 0;
+            p++;
+            continue;
+        }
+        if (*f != '%') {
+            if (*p++ != *f)
+                return 0;
+            continue;
+        }
+        f++;
+        int value = 0;
+        switch (*f) {
+        case 'Y':
+            value = year = fixed_digits(&p, 4);
+            break;
+        case 'm':
+            value = month = fixed_digits(&p, 2);
+            break;
+        case 'd':
+            value = day = fixed_digits(&p, 2);
+            break;
+        case 'H':
+            value = hour = fixed_digits(&p, 2);
+            break;
+        case 'M':
+            value = minute = fixed_digits(&p, 2);
+            break;
+        case 'S':
+            value = second = fixed_digits(&p, 2);
+            break;
+        case 'f': {
+            const char *start = p;
+            while (*p >= '0' && *p <= '9')
+                p++;
+            if (fraction || p == start || p - start > 9)
+                return 0;
+            for (int i = 0; i < 3; i++)
+                millis = millis * 10 + (start + i < p ? start[i] - '0' : 0);
+            fraction = true;
+            break;
+        }
+        default:
+            return 0;
+        }
+        if (value < 0)
+            return 0;
+    }
+    if (*p != '\0' || year < 0 || month < 1 || month > 12 || day < 1 ||
+        day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 59)
+        return 0;
+    int64_t seconds =
+        days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+    *ms = seconds * 1000 + millis;
+    return 1;
+}
+
 /* Reads `text` with a strptime pattern (plus %f) as UTC epoch ms. The whole
  * text must match and the date must exist. */
 static int parse_pattern(const char *text, const char *pattern, int64_t *ms)
 {
+    if (parse_fixed(text, pattern, ms))
+        return 0;
     char *value = sx_strdup(text), *format = sx_strdup(pattern);
     int millis = 0, rc = -1;
     struct tm tm = {.tm_mday = 1};
@@ -152,19 +283,41 @@ static int parse_time(const sx_column_t *column, const char *text, int64_t *ms)
     }
 }
 
-/* "YYYY-MM-DD HH:MM:SS[.fff]" for epoch ms, or -1 outside years 0-9999. */
-static int format_sql(int64_t ms, char *out, size_t size)
+static char *put_digits(char *out, int64_t value, int width)
+{
+    for (int i = width - 1; i >= 0; i--, value /= 10)
+        out[i] = (char)('0' + value % 10);
+    return out + width;
+}
+
+/* "YYYY-MM-DD HH:MM:SS[.fff]" (NUL-terminated, at most 24 bytes) for epoch
+ * ms, as gmtime splits it, or -1 outside years 0-9999. */
+static int format_sql(int64_t ms, char *out)
 {
     int64_t seconds = ms / 1000 - (ms % 1000 < 0);
-    int millis = (int)(ms - seconds * 1000);
-    time_t t = (time_t)seconds;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
+    int64_t millis = ms - seconds * 1000;
+    int64_t days = seconds / 86400 - (seconds % 86400 < 0);
+    int64_t second_of_day = seconds - days * 86400, year;
+    int month, day;
+    civil_from_days(days, &year, &month, &day);
+    if (year < 0 || year > 9999)
         return -1;
-    int n = snprintf(out, size, "%04d-%02d-%02d %02d:%02d:%02d", tm.tm_year + 1900,
-                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-    if (millis != 0)
-        snprintf(out + n, size - (size_t)n, ".%03d", millis);
+    char *p = put_digits(out, year, 4);
+    *p++ = '-';
+    p = put_digits(p, month, 2);
+    *p++ = '-';
+    p = put_digits(p, day, 2);
+    *p++ = ' ';
+    p = put_digits(p, second_of_day / 3600, 2);
+    *p++ = ':';
+    p = put_digits(p, second_of_day / 60 % 60, 2);
+    *p++ = ':';
+    p = put_digits(p, second_of_day % 60, 2);
+    if (millis != 0) {
+        *p++ = '.';
+        p = put_digits(p, millis, 3);
+    }
+    *p = '\0';
     return 0;
 }
 
@@ -185,6 +338,7 @@ typedef struct {
     const sx_source_t *source;
     size_t width;   /* fields in the header */
     long *field_of; /* per output column: its index in the CSV record */
+    char **keys;    /* per output column: its JSON key and ':' (',' before) */
     long event_column;
 } context_t;
 
@@ -201,77 +355,185 @@ static int row_error(const context_t *ctx, const sx_csv_record_t *record, size_t
                         shown < (int)record->lengths[field] ? "..." : "", why);
 }
 
-/* The JSON value of one output column of a row; *timestamp receives the
- * converted time of a time column. */
-static json_t *convert_field(const context_t *ctx, const sx_csv_record_t *record,
-                             size_t column, int64_t *timestamp, sx_error_t *err)
+/* ---- writing records ---------------------------------------------------- */
+
+/* Room for `more` bytes at the end of the values. */
+static char *reserve(sx_prepare_t *self, size_t more)
+{
+    if (self->used + more > self->size) {
+        size_t size = self->size ? self->size : 1 << 16;
+        while (size < self->used + more)
+            size *= 2;
+        self->values = sx_realloc(self->values, size, 1);
+        self->size = size;
+    }
+    return self->values + self->used;
+}
+
+static void put(sx_prepare_t *self, const char *bytes, size_t length)
+{
+    memcpy(reserve(self, length), bytes, length);
+    self->used += length;
+}
+
+/* Length of the UTF-8 sequence at text (at most `left` bytes), or 0 when it
+ * is not valid UTF-8: overlong forms, surrogates and code points above
+ * U+10FFFF are refused, as jansson refuses them. */
+static size_t utf8_length(const unsigned char *text, size_t left)
+{
+    unsigned char c = text[0];
+    size_t length = c < 0x80   ? 1
+                    : c < 0xC2 ? 0
+                    : c < 0xE0 ? 2
+                    : c < 0xF0 ? 3
+                    : c < 0xF5 ? 4
+                               : 0;
+    if (length <= 1 || length > left)
+        return length > left ? 0 : length;
+    uint32_t point = c & (0x7F >> length);
+    for (size_t i = 1; i < length; i++) {
+        if ((text[i] & 0xC0) != 0x80)
+            return 0;
+        point = point << 6 | (text[i] & 0x3F);
+    }
+    if ((length == 3 && (point < 0x800 || (point >= 0xD800 && point <= 0xDFFF))) ||
+        (length == 4 && (point < 0x10000 || point > 0x10FFFF)))
+        return 0;
+    return length;
+}
+
+/* A JSON string of the text, escaped as jansson's dump escapes it without
+ * flags: '"', '\\' and the control characters, the short forms where JSON
+ * has them; every other byte as it is. -1 when the text is not UTF-8. */
+static int put_string(sx_prepare_t *self, const char *text, size_t length)
+{
+    /* Each byte grows to at most 6 ("\u001F"), plus the quotes. */
+    char *out = reserve(self, 6 * length + 2), *start = out;
+    *out++ = '"';
+    for (size_t i = 0; i < length;) {
+        unsigned char c = (unsigned char)text[i];
+        size_t n = utf8_length((const unsigned char *)text + i, length - i);
+        if (n == 0)
+            return -1;
+        if (n > 1 || (c >= 0x20 && c != '"' && c != '\\')) {
+            memcpy(out, text + i, n);
+            out += n;
+            i += n;
+            continue;
+        }
+        static const char hex[] = "0123456789ABCDEF";
+        const char *shortcut = strchr("\"\\\b\f\n\r\t", c);
+        *out++ = '\\';
+        if (c != '\0' && shortcut) {
+            *out++ = "\"\\bfnrt"[shortcut - "\"\\\b\f\n\r\t"];
+        } else {
+            memcpy(out, "u00", 3);
+            out[3] = hex[c >> 4];
+            out[4] = hex[c & 15];
+            out += 5;
+        }
+        i++;
+    }
+    *out++ = '"';
+    self->used += (size_t)(out - start);
+    return 0;
+}
+
+/* Writes the JSON value of one output column of a row; *timestamp receives
+ * the converted time of a time column, *null whether the value is null. */
+static int convert_field(sx_prepare_t *self, const context_t *ctx,
+                         const sx_csv_record_t *record, size_t column, int64_t *timestamp,
+                         bool *null, sx_error_t *err)
 {
     const sx_column_t *c = &ctx->source->columns[column];
     const char *text = record->fields[ctx->field_of[column]];
     size_t length = record->lengths[ctx->field_of[column]];
-    if (length == 0)
-        return json_null();
-    if (c->time_from == SX_TIME_NONE) {
-        json_t *string = json_stringn(text, length);
-        if (!string)
-            row_error(ctx, record, column, "is not valid UTF-8", err);
-        return string;
+    *null = length == 0;
+    if (length == 0) {
+        put(self, "null", 4);
+        return 0;
     }
-    char why[300];
-    snprintf(why, sizeof why, "does not convert from time format %s", time_from_text(c));
+    if (c->time_from == SX_TIME_NONE)
+        return put_string(self, text, length) == 0
+                   ? 0
+                   : row_error(ctx, record, column, "is not valid UTF-8", err);
     if (strlen(text) != length || parse_time(c, text, timestamp) != 0) {
-        row_error(ctx, record, column, why, err);
-        return NULL;
+        char why[300];
+        snprintf(why, sizeof why, "does not convert from time format %s",
+                 time_from_text(c));
+        return row_error(ctx, record, column, why, err);
     }
-    if (c->time_to == SX_TIME_TO_EPOCH_MS)
-        return json_integer((json_int_t)*timestamp);
-    char sql[48];
-    if (format_sql(*timestamp, sql, sizeof sql) != 0) {
-        row_error(ctx, record, column, "is outside the years 0000-9999", err);
-        return NULL;
+    char number[32];
+    if (c->time_to == SX_TIME_TO_EPOCH_MS) {
+        put(self, number,
+            (size_t)snprintf(number, sizeof number, "%lld", (long long)*timestamp));
+        return 0;
     }
-    return json_string(sql);
+    char sql[32];
+    if (format_sql(*timestamp, sql) != 0)
+        return row_error(ctx, record, column, "is outside the years 0000-9999", err);
+    put(self, "\"", 1);
+    put(self, sql, strlen(sql));
+    put(self, "\"", 1);
+    return 0;
 }
 
-/* Converts one data row into a record. */
-static int convert_row(const context_t *ctx, const sx_csv_record_t *record, record_t *out,
-                       sx_error_t *err)
+/* Appends one data row's record: its value as the compact JSON object of
+ * the output columns in projection order. */
+static int convert_row(sx_prepare_t *self, const context_t *ctx,
+                       const sx_csv_record_t *record, sx_error_t *err)
 {
     if (record->count != ctx->width)
         return sx_error_set(err, "task %s: %s:%zu: %zu fields where the header has %zu",
                             ctx->task_id, ctx->source->file, record->line, record->count,
                             ctx->width);
-    json_t *object = json_object();
-    int rc = object ? 0 : sx_error_set(err, "out of memory");
-    for (size_t i = 0; i < ctx->source->column_count && rc == 0; i++) {
-        int64_t timestamp = 0;
-        json_t *value = convert_field(ctx, record, i, &timestamp, err);
-        if (!value)
-            rc = -1;
-        else if ((long)i == ctx->event_column && json_is_null(value))
-            rc = row_error(ctx, record, i, "is NULL, but it is the event time", err);
-        else if ((long)i == ctx->event_column)
-            out->timestamp = timestamp;
-        if (value &&
-            json_object_set_new(object, ctx->source->columns[i].name, value) != 0)
-            rc = sx_error_set(err, "out of memory");
+    if (self->count == self->capacity) {
+        self->capacity = self->capacity ? 2 * self->capacity : 1024;
+        self->records = sx_realloc(self->records, self->capacity, sizeof *self->records);
     }
-    if (rc == 0 && !(out->value = json_dumps(object, JSON_COMPACT | JSON_PRESERVE_ORDER)))
-        rc = sx_error_set(err, "out of memory");
-    json_decref(object);
-    return rc;
+    record_t *out = &self->records[self->count];
+    *out = (record_t){.at = self->used};
+    put(self, "{", 1);
+    for (size_t i = 0; i < ctx->source->column_count; i++) {
+        int64_t timestamp = 0;
+        bool null;
+        put(self, ctx->keys[i], strlen(ctx->keys[i]));
+        if (convert_field(self, ctx, record, i, &timestamp, &null, err) != 0)
+            return -1;
+        if ((long)i == ctx->event_column && null)
+            return row_error(ctx, record, i, "is NULL, but it is the event time", err);
+        if ((long)i == ctx->event_column)
+            out->timestamp = timestamp;
+    }
+    put(self, "}", 2); /* with its NUL */
+    self->count++;
+    return 0;
+}
+
+/* ",\"NAME\":" (without the comma for the first column); names come from
+ * task.json, which jansson has read as UTF-8. */
+static char *json_key(const char *name, bool comma)
+{
+    sx_prepare_t scratch = {0};
+    if (comma)
+        put(&scratch, ",", 1);
+    put_string(&scratch, name, strlen(name));
+    put(&scratch, ":", 2); /* with its NUL */
+    return scratch.values;
 }
 
 /* Maps every output column to its CSV field and finds the event time. */
-static int build_context(context_t *ctx, const sx_csv_table_t *table, sx_error_t *err)
+static int build_context(context_t *ctx, const sx_csv_record_t *header, sx_error_t *err)
 {
     const sx_source_t *source = ctx->source;
-    ctx->width = table->records[0].count;
+    ctx->width = header->count;
     ctx->event_column = -1;
     ctx->field_of = sx_alloc(source->column_count, sizeof(long));
+    ctx->keys = sx_alloc(source->column_count, sizeof(char *));
     for (size_t i = 0; i < source->column_count; i++) {
         const sx_column_t *c = &source->columns[i];
-        ctx->field_of[i] = sx_csv_column_index(table, c->from);
+        ctx->keys[i] = json_key(c->name, i > 0);
+        ctx->field_of[i] = sx_csv_record_index(header, c->from);
         if (ctx->field_of[i] < 0)
             return sx_error_set(err, "task %s: %s: no column %s in the header",
                                 ctx->task_id, source->file, c->from);
@@ -294,46 +556,68 @@ static int compare_records(const void *a, const void *b)
     const record_t *x = a, *y = b;
     if (x->timestamp != y->timestamp)
         return x->timestamp < y->timestamp ? -1 : 1;
-    return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+    return x->at < y->at ? -1 : x->at > y->at;
 }
 
-static int convert_table(sx_prepare_t *self, const context_t *ctx,
-                         const sx_csv_table_t *table, sx_error_t *err)
+static bool in_order(const sx_prepare_t *self)
 {
-    self->records = sx_alloc(table->count, sizeof *self->records);
-    for (size_t r = 1; r < table->count; r++) {
-        if (table->records[r].count == 0)
-            continue; /* a blank line, skipped as pandas does */
-        record_t *record = &self->records[self->count];
-        record->sequence = self->count;
-        if (convert_row(ctx, &table->records[r], record, err) != 0)
-            return -1;
-        self->count++;
+    for (size_t i = 1; i < self->count; i++)
+        if (self->records[i - 1].timestamp > self->records[i].timestamp)
+            return false;
+    return true;
+}
+
+/* One preparation as the CSV reader hands it rows. The first error is kept
+ * in `failed` and the reading goes on without converting: an error of the
+ * CSV itself further down (quoting) still wins, as when the file was read
+ * whole before any row was converted. */
+typedef struct {
+    sx_prepare_t *self;
+    context_t ctx;
+    bool header_seen;
+    bool failed;
+    sx_error_t error;
+} preparing_t;
+
+static int on_csv_record(const sx_csv_record_t *record, void *arg, sx_error_t *err)
+{
+    (void)err;
+    preparing_t *p = arg;
+    if (p->failed)
+        return 0;
+    if (!p->header_seen) {
+        p->header_seen = true;
+        p->failed = build_context(&p->ctx, record, &p->error) != 0;
+    } else if (record->count > 0) { /* a blank line is skipped, as pandas does */
+        p->failed = convert_row(p->self, &p->ctx, record, &p->error) != 0;
     }
-    if (ctx->source->kind == SX_SOURCE_LIVE)
-        qsort(self->records, self->count, sizeof *self->records, compare_records);
     return 0;
+}
+
+static void context_clear(context_t *ctx)
+{
+    for (size_t i = 0; ctx->keys && i < ctx->source->column_count; i++)
+        free(ctx->keys[i]);
+    free(ctx->keys);
+    free(ctx->field_of);
 }
 
 sx_prepare_t *sx_prepare_new(const char *task_id, const sx_source_t *source,
                              sx_error_t *err)
 {
-    sx_csv_table_t *table = sx_csv_read(source->path, 0, err);
-    if (!table) {
+    preparing_t p = {.self = sx_new(sx_prepare_t),
+                     .ctx = {.task_id = task_id, .source = source}};
+    int rc = sx_csv_read_each(source->path, on_csv_record, &p, err);
+    if (rc != 0)
         sx_error_prefix(err, "task %s: source %s", task_id, source->name);
-        return NULL;
-    }
-    sx_prepare_t *self = sx_new(sx_prepare_t);
-    context_t ctx = {.task_id = task_id, .source = source};
-    int rc = 0;
-    if (table->count == 0)
+    else if (!p.header_seen)
         rc = sx_error_set(err, "task %s: %s: no header", task_id, source->file);
-    if (rc == 0)
-        rc = build_context(&ctx, table, err);
-    if (rc == 0)
-        rc = convert_table(self, &ctx, table, err);
-    free(ctx.field_of);
-    sx_csv_table_destroy(&table);
+    else if (p.failed)
+        rc = sx_error_set(err, "%s", p.error.msg);
+    context_clear(&p.ctx);
+    sx_prepare_t *self = p.self;
+    if (rc == 0 && source->kind == SX_SOURCE_LIVE && !in_order(self))
+        qsort(self->records, self->count, sizeof *self->records, compare_records);
     if (rc != 0)
         sx_prepare_destroy(&self);
     return self;
@@ -344,9 +628,8 @@ void sx_prepare_destroy(sx_prepare_t **self_p)
     if (!self_p || !*self_p)
         return;
     sx_prepare_t *self = *self_p;
-    for (size_t i = 0; self->records && i < self->count; i++)
-        free(self->records[i].value);
     free(self->records);
+    free(self->values);
     free(self);
     *self_p = NULL;
 }
@@ -358,7 +641,7 @@ size_t sx_prepare_count(const sx_prepare_t *self)
 
 const char *sx_prepare_value(const sx_prepare_t *self, size_t index)
 {
-    return index < self->count ? self->records[index].value : NULL;
+    return index < self->count ? self->values + self->records[index].at : NULL;
 }
 
 int64_t sx_prepare_timestamp(const sx_prepare_t *self, size_t index)
@@ -570,8 +853,7 @@ static void test_random_times_never_crash(void)
         }
         value[length] = '\0';
         int64_t ms = 0;
-        if (parse_time(&columns[round % 4], value, &ms) == 0 &&
-            format_sql(ms, sql, sizeof sql) == 0)
+        if (parse_time(&columns[round % 4], value, &ms) == 0 && format_sql(ms, sql) == 0)
             SX_CHECK(strlen(sql) == 19 || strlen(sql) == 23);
     }
 }
