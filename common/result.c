@@ -192,7 +192,8 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
     if (!json_is_object(o)) {
         json_decref(o);
-        return sx_error_set(err, "not a JSON object: %s", o ? "" : jerr.text);
+        return sx_error_set(err, "not a JSON object%s%s", o ? "" : ": ",
+                            o ? "" : jerr.text);
     }
     json_t *score = json_object_get(o, F_SCORE);
     json_t *strict = json_object_get(o, F_STRICT);
@@ -634,6 +635,76 @@ static void test_result_json_round_trips(void)
     }
 }
 
+/* Every refusal of a results.jsonl line, in full: a missing field is named
+ * like a wrong one, and JSON that is no object says only that (it once
+ * ended in a dangling ": "). */
+static void test_result_refusals_in_full(void)
+{
+#define FIELDS(rest)                                                                     \
+    "{\"task_id\":\"t\",\"status\":\"mismatch\",\"detail\":\"\",\"worker\":\"\"" rest "}"
+#define STEPS(run)                                                                       \
+    FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1,\"seconds\":1,\"steps\":{"          \
+           "\"prepare\":0,\"replay\":0,\"submit\":0,\"run\":" run ",\"materialize\":0,"  \
+           "\"score\":0,\"cleanup\":0}")
+    static const char *const bad[][2] = {
+        {"[]", "not a JSON object"},
+        {"{", "not a JSON object: string or '}' expected near end of file"},
+        {FIELDS(",\"strict\":0,\"attempts\":1,\"seconds\":1"),
+         "field \"score\" must be 1 for match and 0 otherwise"},
+        {FIELDS(",\"score\":0,\"attempts\":1,\"seconds\":1"),
+         "field \"strict\" must be 0 or 1, and 0 unless the status is match or "
+         "mismatch"},
+        {FIELDS(",\"score\":0,\"strict\":0,\"seconds\":1"),
+         "field \"attempts\" must be an integer >= 0"},
+        {FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1"),
+         "field \"seconds\" must be a number >= 0"},
+        {FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1,\"seconds\":-1"),
+         "field \"seconds\" must be a number >= 0"},
+        {FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1,\"seconds\":1,\"csv\":1"),
+         "field \"csv\" must be a string or null"},
+        {"{\"status\":\"mismatch\"}", "field \"task_id\" must be a string"},
+        {STEPS("-0.5"), "field \"steps\": \"run\" must be a number >= 0"},
+        {STEPS("\"1\""), "field \"steps\": \"run\" must be a number >= 0"},
+    };
+#undef STEPS
+    sx_result_t back;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sx_error_t err;
+        sx_error_clear(&err);
+        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
+        if (strcmp(err.msg, bad[i][1]) != 0)
+            fprintf(stderr, "%s: '%s' is not '%s'\n", bad[i][0], err.msg, bad[i][1]);
+        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
+        SX_CHECK(back.task_id == NULL && back.detail == NULL);
+    }
+    /* "stable": true is a repeated task whose runs agree; a null csv is none. */
+    SX_CHECK(sx_result_from_json(
+                 FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1,\"seconds\":2,"
+                        "\"stable\":true,\"csv\":null"),
+                 &back, NULL) == 0);
+    SX_CHECK(back.repeated && !back.unstable && back.csv == NULL && back.seconds == 2);
+    char *line = sx_result_to_json(&back);
+    SX_CHECK(strstr(line, ",\"stable\":true,\"csv\":null}"));
+    free(line);
+    sx_result_clear(&back);
+#undef FIELDS
+    /* NULL strings are written as empty ones; clearing NULL does nothing. */
+    sx_result_t r;
+    sx_result_init(&r, NULL, SX_STATUS_TIMEOUT, NULL, NULL);
+    SX_CHECK(strcmp(r.task_id, "") == 0 && strcmp(r.detail, "") == 0 && r.csv == NULL);
+    free(r.detail);
+    free(r.worker);
+    r.detail = r.worker = NULL;
+    line = sx_result_to_json(&r);
+    SX_CHECK(strcmp(line, "{\"task_id\":\"\",\"score\":0,\"strict\":0,\"status\":"
+                          "\"timeout\",\"detail\":\"\",\"attempts\":0,\"seconds\":0.0,"
+                          "\"worker\":\"\",\"csv\":null}") == 0);
+    free(line);
+    sx_result_clear(&r);
+    sx_result_clear(NULL);
+    sx_method_summary_clear(NULL);
+}
+
 static void test_submission_entries(void)
 {
     char *id, *csv;
@@ -652,6 +723,15 @@ static void test_submission_entries(void)
                                            &err) == -1);
     SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null,\"x\":1}",
                                            &id, &csv, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "unknown field \"x\"") == 0);
+    /* The first unknown field is the one named. */
+    SX_CHECK(sx_submission_entry_from_json("{\"y\":1,\"task_id\":\"a\",\"x\":1}", &id,
+                                           &csv, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "unknown field \"y\"") == 0 && id == NULL && csv == NULL);
+    SX_CHECK(sx_submission_entry_from_json("[\"a\"]", &id, &csv, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "not a JSON object") == 0);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\"", &id, &csv, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "not a JSON object: ':' expected near end of file") == 0);
     char *line = sx_submission_entry_to_json("t1", NULL);
     SX_CHECK(strcmp(line, "{\"task_id\":\"t1\",\"csv\":null}") == 0);
     free(line);
@@ -725,6 +805,146 @@ static void test_writers_make_every_file(void)
     for (int i = 0; i < 4; i++)
         sx_result_clear(&results[i]);
     sx_method_summary_clear(&summary);
+}
+
+static char *read_all(const char *path)
+{
+    size_t size;
+    char *text = sx_file_read(path, 1 << 20, &size, NULL);
+    SX_CHECK(text);
+    return text;
+}
+
+/* The writers at their edges: no results, a result without detail whose
+ * verdicts differ, folders that cannot be made or written, a summary of
+ * no methods, of a nameless method, with input files (found, missing,
+ * none) and with a clock that went back; the printout of stable repeats. */
+static void test_writers_at_their_edges(void)
+{
+    char dir[] = "/tmp/sx-result-edges-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char path[PATH_MAX], want[2 * PATH_MAX + 300];
+    sx_method_summary_t summary;
+    sx_error_t err;
+    SX_CHECK(sx_results_write(dir, "none", NULL, 0, &summary, &err) == 0);
+    SX_CHECK(summary.total == 0 && summary.correct == 0 && summary.listed == 0);
+    snprintf(path, sizeof path, "%s/none/results.jsonl", dir);
+    char *text = read_all(path);
+    SX_CHECK(strcmp(text, "") == 0);
+    free(text);
+    snprintf(path, sizeof path, "%s/none/submission.jsonl", dir);
+    text = read_all(path);
+    SX_CHECK(strcmp(text, "") == 0);
+    free(text);
+    sx_method_summary_clear(&summary);
+
+    sx_result_t r;
+    sx_result_init(&r, "t1", SX_STATUS_MATCH, NULL, NULL);
+    free(r.detail);
+    r.detail = NULL;
+    SX_CHECK(sx_results_write(dir, "m", &r, 1, &summary, &err) == 0);
+    SX_CHECK(summary.listed == 1 && strcmp(summary.differing[0].task_id, "t1") == 0 &&
+             strcmp(summary.differing[0].detail, "") == 0);
+    sx_method_summary_clear(&summary);
+
+    /* Unstable repeats are counted; past SX_SUMMARY_LISTED tasks whose
+     * verdicts differ, the rest are counted but not listed. */
+    sx_result_t many[SX_SUMMARY_LISTED + 2];
+    for (size_t i = 0; i < SX_SUMMARY_LISTED + 2; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "t%zu", i);
+        sx_result_init(&many[i], id, SX_STATUS_MATCH, "strict 0: why", NULL);
+        many[i].repeated = true;
+        many[i].unstable = i < 3;
+    }
+    SX_CHECK(sx_results_write(dir, "many", many, SX_SUMMARY_LISTED + 2, &summary, &err) ==
+             0);
+    SX_CHECK(summary.unstable == 3 && summary.ex_not_strict == SX_SUMMARY_LISTED + 2 &&
+             summary.listed == SX_SUMMARY_LISTED);
+    SX_CHECK(strcmp(summary.differing[SX_SUMMARY_LISTED - 1].task_id, "t19") == 0);
+    sx_method_summary_clear(&summary);
+    for (size_t i = 0; i < SX_SUMMARY_LISTED + 2; i++)
+        sx_result_clear(&many[i]);
+
+    /* METHOD below a file; results.jsonl a folder: submission.jsonl is then
+     * not written either. */
+    snprintf(path, sizeof path, "%s/m/results.jsonl", dir);
+    SX_CHECK(sx_results_write(path, "x", &r, 1, &summary, &err) == -1);
+    snprintf(want, sizeof want, "%s/x: cannot create folder: Not a directory", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    snprintf(path, sizeof path, "%s/dir/results.jsonl", dir);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
+    SX_CHECK(sx_results_write(dir, "dir", &r, 1, &summary, &err) == -1);
+    snprintf(want, sizeof want, "%s: cannot rename into place: Is a directory", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    sx_method_summary_clear(&summary);
+    snprintf(path, sizeof path, "%s/dir/submission.jsonl", dir);
+    SX_CHECK(!sx_file_exists(path));
+    sx_result_clear(&r);
+
+    /* summary.json of no methods: no subset, EX 0 of 0 never divides. */
+    SX_CHECK(sx_summary_write(dir, NULL, 0, NULL, &err) == 0);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    text = read_all(path);
+    SX_CHECK(strcmp(text, "{\n  \"methods\": {}\n}\n") == 0);
+    free(text);
+    sx_method_summary_t two[2] = {{.method = "m"}, {.method = NULL, .total = 1}};
+    char input[PATH_MAX + 20], missing[PATH_MAX + 20];
+    snprintf(input, sizeof input, "%s/m/results.jsonl", dir);
+    snprintf(missing, sizeof missing, "%s/gone.jsonl", dir);
+    const char *files[] = {input, NULL};
+    sx_run_info_t run = {.started = 2000,
+                         .ended = 1000,
+                         .method_files = files,
+                         .inputs_kind = "predictions"};
+    SX_CHECK(sx_summary_write(dir, two, 2, &run, &err) == 0);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    text = read_all(path);
+    /* No wall_seconds when ended is before started; a method without input
+     * file is left out of inputs.files. */
+    snprintf(want, sizeof want,
+             "\n  \"run\": {\n    \"streamex\": \"%s\",\n"
+             "    \"started\": \"1970-01-01T00:33:20.000Z\",\n"
+             "    \"ended\": \"1970-01-01T00:16:40.000Z\",\n"
+             "    \"inputs\": {\n      \"kind\": \"predictions\",\n      \"files\": {\n"
+             "        \"m\": \"%s\"\n      }\n    }\n  }\n}\n",
+             SX_VERSION, input);
+    SX_CHECK(strstr(text, want) && strcmp(strstr(text, want), want) == 0);
+    SX_CHECK(strstr(text, "\n    \"\": {\n      \"correct\": 0,\n      \"total\": 1,\n"
+                          "      \"ex\": 0.0,\n"));
+    free(text);
+    files[0] = missing;
+    files[1] = missing;
+    run.bench = missing;
+    SX_CHECK(sx_summary_write(dir, two, 2, &run, &err) == 0);
+    text = read_all(path);
+    /* A bench or an input file that is gone is named as given. */
+    snprintf(want, sizeof want, "    \"bench\": \"%s\",\n", missing);
+    SX_CHECK(strstr(text, want));
+    snprintf(want, sizeof want,
+             "      \"files\": {\n        \"m\": \"%s\",\n        \"\": \"%s\"\n      }",
+             missing, missing);
+    SX_CHECK(strstr(text, want));
+    free(text);
+    snprintf(path, sizeof path, "%s/m/results.jsonl/out", dir);
+    SX_CHECK(sx_summary_write(path, two, 1, NULL, &err) == -1);
+    snprintf(want, sizeof want, "%s: cannot create folder: Not a directory", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+
+    /* Repeats that all agree: the count, without the pointer to results.jsonl. */
+    sx_method_summary_t repeated = {.method = "m", .total = 3, .repeats = 2};
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *out = open_memstream(&printed, &printed_size);
+    sx_summary_print(out, &repeated);
+    fclose(out);
+    SX_CHECK(strcmp(printed, "m: EX = 0/3 = 0.0000\n"
+                             "m: strict EX = 0/3 = 0.0000 (EX but not strict: 0, strict "
+                             "but not EX: 0)\n"
+                             "m: 0 of 3 tasks not stable over 2 runs\n") == 0);
+    free(printed);
+    snprintf(want, sizeof want, "rm -rf %s", dir);
+    SX_CHECK(system(want) == 0);
 }
 
 /* Seconds to the millisecond, ratios in their shortest exact form. */
@@ -814,6 +1034,8 @@ void sx_result_test(bool verbose)
     test_steps_travel_with_the_result();
     test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
+    test_result_refusals_in_full();
     test_submission_entries();
     test_writers_make_every_file();
+    test_writers_at_their_edges();
 }

@@ -341,6 +341,9 @@ static void test_evaluation_loading_validates(void)
     ev = evaluation_from("{}", &err);
     SX_CHECK(ev && ev->condition_count == 0 && !ev->ignore_order);
     sx_evaluation_destroy(&ev);
+    ev = evaluation_from("{\"ignore_order\": false}", &err);
+    SX_CHECK(ev && !ev->ignore_order && ev->kind == SX_ANSWER_ORDINARY);
+    sx_evaluation_destroy(&ev);
     /* One index alone is upstream's shorthand for a list of one; k alone
      * means no mandatory rows. */
     ev = evaluation_from("{\"condition_cols\": 1, \"answer_policy\": {\"kind\": "
@@ -376,6 +379,8 @@ static void test_evaluation_loading_validates(void)
         {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": -1}}",
          "answer_policy.k must be an integer >= 0"},
         {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\"}}",
+         "answer_policy.k must be an integer >= 0"},
+        {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": \"2\"}}",
          "answer_policy.k must be an integer >= 0"},
         {"{\"answer_policy\": {\"kind\": \"any_k_from_tie_set\", \"k\": 1, "
          "\"mandatory_rows\": -1}}",
@@ -500,8 +505,32 @@ static void test_score_files_statuses(void)
     SX_CHECK(sx_profile_parse("spider2-lite-2025-03", &parsed) == 0 &&
              parsed == SX_PROFILE_SPIDER2_LITE_2025_03);
     SX_CHECK(sx_profile_parse("spider2", &parsed) == -1);
+    SX_CHECK(sx_profile_parse(NULL, &parsed) == -1);
     SX_CHECK(strcmp(sx_profile_name(SX_PROFILE_SPIDER2_LITE_2025_11),
                     "spider2-lite-2025-11") == 0);
+    SX_CHECK(strcmp(sx_profile_name((sx_profile_t)2), "unknown") == 0);
+    sx_evaluation_t *none = NULL;
+    sx_evaluation_destroy(&none);
+    sx_evaluation_destroy(NULL);
+}
+
+/* A tie policy with more gold combinations than SX_TIE_MAX_COMBINATIONS is
+ * the task's fault: eval_error, saying how many, and no strict verdict. */
+static void test_score_files_too_many_ties(void)
+{
+    char gold[41 * 4 + 8] = "v\n", pred[11 * 4 + 8] = "v\n";
+    for (int i = 0; i < 40; i++)
+        snprintf(gold + strlen(gold), sizeof gold - strlen(gold), "%d\n", i);
+    for (int i = 0; i < 10; i++)
+        snprintf(pred + strlen(pred), sizeof pred - strlen(pred), "%d\n", i);
+    sx_evaluation_t tie = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 10};
+    char detail[256];
+    int strict = -1;
+    SX_CHECK(score_texts(gold, pred, &tie, &strict, detail, sizeof detail) ==
+             SX_STATUS_EVAL_ERROR);
+    SX_CHECK(strict == 0);
+    SX_CHECK(strcmp(detail, "tie policy allows more than 100000 gold combinations "
+                            "(choose 10 of 40 tied rows)") == 0);
 }
 
 void sx_score_test(bool verbose)
@@ -510,4 +539,5 @@ void sx_score_test(bool verbose)
     test_evaluation_loading_validates();
     test_score_files_statuses();
     test_score_files_strict_beside_frozen();
+    test_score_files_too_many_ties();
 }

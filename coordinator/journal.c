@@ -168,6 +168,8 @@ void sx_journal_destroy(sx_journal_t **self_p)
     *self_p = NULL;
 }
 
+/* ---- self-test ---------------------------------------------------------- */
+
 static int count_visit(const char *method, const char *inputs, const char *csv_sha1,
                        const sx_result_t *result, void *arg, sx_error_t *err)
 {
@@ -264,6 +266,66 @@ void sx_journal_test(bool verbose)
     SX_CHECK(sx_journal_open(path, count_visit, &seen, &err) == NULL && seen == 4);
     snprintf(want, sizeof want, "%s:5: not a journal record", path);
     SX_CHECK(strcmp(err.msg, want) == 0);
+
+    /* A line with a method but no result, or a result that is no object,
+     * is no record. */
+    SX_CHECK(truncate(path, before.st_size) == 0);
+    out = fopen(path, "a");
+    fputs("{\"method\":\"m1\"}\n", out);
+    fclose(out);
+    seen = 0;
+    SX_CHECK(sx_journal_open(path, count_visit, &seen, &err) == NULL && seen == 4);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(truncate(path, before.st_size) == 0);
+    out = fopen(path, "a");
+    fputs("{\"method\":\"m1\",\"result\":1}\n", out);
+    fclose(out);
+    seen = 0;
+    SX_CHECK(sx_journal_open(path, count_visit, &seen, &err) == NULL && seen == 4);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+
+    /* Without a visitor nothing is parsed, yet the torn last line is still
+     * cut: the bad line above stays, the torn one goes. */
+    out = fopen(path, "a");
+    fputs("{\"method\":\"m1\",\"res", out);
+    fclose(out);
+    journal = sx_journal_open(path, NULL, NULL, &err);
+    SX_CHECK(journal);
+    sx_journal_destroy(&journal);
+    SX_CHECK(stat(path, &after) == 0);
+    SX_CHECK(after.st_size ==
+             before.st_size + (off_t)strlen("{\"method\":\"m1\",\"result\":1}\n"));
+
+    /* A record without inputs is written without them. */
+    SX_CHECK(truncate(path, before.st_size) == 0);
+    journal = sx_journal_open(path, NULL, NULL, &err);
+    SX_CHECK(journal);
+    sx_result_init(&result, "t5", SX_STATUS_TIMEOUT, "", NULL);
+    SX_CHECK(sx_journal_append(journal, "m1", NULL, NULL, &result, NULL) == 0);
+    sx_result_clear(&result);
+    sx_journal_destroy(&journal);
+    seen = 0;
+    journal = sx_journal_open(path, count_visit, &seen, NULL);
+    SX_CHECK(journal && seen == 5);
+    sx_journal_destroy(&journal);
+    FILE *in = fopen(path, "r");
+    char line[1000] = "";
+    while (fgets(line, sizeof line, in) && !strstr(line, "\"t5\""))
+        ;
+    fclose(in);
+    SX_CHECK(strstr(line, "\"t5\"") && !strstr(line, "inputs"));
+
+    /* A journal that cannot be opened: its folder cannot be made (below a
+     * file), or its path is a folder. */
+    snprintf(want, sizeof want, "%s/out/journal.jsonl/sub", dir);
+    snprintf(line, sizeof line, "%s/x.jsonl", want);
+    SX_CHECK(sx_journal_open(line, NULL, NULL, &err) == NULL);
+    snprintf(line, sizeof line, "%s: cannot create folder: Not a directory", want);
+    SX_CHECK(strcmp(err.msg, line) == 0);
+    snprintf(want, sizeof want, "%s/out", dir);
+    SX_CHECK(sx_journal_open(want, NULL, NULL, &err) == NULL);
+    snprintf(line, sizeof line, "%s: cannot open for appending: Is a directory", want);
+    SX_CHECK(strcmp(err.msg, line) == 0);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     SX_CHECK(system(cmd) == 0);

@@ -1,8 +1,11 @@
 /* test_merge.c: the merge of --shard outputs (coordinator/merge.c) on a
  * throw-away bench of four tasks: an overlap that agrees is merged and a task
  * in no input is reported; an overlap that disagrees (even at the same
- * score), a --tasks subset (unless allowed), a foreign task and the output
- * itself as an input are refused, naming what is wrong. */
+ * score or only the strict verdict), a --tasks subset (unless allowed), a
+ * foreign task, the output itself as an input, no inputs, an output or bench
+ * that cannot be used, inputs without results, a line that is no result and a
+ * CSV that cannot be copied are refused, naming what is wrong; two methods
+ * from two inputs merge with the inputs' workers united. */
 #include "coordinator/merge.h"
 
 #include "common/files.h"
@@ -34,6 +37,27 @@ static void write_results(const char *out, const char *method, const char *const
     for (size_t i = 0; i < count; i++)
         sx_result_clear(&results[i]);
     free(results);
+}
+
+/* OUT/summary.json naming the workers of a run (run.workers). */
+static void write_workers(const char *out, const char *const *names,
+                          const char *const *runtimes, size_t count)
+{
+    sx_method_summary_t summary = {.method = "m1", .total = 4};
+    sx_run_info_t run = {.command = "run",
+                         .worker_names = names,
+                         .worker_runtimes = runtimes,
+                         .worker_count = count};
+    SX_CHECK(sx_summary_write(out, &summary, 1, &run, NULL) == 0);
+}
+
+/* The whole of a file, for exact comparisons. */
+static char *slurp(const char *path)
+{
+    size_t size = 0;
+    char *data = sx_file_read(path, 1 << 20, &size, NULL);
+    SX_CHECK(data);
+    return data;
 }
 
 int main(void)
@@ -104,6 +128,109 @@ int main(void)
     SX_CHECK(strcmp(err.msg, want) == 0);
     const char *self_input[] = {out};
     SX_CHECK(sx_merge(bench, self_input, 1, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "%s: the output cannot also be an input", out);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+
+    /* Nothing to merge, an output below a file, a bench that is not one,
+     * and inputs without any METHOD/results.jsonl are refused. */
+    SX_CHECK(sx_merge(bench, inputs, 0, out, false, &report, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "nothing to merge: give the shard outputs") == 0);
+    snprintf(path, sizeof path, "%s/m1/results.jsonl/sub", out);
+    SX_CHECK(sx_merge(bench, inputs, 2, path, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "%s: cannot create folder: Not a directory", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    snprintf(path, sizeof path, "%s/no-bench", bench);
+    SX_CHECK(sx_merge(path, inputs, 2, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "%s/task_ids.txt: cannot open: No such file or directory",
+             path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    snprintf(path, sizeof path, "%s/no-such-input", bench);
+    const char *none[] = {path, d};
+    snprintf(d, sizeof d, "%s/shard-empty", bench);
+    SX_CHECK(sx_mkdirs(d, NULL) == 0);
+    SX_CHECK(sx_merge(bench, none, 2, out, false, &report, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "no METHOD/results.jsonl in any input") == 0);
+
+    /* The same status with another strict verdict is another verdict. */
+    sx_result_t strict[1];
+    sx_result_init(&strict[0], "t003", SX_STATUS_MISMATCH, "", NULL);
+    strict[0].strict = 1;
+    sx_method_summary_t written;
+    snprintf(d, sizeof d, "%s/shard-strict", bench);
+    SX_CHECK(sx_results_write(d, "m1", strict, 1, &written, NULL) == 0);
+    sx_method_summary_clear(&written);
+    sx_result_clear(&strict[0]);
+    const char *strict_clash[] = {a, d};
+    SX_CHECK(sx_merge(bench, strict_clash, 2, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "m1/t003 disagrees: %s says mismatch, %s says mismatch",
+             a, d);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+
+    /* A result whose CSV is gone cannot be merged: named with the task. */
+    snprintf(path, sizeof path, "%s/m1/csv/t001.csv", a);
+    char moved[PATH_MAX + 80];
+    snprintf(moved, sizeof moved, "%s.moved", path);
+    SX_CHECK(rename(path, moved) == 0);
+    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "m1/t001: %s: cannot open: No such file or directory",
+             path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(rename(moved, path) == 0);
+
+    /* Two methods, each in one input; a result without a CSV keeps none;
+     * the workers of the inputs are united, a name two inputs give
+     * different runtimes keeping both, a runtime that is no text left out;
+     * a report.html that cannot be written is only a warning. */
+    char m2[PATH_MAX + 16];
+    snprintf(m2, sizeof m2, "%s/shard-m2", bench);
+    sx_result_t timeout[1];
+    sx_result_init(&timeout[0], "t002", SX_STATUS_TIMEOUT, "after 1 s", NULL);
+    SX_CHECK(sx_results_write(m2, "m2", timeout, 1, &written, NULL) == 0);
+    sx_method_summary_clear(&written);
+    sx_result_clear(&timeout[0]);
+    const char *names_a[] = {"w0", "w1"}, *rt_a[] = {"flink-a", "flink-a"};
+    write_workers(a, names_a, rt_a, 2);
+    snprintf(path, sizeof path, "%s/summary.json", m2);
+    const char *summary_m2 = "{\"methods\": {}, \"run\": {\"workers\": "
+                             "{\"w0\": \"flink-b\", \"w1\": \"flink-a\", \"w2\": 7}}}\n";
+    SX_CHECK(sx_file_write_atomic(path, summary_m2, strlen(summary_m2), NULL) == 0);
+    snprintf(e, sizeof e, "%s/merged2", bench);
+    snprintf(path, sizeof path, "%s/report.html", e);
+    SX_CHECK(sx_mkdirs(path, NULL) == 0);
+    const char *two[] = {a, m2};
+    SX_CHECK(sx_merge(bench, two, 2, e, false, &report, &err) == 0);
+    SX_CHECK(report.methods == 2 && report.tasks == 4 && report.missing == 2 + 3);
+    snprintf(path, sizeof path, "%s/m2/results.jsonl", e);
+    char *data = slurp(path);
+    SX_CHECK(strstr(data, "\"t002\"") && strstr(data, "\"timeout\"") &&
+             !strstr(data, "t002.csv"));
+    free(data);
+    snprintf(path, sizeof path, "%s/summary.json", e);
+    data = slurp(path);
+    SX_CHECK(strstr(data, "\"workers\": {\n      \"w0\": \"flink-a; flink-b\",\n"
+                          "      \"w1\": \"flink-a\"\n    }"));
+    free(data);
+
+    /* A line that is no result stops the merge at its input, naming the
+     * line, before the inputs and methods after it are read. */
+    snprintf(d, sizeof d, "%s/shard-bad", bench);
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", d);
+    SX_CHECK(sx_mkdirs_for(path, NULL) == 0);
+    SX_CHECK(sx_file_write_atomic(path, "{}\n{}\n", 6, NULL) == 0);
+    const char *bad_first[] = {d, a, m2};
+    SX_CHECK(sx_merge(bench, bad_first, 3, out, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "%s:1: field \"task_id\" must be a string", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(report.methods == 0);
+
+    /* A CSV that cannot be copied into OUT (its METHOD is a file there). */
+    snprintf(e, sizeof e, "%s/merged3", bench);
+    snprintf(path, sizeof path, "%s/m1", e);
+    SX_CHECK(sx_mkdirs(e, NULL) == 0 && sx_file_write_atomic(path, "", 0, NULL) == 0);
+    SX_CHECK(sx_merge(bench, inputs, 2, e, false, &report, &err) == -1);
+    snprintf(want, sizeof want, "m1/t001: %s/csv: cannot create folder: Not a directory",
+             path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_merge: OK\n");
