@@ -173,9 +173,9 @@ process_trial() {
 }
 
 # check and score on a bench of 60 copies of the sample (1,800 tasks): a
-# SIGTERM 0.3 s in stops check between two tasks, and score, signalled as it
-# starts, leaves OUT untouched; both exit 143 (or 0 if already done, which
-# the line says).
+# SIGTERM as soon as signals are blocked stops check between two tasks, and
+# score, signalled as it starts, leaves OUT untouched; both exit 143 (or 0 if
+# already done, which the line says: then the kill finds no process).
 big="$tmp/big"
 mkdir -p "$big/tasks" "$big/gold" "$big/evaluation"
 : > "$big/task_ids.txt"
@@ -196,12 +196,11 @@ rc=0
 "$STREAMEX" check --bench "$big" > /dev/null 2> "$tmp/check.err" &
 pid=$!
 wait_listening "$pid"
-sleep 0.3
-kill -TERM "$pid"
+kill -TERM "$pid" 2> /dev/null || true
 wait "$pid" || rc=$?
 case "$rc" in
 143) grep -q "stopped by signal 15" "$tmp/check.err" || fail "check: no stop message" ;;
-0) echo "   check finished within 0.3 s: not interrupted" ;;
+0) echo "   check finished before the signal: not interrupted" ;;
 *) fail "check exited $rc after SIGTERM" ;;
 esac
 check_rc=$rc
@@ -210,7 +209,7 @@ rc=0
     > /dev/null 2> "$tmp/score.err" &
 pid=$!
 wait_listening "$pid"
-kill -TERM "$pid"
+kill -TERM "$pid" 2> /dev/null || true
 wait "$pid" || rc=$?
 case "$rc" in
 143) [ -z "$(ls -A "$tmp/score" 2>/dev/null)" ] || fail "score: SIGTERM left $(ls "$tmp/score")" ;;
