@@ -2,7 +2,7 @@
 # setup-podman.sh: prepares Podman as the engine for docker/ on a Debian host
 # with no Docker engine and no reachable container registry:
 #   1. installs podman, runc, netavark with aardvark-dns (containers find
-#      each other by service name) and debootstrap from Debian, and
+#      each other by service name) and iptables, and debootstrap from Debian, and
 #      podman-compose $SX_PODMAN_COMPOSE_VERSION from PyPI into
 #      /opt/podman-compose (Debian's 1.0.3 ignores `scale` and leaves the
 #      network behind on `down`), linked as /usr/local/bin/podman-compose;
@@ -29,7 +29,9 @@ sudo=""
 
 install_packages() {
     local missing=() p
-    for p in podman runc netavark aardvark-dns debootstrap python3-venv; do
+    # iptables: netavark 1.4 sets up container networks with it, and only
+    # recommends it (without it: "netavark: No such file or directory").
+    for p in podman runc netavark aardvark-dns iptables debootstrap python3-venv; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -gt 0 ] || return 0

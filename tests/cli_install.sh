@@ -9,8 +9,9 @@
 # library the binary needs is owned by one of them here), and the package
 # installed with `dpkg --root` into a private root with its own dpkg
 # database, where the sample runs again and `dpkg -r` leaves no file (not
-# root: unpacked with dpkg -x instead). Not a clean system (that needs a
-# container): the libraries come from this host.
+# root: unpacked with dpkg -x instead). Not a clean system: the libraries
+# come from this host (scripts/deb-clean-install.sh does the clean one, in a
+# container).
 # Exits 77 without cmake, cpack or dpkg.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
