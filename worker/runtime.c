@@ -300,16 +300,6 @@ static int format_kafka_once(sx_runtime_t *self, sx_error_t *err)
     return 0;
 }
 
-static int start_external(sx_runtime_t *self, sx_error_t *err)
-{
-    int64_t deadline = deadline_after(self->config.start_timeout_s);
-    static const component_t checked[] = {KAFKA, JOBMANAGER, GATEWAY};
-    for (size_t i = 0; i < sizeof checked / sizeof checked[0]; i++)
-        if (wait_healthy(self, checked[i], deadline, err) != 0)
-            return -1;
-    return 0;
-}
-
 /* The first job of a fresh pair pays for loading the planner and the task
  * classes (20-60 s on a busy 2-core host, 2 s for the next job): a trivial
  * bounded job at start keeps that cost out of the first task's timeout, and
@@ -342,13 +332,28 @@ static int warm_up(sx_runtime_t *self, sx_error_t *err)
     if (rc == 0 && state != SX_JOB_FINISHED)
         rc = sx_error_set(err, "job %s failed or was cancelled", job);
     sx_gateway_destroy(&gw);
-    if (rc != 0) {
+    if (rc != 0 && self->external) {
+        sx_error_prefix(err, "external pair: warm-up job");
+    } else if (rc != 0) {
         sx_error_prefix(err, "pair %d: warm-up job", self->config.index);
         char log[PATH_MAX];
         sx_pair_log_path(self, TASKMANAGER, log, sizeof log);
         append_log_tail(err, log);
     }
     return rc;
+}
+
+/* An external pair may be starting with the worker (a compose file, a Helm
+ * release): wait until each service answers, a TaskManager included (a job
+ * submitted before one registers waits for a slot inside the task's own
+ * timeout), then warm it up like a pair of our own. */
+static int start_external(sx_runtime_t *self, sx_error_t *err)
+{
+    int64_t deadline = deadline_after(self->config.start_timeout_s);
+    for (int c = 0; c < SX_RUNTIME_COMPONENTS; c++)
+        if (wait_healthy(self, (component_t)c, deadline, err) != 0)
+            return -1;
+    return warm_up(self, err);
 }
 
 static int start_local(sx_runtime_t *self, sx_error_t *err)
