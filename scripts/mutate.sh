@@ -9,8 +9,12 @@
 # be committed, so it is no gap in the tests. Each valid mutant runs the fast
 # suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
 # cli_signals (hundreds of timed runs) and cli_format (a mutant is not
-# clang-formatted), unit tests first, stopping at the first failure; each
-# of the two phases is killed after SX_MUTATE_TEST_TIMEOUT seconds (default
+# clang-formatted), unit tests first, stopping at the first failure; within
+# each of the two phases the tests that took less than SX_MUTATE_QUICK
+# seconds (default 20) in the unmutated run go first, so that a mutant
+# test_score kills is not kept waiting for test_executor's 45 s (ctest
+# starts the longest first and lets a running test finish after a failure).
+# Each phase's tier is killed after SX_MUTATE_TEST_TIMEOUT seconds (default
 # three times the unmutated phase's time, measured first), which counts as
 # killed (a mutant that loops). Prints killed / survived per file and each
 # survivor's diff with its signature; exits 1 if a mutant survived.
@@ -28,7 +32,9 @@
 # same mutants), SX_MUTATE_SECONDS (time box for the mutants, default 3600:
 # no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
 # default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
-# the three above). Not part of CI: a tool to run by hand.
+# the three above; '^cli_' gives a quick pass over the unit tests alone),
+# SX_MUTATE_QUICK (seconds under which a test is in its phase's first
+# tier). Not part of CI: a tool to run by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -99,22 +105,22 @@ is_equivalent() {
     [ -f "$equivalents" ] && grep -qxF -- "$1" "$equivalents"
 }
 
-# Runs the fast suite in the copy, the unit tests for at most $1 seconds,
-# then the command-line tests for at most $2; prints the first failed test's
-# name. The unit tests (seconds) run first: most mutants die there, a killed
-# mutant stops the run, and a mutant that makes a unit test loop is stopped
-# long before that test's own 600 s timeout.
+# Runs the fast suite in the copy, tier by tier ("LABEL LIMIT REGEX" in
+# $tiers, quick unit tests first): each tier's tests for at most LIMIT
+# seconds; prints the first failed test's name. Most mutants die in the
+# first tier within seconds, and a killed mutant stops the run; a mutant
+# that makes a test loop is stopped long before that test's own timeout.
 run_suite() {
-    local log="$work/ctest.log" status=0 label limits=("$1" "$2") phase=0
-    for label in unit cli; do
-        timeout -k 10 "${limits[$phase]}" \
-            ctest --test-dir "$build" -L "^$label\$" -E "$excluded" \
+    local log="$work/ctest.log" status=0 tier label limit regex
+    for tier in "${tiers[@]}"; do
+        read -r label limit regex <<<"$tier"
+        timeout -k 10 "$limit" \
+            ctest --test-dir "$build" -L "^$label\$" -R "$regex" -E "$excluded" \
             -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
         [ "$status" -eq 0 ] || break
-        phase=1
     done
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        echo "timeout after ${limits[$phase]} s ($label tests)"
+        echo "timeout after $limit s ($label tests)"
     elif [ "$status" -ne 0 ]; then
         awk '/^The following tests FAILED:/ {getline; print $3; exit}' "$log" | grep . ||
             echo "ctest exit $status"
@@ -122,13 +128,29 @@ run_suite() {
     return "$status"
 }
 
+# The tests of label $1 (without the excluded ones) that cost less than $2
+# seconds in the last run (ctest's cost data), or with "slow" the others, as
+# one anchored regex; nothing when there are none.
+tier_regex() {
+    local names
+    names=$(ctest --test-dir "$build" -L "^$1\$" -E "$excluded" -N | awk '/Test +#/ {print $3}' |
+        awk -v max="$2" -v slow="${3:-}" 'NR == FNR { if ($0 == "---") done = 1; if (!done) cost[$1] = $3; next }
+            (slow == "") == ((cost[$1] + 0) < max + 0) { print }' \
+            "$build/Testing/Temporary/CTestCostData.txt" - | paste -sd'|')
+    [ -z "$names" ] || echo "^($names)\$"
+}
+
 echo "mutate.sh: building the copy in $work"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-# The unmutated suite, timed phase by phase: a mutant's phase is stopped
-# after three times as long (plus 30 s for a loaded moment).
-limits=()
+# The unmutated suite, timed phase by phase: a mutant's tier is stopped
+# after three times its phase's time (plus 30 s for a loaded moment).
+quick="${SX_MUTATE_QUICK:-20}"
+tiers=()
 for label in unit cli; do
+    # A label SX_MUTATE_EXCLUDE leaves empty (e.g. '^cli_' for a quick first
+    # pass over the unit tests alone) has no tier.
+    [ -n "$(ctest --test-dir "$build" -L "^$label\$" -E "$excluded" -N | awk '/Test +#/')" ] || continue
     phase_started=$SECONDS
     if ! ctest --test-dir "$build" -L "^$label\$" -E "$excluded" -j"$jobs" \
         --no-tests=error >"$work/ctest.log" 2>&1; then
@@ -136,9 +158,14 @@ for label in unit cli; do
         cat "$work/ctest.log" >&2
         exit 1
     fi
-    limits+=("${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - phase_started) + 30))}")
+    limit="${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - phase_started) + 30))}"
+    for speed in "" slow; do
+        regex=$(tier_regex "$label" "$quick" $speed)
+        [ -z "$regex" ] || tiers+=("$label $limit $regex")
+    done
 done
-echo "mutate.sh: a mutant's unit tests are stopped after ${limits[0]} s, its command-line tests after ${limits[1]} s"
+echo "mutate.sh: a mutant's tests run in ${#tiers[@]} tiers, each stopped after its phase's limit:"
+printf '  %s\n' "${tiers[@]}"
 
 started=$SECONDS
 summary=()
@@ -182,7 +209,7 @@ for file in "${files[@]}"; do
             continue
         fi
         valid=$((valid + 1))
-        if reason=$(run_suite "${limits[@]}"); then
+        if reason=$(run_suite); then
             survivors=$((survivors + 1))
             echo "SURVIVED  $sig"
             diff -u --label "a/$file" --label "b/$file" "$original" "$mutant" || true
