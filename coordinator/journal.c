@@ -170,6 +170,17 @@ void sx_journal_destroy(sx_journal_t **self_p)
 
 /* ---- self-test ---------------------------------------------------------- */
 
+/* The descriptor open on path (the journal's own), found by its inode. */
+static int fd_open_on(const char *path)
+{
+    struct stat want, st;
+    SX_CHECK(stat(path, &want) == 0);
+    for (int fd = 0; fd < 1024; fd++)
+        if (fstat(fd, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+            return fd;
+    return -1;
+}
+
 static int count_visit(const char *method, const char *inputs, const char *csv_sha1,
                        const sx_result_t *result, void *arg, sx_error_t *err)
 {
@@ -314,6 +325,24 @@ void sx_journal_test(bool verbose)
         ;
     fclose(in);
     SX_CHECK(strstr(line, "\"t5\"") && !strstr(line, "inputs"));
+
+    /* A record written but not made durable is refused: a verdict the
+     * coordinator acknowledges must survive a crash. The journal's descriptor
+     * is swapped for /dev/null's, which takes the write but refuses fsync
+     * (and ftruncate) with EINVAL, as a disk whose flush fails would. */
+    journal = sx_journal_open(path, NULL, NULL, &err);
+    int null_fd = open("/dev/null", O_WRONLY);
+    SX_CHECK(journal && null_fd >= 0 && dup2(null_fd, fd_open_on(path)) >= 0);
+    close(null_fd);
+    sx_result_init(&result, "t6", SX_STATUS_MATCH, "", NULL);
+    SX_CHECK(sx_journal_append(journal, "m1", NULL, NULL, &result, &err) == -1);
+    sx_result_clear(&result);
+    sx_journal_destroy(&journal);
+    snprintf(want, sizeof want,
+             "%s: cannot append a record (errno 22: Invalid argument), nor cut it off: "
+             "Invalid argument",
+             path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
 
     /* A journal that cannot be opened: its folder cannot be made (below a
      * file), or its path is a folder. */
