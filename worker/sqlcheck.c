@@ -237,6 +237,8 @@ char *sx_sqlcheck(const char *sql, const char *sink_name, sx_error_t *err)
     return result;
 }
 
+/* ---- self-test ---------------------------------------------------------- */
+
 /* One case of the table below: a candidate and its exact verdict. */
 typedef struct {
     const char *sql;
