@@ -10,10 +10,11 @@
 # suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
 # cli_signals (hundreds of timed runs) and cli_format (a mutant is not
 # clang-formatted), unit tests first, stopping at the first failure; within
-# each of the two phases the tests that took less than SX_MUTATE_QUICK
-# seconds (default 20) in the unmutated run go first, so that a mutant
-# test_score kills is not kept waiting for test_executor's 45 s (ctest
-# starts the longest first and lets a running test finish after a failure).
+# each of the two phases the tests run in tiers by the time they took in the
+# unmutated run (SX_MUTATE_QUICK, default "1 20": under 1 s, under 20 s,
+# the rest), so that a mutant test_score kills in 0.1 s is not kept waiting
+# for test_coordinator's 12 s or test_executor's 45 s (ctest starts the
+# longest test first and lets running tests finish after a failure).
 # Each phase's tier is killed after SX_MUTATE_TEST_TIMEOUT seconds (default
 # three times the unmutated phase's time, measured first), which counts as
 # killed (a mutant that loops). Prints killed / survived per file and each
@@ -33,8 +34,8 @@
 # no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
 # default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
 # the three above; '^cli_' gives a quick pass over the unit tests alone),
-# SX_MUTATE_QUICK (seconds under which a test is in its phase's first
-# tier). Not part of CI: a tool to run by hand.
+# SX_MUTATE_QUICK (the tiers' upper bounds in seconds, ascending). Not
+# part of CI: a tool to run by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -128,14 +129,14 @@ run_suite() {
     return "$status"
 }
 
-# The tests of label $1 (without the excluded ones) that cost less than $2
-# seconds in the last run (ctest's cost data), or with "slow" the others, as
-# one anchored regex; nothing when there are none.
+# The tests of label $1 (without the excluded ones) that cost at least $2
+# and less than $3 seconds in the last run (ctest's cost data), as one
+# anchored regex; nothing when there are none.
 tier_regex() {
     local names
     names=$(ctest --test-dir "$build" -L "^$1\$" -E "$excluded" -N | awk '/Test +#/ {print $3}' |
-        awk -v max="$2" -v slow="${3:-}" 'NR == FNR { if ($0 == "---") done = 1; if (!done) cost[$1] = $3; next }
-            (slow == "") == ((cost[$1] + 0) < max + 0) { print }' \
+        awk -v low="$2" -v high="$3" 'NR == FNR { if ($0 == "---") done = 1; if (!done) cost[$1] = $3; next }
+            cost[$1] + 0 >= low + 0 && cost[$1] + 0 < high + 0 { print }' \
             "$build/Testing/Temporary/CTestCostData.txt" - | paste -sd'|')
     [ -z "$names" ] || echo "^($names)\$"
 }
@@ -145,7 +146,7 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/nul
 cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 # The unmutated suite, timed phase by phase: a mutant's tier is stopped
 # after three times its phase's time (plus 30 s for a loaded moment).
-quick="${SX_MUTATE_QUICK:-20}"
+quick="${SX_MUTATE_QUICK:-1 20}"
 tiers=()
 for label in unit cli; do
     # A label SX_MUTATE_EXCLUDE leaves empty (e.g. '^cli_' for a quick first
@@ -159,11 +160,14 @@ for label in unit cli; do
         exit 1
     fi
     limit="${SX_MUTATE_TEST_TIMEOUT:-$((3 * (SECONDS - phase_started) + 30))}"
-    for speed in "" slow; do
-        regex=$(tier_regex "$label" "$quick" $speed)
+    low=0
+    for high in $quick 1e9; do
+        regex=$(tier_regex "$label" "$low" "$high")
         [ -z "$regex" ] || tiers+=("$label $limit $regex")
+        low=$high
     done
 done
+[ "${#tiers[@]}" -gt 0 ] || { echo "mutate.sh: no test to run (SX_MUTATE_EXCLUDE?)" >&2; exit 2; }
 echo "mutate.sh: a mutant's tests run in ${#tiers[@]} tiers, each stopped after its phase's limit:"
 printf '  %s\n' "${tiers[@]}"
 
