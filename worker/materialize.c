@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct _sx_materialize_t {
@@ -634,6 +635,18 @@ static void test_upsert_keeps_latest_and_deletes_on_tombstone(void)
         {"[2]", "{\"name\":\"d\"}"},
     };
     CHECK_MATERIALIZE(SX_CHANGELOG_UPSERT, raw_keys, "id,name,v\n,d,\n1,c,\n2,b,\n");
+    /* Keys are kept as C strings: one holding a NUL byte would be cut there
+     * and fold into another key's row, so it is an error. */
+    sx_materialize_t *self = relation_of(SX_CHANGELOG_UPSERT);
+    sx_error_t err;
+    SX_CHECK(sx_materialize_apply(self, 7, "a\0b", 3, "{}", 2, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "offset 7: the key holds a NUL byte") == 0);
+    sx_materialize_destroy(&self);
+    /* A kind that is none of the three is refused, not guessed. */
+    self = relation_of((sx_changelog_t)3);
+    SX_CHECK(sx_materialize_apply(self, 0, NULL, 0, "{}", 2, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "unknown changelog kind 3") == 0);
+    sx_materialize_destroy(&self);
 }
 
 /* Many updates per key, deletes and re-inserts: only each key's latest value
@@ -779,6 +792,25 @@ static void test_row_count_and_write_errors(void)
     SX_CHECK(sx_materialize_write(self, "/nonexistent/dir/out.csv", &err) == -1);
     SX_CHECK(strstr(err.msg, "/nonexistent/dir/out.csv: cannot write the final CSV") ==
              err.msg);
+    /* A full disk (the temporary file is /dev/full) and a final name taken
+     * by a folder: each is an error with its reason, and neither leaves a
+     * final CSV or its temporary file behind. */
+    char dir[] = "/tmp/sx_materialize_XXXXXX", path[64], tmp[80], want[160];
+    SX_CHECK(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    SX_CHECK(symlink("/dev/full", tmp) == 0);
+    SX_CHECK(sx_materialize_write(self, path, &err) == -1);
+    snprintf(want, sizeof want, "%s: cannot write the final CSV: No space left on device",
+             path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(access(path, F_OK) != 0 && access(tmp, F_OK) != 0);
+    SX_CHECK(mkdir(path, 0700) == 0);
+    SX_CHECK(sx_materialize_write(self, path, &err) == -1);
+    snprintf(want, sizeof want, "%s: cannot write the final CSV: Is a directory", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(access(tmp, F_OK) != 0);
+    SX_CHECK(rmdir(path) == 0 && rmdir(dir) == 0);
     sx_materialize_destroy(&self);
     sx_materialize_destroy(&self);
 }
