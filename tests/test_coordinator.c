@@ -675,6 +675,26 @@ static void test_attempt_deadline(void)
     harness_destroy(&h);
 }
 
+/* The disk fills up: files may grow to `bytes` and no further (the file
+ * size limit stands in for a full disk: EFBIG where ENOSPC would come).
+ * Returns the limit to put back with disk_restore. */
+static struct rlimit disk_full_at(off_t bytes)
+{
+    struct rlimit saved, small;
+    SX_CHECK(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    small = saved;
+    small.rlim_cur = (rlim_t)bytes;
+    signal(SIGXFSZ, SIG_IGN);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    return saved;
+}
+
+static void disk_restore(const struct rlimit *saved)
+{
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, saved) == 0);
+    signal(SIGXFSZ, SIG_DFL);
+}
+
 /* A journal that cannot take a record stops the run (1, the error names the
  * journal and errno), stays a valid prefix, and --resume completes the run. */
 static void test_journal_failure_stops_and_resumes(void)
@@ -694,17 +714,10 @@ static void test_journal_failure_stops_and_resumes(void)
     snprintf(journal, sizeof journal, "%s/journal.jsonl", h->out);
     struct stat st;
     SX_CHECK(stat(journal, &st) == 0);
-    /* The disk fills up (the file size limit stands in for it: EFBIG). */
-    struct rlimit saved_limit, small;
-    SX_CHECK(getrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
-    small = saved_limit;
-    small.rlim_cur = (rlim_t)st.st_size + 20;
-    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
-    SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    struct rlimit saved = disk_full_at(st.st_size + 20);
     fake_result(f, &assign->tasks[1], SX_STATUS_MISMATCH);
     bool ended = harness_wait(h, WAIT_MS);
-    SX_CHECK(setrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
-    signal(SIGXFSZ, saved_handler);
+    disk_restore(&saved);
     SX_CHECK(ended && h->run.rc == 1);
     SX_CHECK(strstr(h->run.err.msg, "journal.jsonl: cannot append a record (errno 27"));
     SX_CHECK(sx_testbench_count_lines(journal) == 1);
@@ -721,6 +734,50 @@ static void test_journal_failure_stops_and_resumes(void)
     SX_CHECK(sx_testbench_count_lines(journal) == 2);
     sx_msg_destroy(&assign);
     sx_msg_destroy(&rest);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* A verdict the coordinator settles itself stops the run too when it cannot
+ * be journaled: a missing prediction, settled at start-up (no coordinator
+ * is made), and a last attempt's infra_error (the run ends with 1). Either
+ * way the error names the journal and errno, and the journal stays empty. */
+static void test_local_settle_failures_stop_the_run(void)
+{
+    const char *markers[] = {"", "-"};
+    harness_t *h = harness_new(2, markers);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    char journal[PATH_MAX + 64], want[PATH_MAX + 128];
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", h->out);
+    snprintf(want, sizeof want, "%s: cannot append a record (errno 27: File too large)",
+             journal);
+    sx_error_t err;
+    struct rlimit saved = disk_full_at(0);
+    sx_coordinator_t *refused = sx_coordinator_new(&c, &err);
+    disk_restore(&saved);
+    SX_CHECK(refused == NULL && strcmp(err.msg, want) == 0);
+    SX_CHECK(sx_testbench_count_lines(journal) == 0);
+    harness_destroy(&h);
+
+    h = harness_new(1, NULL);
+    files[0] = h->preds;
+    c = base_config(h, s_names, files);
+    c.retry_budget = 1;
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", h->out);
+    snprintf(want, sizeof want, "%s: cannot append a record (errno 27: File too large)",
+             journal);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 1);
+    saved = disk_full_at(0);
+    fake_result(f, &assign->tasks[0], SX_STATUS_INFRA_ERROR);
+    bool ended = harness_wait(h, WAIT_MS);
+    disk_restore(&saved);
+    SX_CHECK(ended && h->run.rc == 1 && strcmp(h->run.err.msg, want) == 0);
+    SX_CHECK(sx_testbench_count_lines(journal) == 0);
+    sx_msg_destroy(&assign);
     fake_destroy(&f);
     harness_destroy(&h);
 }
@@ -960,6 +1017,17 @@ static void test_config_refused(void)
     SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
     SX_CHECK(strcmp(err.msg, "/nonexistent/coordinator.cert: cannot load the CURVE "
                              "certificate (and its _secret file)") == 0);
+    c = base_config(h, s_names, files);
+    c.out_dir = NULL;
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg,
+                    "coordinator needs --bench, --method, --output and an endpoint") ==
+             0);
+    const char *unreadable[] = {"/nonexistent/preds.jsonl"};
+    c = base_config(h, s_names, unreadable);
+    SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "method m1: /nonexistent/preds.jsonl: cannot open: No such "
+                             "file or directory") == 0);
     c = base_config(h, s_names, files);
     c.endpoint = "ipc:///nonexistent/coordinator.sock";
     SX_CHECK(sx_coordinator_new(&c, &err) == NULL);
@@ -1355,6 +1423,7 @@ int main(void)
     test_paused_worker_late_infra_error();
     test_attempt_deadline();
     test_journal_failure_stops_and_resumes();
+    test_local_settle_failures_stop_the_run();
     test_resume_reruns_changed_candidates();
     test_rerun_replaces_verdicts_journal_keeps_history();
     test_tasks_subset();
