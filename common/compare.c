@@ -297,6 +297,8 @@ static int verdict(const char *pred_csv, const char *gold_csv, bool ignore_order
     char detail[256] = "";
     int v = sx_compare_gold(cmp, gold, NULL, 0, cols, ncols, detail, sizeof detail, &err);
     sx_compare_destroy(&cmp);
+    SX_CHECK(cmp == NULL);
+    sx_compare_destroy(&cmp); /* a second destroy is harmless */
     sx_frame_destroy(&pred);
     sx_frame_destroy(&gold);
     return v;
@@ -314,7 +316,9 @@ static void test_compare_cases_read_like_the_spec(void)
     /* Tolerance is absolute 1e-2 (plus Python's relative 1e-9). */
     SX_CHECK(verdict("v\n1.005", "v\n1", false, NOV, NULL, 0) == 1);
     SX_CHECK(verdict("v\n1.02", "v\n1", false, NOV, NULL, 0) == 0);
-    /* Strings compare exactly; a number never equals a string. */
+    /* Strings compare exactly, every byte; a number never equals a string. */
+    SX_CHECK(verdict("v\nabc\nde", "v\nabc\nde", false, NOV, NULL, 0) == 1);
+    SX_CHECK(verdict("v\nabc", "v\nabd", false, NOV, NULL, 0) == 0);
     SX_CHECK(verdict("v\nabc", "v\nabc ", false, NOV, NULL, 0) == 0);
     SX_CHECK(verdict("v\n1\nx", "v\n1\n2", false, NOV, NULL, 0) == 0);
     /* 2025-11 turns NaN into 0; 2025-03 keeps NaN (equal only to NaN). */
@@ -328,6 +332,12 @@ static void test_compare_cases_read_like_the_spec(void)
     /* Sorting by text can pair values that a numeric sort would not: pred
      * sorts as '-0.001' < '-1.5', gold as '-1.5' < '0.0'. */
     SX_CHECK(verdict("a\n-0.001\n-1.5", "a\n0\n-1.5", true, NOV, NULL, 0) == 0);
+    /* Only a mix of numeric dtypes turns ints into floats: a gold of one
+     * int column keeps str(int) keys, where 10**16 sorts before 15; as a
+     * float its key "1e+16" would sort after "15.0" and pair wrongly with
+     * the prediction's ints (kept as ints beside a text column). */
+    SX_CHECK(verdict("a,b\n10000000000000000,x\n15,y", "a\n10000000000000000\n15", true,
+                     NOV, NULL, 0) == 1);
     /* Equal str() keys put the string before the number: in a text column
      * 2025-11 turns NaN into the int 0, whose key "0" ties with the string
      * "0"; sorted, both sides pair "0" with "0" and 0 with 0, whatever the

@@ -72,6 +72,10 @@ CASES = [
     ("nan_sorts_as_zero", "a\n0.005\nNA\n", "a\n0.0\n0.005\n", ANY, M, X),
     # In a str column 10 sorts before 9 by str(); in an int column too.
     ("str_sort_key", "a\n9\n10\n", "a\n10\n9\n", ANY, M, M),
+    # Ints stay ints unless numeric dtypes mix: str(10**16) sorts before "15"
+    # (as a float, "1e+16" would sort after "15.0").
+    ("int_column_keeps_int_sort_keys", "a\n10000000000000000\n15\n",
+     "a,b\n10000000000000000,x\n15,y\n", ANY, M, M),
     # On equal str() keys the string sorts first: 2025-11's NaN-turned-0 in a
     # str column ties with "0", and both sides pair "0" with "0", 0 with 0.
     ("string_before_number_on_equal_key", "v,w\nx,1\n0,2\n,3\n", "v,w\nx,1\n,2\n0,3\n", ANY, M, M),
