@@ -204,8 +204,8 @@ double sx_compare_number(const sx_value_t *value)
 static long *all_columns(size_t count)
 {
     long *cols = sx_alloc(count + 1, sizeof *cols);
-    for (size_t col = 0; col < count; col++)
-        cols[col] = (long)col;
+    for (size_t i = 0; i < count; i++)
+        cols[i] = (long)i;
     return cols;
 }
 

@@ -2,8 +2,9 @@
 # mutate.sh [FILE...]: mutation testing of the fast suite. For each FILE
 # (default: scripts/verdict-files.txt) universalmutator (PyPI, installed into
 # .venv on first use) writes every mutant of the module's code (its self-test
-# at the bottom, from its "---- self-test" banner on, is left alone); a seeded shuffle of them is
-# tried in turn until SX_MUTATE_PER_FILE valid ones (default 5) were run. A
+# at the bottom, from its "---- self-test" banner on, is left alone); a
+# seeded shuffle of them is tried in turn until SX_MUTATE_PER_FILE valid ones
+# (default 5) were run. A
 # mutant is valid when the project's own build (-Wall -Wextra -Werror, as
 # every commit is built) compiles it: a mutant the compiler refuses can never
 # be committed, so it is no gap in the tests. Each valid mutant runs the fast
@@ -23,10 +24,11 @@
 # The tree is never mutated: everything happens in a copy (the working tree's
 # files, uncommitted edits included) under a temporary folder, removed at the
 # end, Ctrl-C included. Mutants listed in tests/mutants-equivalent.txt (format
-# there) are skipped. SX_MUTATE_ONLY=FILE tries only the mutants whose
-# signatures FILE lists, one a line, e.g. the survivors of an earlier run
-# once tests were added for them (same seed, same mutants; a line edited
-# since has another signature):
+# there: a signature names the function, "FILE(FUNCTION): ...", or not, to
+# match that change anywhere in FILE) are skipped. SX_MUTATE_ONLY=FILE tries
+# only the mutants whose signatures FILE lists, one a line, e.g. the
+# survivors of an earlier run once tests were added for them (same seed,
+# same mutants; a line edited since has another signature):
 #   sed -n 's/^SURVIVED  //p' before.log >survivors.txt
 #   SX_MUTATE_ONLY=survivors.txt SX_MUTATE_PER_FILE=1000 scripts/mutate.sh
 # Environment: SX_MUTATE_SEED (default 2026: same seed,
@@ -34,8 +36,10 @@
 # no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
 # default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
 # the three above; '^cli_' gives a quick pass over the unit tests alone),
-# SX_MUTATE_QUICK (the tiers' upper bounds in seconds, ascending). Not
-# part of CI: a tool to run by hand.
+# SX_MUTATE_QUICK (the tiers' upper bounds in seconds, ascending),
+# SX_MUTATE_SANITIZE (-fsanitize= of the copy's build, default leak; empty
+# for none; address,undefined as CI's sanitizer build, at twice the time).
+# Not part of CI: a tool to run by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -79,15 +83,26 @@ git ls-files -z --cached --others --exclude-standard |
     tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -xf - -C "$src"
 
 # The signatures of mutants, the way tests/mutants-equivalent.txt lists them,
-# one a line in the order given: "FILE: ORIGINAL ==> MUTANT", the changed
-# lines with their spaces squeezed (several lines joined by " \n "; an
-# inserted line comes with the line above). One process for all of a file's
-# mutants: thousands of them.
+# one a line in the order given: "FILE(FUNCTION): ORIGINAL ==> MUTANT", the
+# changed lines with their spaces squeezed (several lines joined by " \n ";
+# an inserted line comes with the line above) and the function they are in
+# (none at file scope: "FILE: ..."); then a tab and the same without the
+# function, which matches that change in any function. One process for all
+# of a file's mutants: thousands of them.
 signatures() {
     python3 - "$@" <<'PY'
-import sys
+import re, sys
 name, original = sys.argv[1], open(sys.argv[2]).readlines()
 squeeze = lambda lines: " \\n ".join(" ".join(line.split()) for line in lines)
+# A function's definition starts at column 0 with its type and name (the
+# project's clang-format style); a declaration ends with ';'.
+definition = re.compile(r"^[A-Za-z_][^;=()]*?\b([A-Za-z_]\w*)\s*\(")
+def function_of(index):
+    for line in reversed(original[:index + 1]):
+        found = definition.match(line)
+        if found and not line.rstrip().endswith(";"):
+            return f"({found.group(1)})"
+    return ""
 for path in sys.argv[3:]:
     mutant = open(path).readlines()
     start = 0
@@ -98,12 +113,15 @@ for path in sys.argv[3:]:
         end += 1
     if start == len(original) - end and start > 0:
         start -= 1  # pure insertion: anchor it to the line above
-    print(f"{name}: {squeeze(original[start:len(original) - end])} ==> {squeeze(mutant[start:len(mutant) - end])}")
+    change = f"{squeeze(original[start:len(original) - end])} ==> {squeeze(mutant[start:len(mutant) - end])}"
+    print(f"{name}{function_of(start)}: {change}\t{name}: {change}")
 PY
 }
 
-is_equivalent() {
-    [ -f "$equivalents" ] && grep -qxF -- "$1" "$equivalents"
+# Whether list file $1 has the mutant: its signature $2 or, naming no
+# function, $3.
+listed() {
+    [ -f "$1" ] && grep -qxF -e "$2" -e "$3" -- "$1"
 }
 
 # Runs the fast suite in the copy, tier by tier ("LABEL LIMIT REGEX" in
@@ -142,7 +160,15 @@ tier_regex() {
 }
 
 echo "mutate.sh: building the copy in $work"
-cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The copy is built with LeakSanitizer by default: CI runs the fast suite
+# under ASan with detect_leaks=1 (scripts/test.sh), so a mutant that leaks
+# (a free() left out) is killed there, and LSan sees it at almost no cost.
+sanitize="${SX_MUTATE_SANITIZE-leak}"
+flags=()
+[ -z "$sanitize" ] || flags=("-DCMAKE_C_FLAGS=-fsanitize=$sanitize -fno-omit-frame-pointer"
+    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=$sanitize")
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flags[@]}" >/dev/null
 cmake --build "$build" -j"$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 # The unmutated suite, timed phase by phase: a mutant's tier is stopped
 # after three times its phase's time (plus 30 s for a loaded moment).
@@ -191,19 +217,19 @@ for file in "${files[@]}"; do
             </dev/zero 2>/dev/null))
     valid=0 killed=0 invalid=0 skipped=0 timebox=""
     echo "== $file: ${#mutants[@]} mutants generated, trying up to $per_file valid ones"
-    mapfile -t sigs < <(signatures "$file" "$original" "${mutants[@]}")
+    mapfile -t signed < <(signatures "$file" "$original" "${mutants[@]}")
     for index in "${!mutants[@]}"; do
         mutant=${mutants[$index]}
-        sig=${sigs[$index]}
+        IFS=$'\t' read -r sig plain <<<"${signed[$index]}"
         [ "$valid" -lt "$per_file" ] || break
         if [ $((SECONDS - started)) -ge "$budget" ]; then
             timebox=" (time box of ${budget} s reached)"
             break
         fi
-        if [ -n "$only" ] && ! grep -qxF -- "$sig" "$only"; then
+        if [ -n "$only" ] && ! listed "$only" "$sig" "$plain"; then
             continue
         fi
-        if is_equivalent "$sig"; then
+        if listed "$equivalents" "$sig" "$plain"; then
             skipped=$((skipped + 1))
             continue
         fi
