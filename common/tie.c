@@ -227,6 +227,16 @@ void sx_tie_test(bool verbose)
     const char *ranked = "team,points\nZ,50\nA,10\nB,10\nC,10\n";
     SX_CHECK(frozen("t,p\nC,10\nZ,50\nA,10\n", ranked, &two) == 1);
     SX_CHECK(frozen("t,p\nC,10\nB,10\nA,10\n", ranked, &two) == 0); /* Z needed */
+    /* Every mandatory row is kept, each once: with two of them, Z and Y must
+     * both appear beside one tied row (Z twice is no allowed answer). */
+    sx_evaluation_t two_mandatory = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET,
+                                     .k = 3,
+                                     .mandatory_rows = 2,
+                                     .ignore_order = true};
+    const char *kept = "team,points\nZ,50\nY,40\nB,10\nC,10\n";
+    SX_CHECK(frozen("t,p\nY,40\nC,10\nZ,50\n", kept, &two_mandatory) == 1);
+    SX_CHECK(frozen("t,p\nZ,50\nZ,50\nC,10\n", kept, &two_mandatory) == 0);
+    SX_CHECK(frozen("t,p\nB,10\nC,10\nZ,50\n", kept, &two_mandatory) == 0);
     sx_evaluation_t too_wide = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET, .k = 5};
     SX_CHECK(frozen("t\n1\n2\n3\n4\n5\n", ranked, &too_wide) == -1);
     check_said("any_k_from_tie_set: k=5 (mandatory_rows=0) does not fit gold's 4 rows");
