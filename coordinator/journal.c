@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -342,6 +343,22 @@ void sx_journal_test(bool verbose)
              "%s: cannot append a record (errno 22: Invalid argument), nor cut it off: "
              "Invalid argument",
              path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+
+    /* Only EINTR is retried: a write the system refuses (EPERM: the
+     * descriptor is a memfd sealed against writes) is an error at once, not
+     * a loop. */
+    journal = sx_journal_open(path, NULL, NULL, &err);
+    int sealed = memfd_create("journal", MFD_ALLOW_SEALING);
+    SX_CHECK(journal && sealed >= 0 && fcntl(sealed, F_ADD_SEALS, F_SEAL_WRITE) == 0);
+    SX_CHECK(dup2(sealed, fd_open_on(path)) >= 0);
+    sx_result_init(&result, "t7", SX_STATUS_MATCH, "", NULL);
+    SX_CHECK(sx_journal_append(journal, "m1", NULL, NULL, &result, &err) == -1);
+    sx_result_clear(&result);
+    sx_journal_destroy(&journal);
+    close(sealed);
+    snprintf(want, sizeof want,
+             "%s: cannot append a record (errno 1: Operation not permitted)", path);
     SX_CHECK(strcmp(err.msg, want) == 0);
 
     /* A journal that cannot be opened: its folder cannot be made (below a
