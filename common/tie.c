@@ -215,6 +215,12 @@ void sx_tie_test(bool verbose)
     check_said("prediction has 2 rows, a tie answer has 1");
     SX_CHECK(frozen("t,p\nA,10\n", "team,points\n", &argmax) == -1);
     check_said("any_one_argmax: gold has no rows");
+    /* Only a tie policy needs gold rows: an ordinary gold may have none. */
+    sx_error_t err;
+    sx_frame_t *header_only = sx_frame_parse("g.csv", "team\n", 5, &err);
+    sx_evaluation_t ordinary = {.kind = SX_ANSWER_ORDINARY};
+    SX_CHECK(header_only && sx_tie_check_fits(header_only, &ordinary, &err) == 0);
+    sx_frame_destroy(&header_only);
     long beyond = 4;
     sx_evaluation_t argmax_bad_cols = {.kind = SX_ANSWER_ANY_ONE_ARGMAX,
                                        .condition_cols = &beyond,
@@ -227,6 +233,8 @@ void sx_tie_test(bool verbose)
     const char *ranked = "team,points\nZ,50\nA,10\nB,10\nC,10\n";
     SX_CHECK(frozen("t,p\nC,10\nZ,50\nA,10\n", ranked, &two) == 1);
     SX_CHECK(frozen("t,p\nC,10\nB,10\nA,10\n", ranked, &two) == 0); /* Z needed */
+    /* A tied row is chosen at most once: A twice is no allowed answer. */
+    SX_CHECK(frozen("t,p\nA,10\nZ,50\nA,10\n", ranked, &two) == 0);
     /* Every mandatory row is kept, each once: with two of them, Z and Y must
      * both appear beside one tied row (Z twice is no allowed answer). */
     sx_evaluation_t two_mandatory = {.kind = SX_ANSWER_ANY_K_FROM_TIE_SET,

@@ -92,6 +92,9 @@ CASES = [
     ("tie_k_mandatory_row_twice", "a,b\nZ,50\nY,40\nB,10\nC,10\n", "a,b\nZ,50\nZ,50\nC,10\n",
      {"ignore_order": True,
       "answer_policy": {"kind": "any_k_from_tie_set", "k": 3, "mandatory_rows": 2}}, X, X),
+    ("tie_k_tied_row_twice", "a,b\nZ,50\nA,10\nB,10\nC,10\n", "a,b\nA,10\nZ,50\nA,10\n",
+     {"ignore_order": True,
+      "answer_policy": {"kind": "any_k_from_tie_set", "k": 3, "mandatory_rows": 1}}, X, X),
     # Types come from the whole gold file: 1 is a float because of the NaN row.
     # int64 overflow: pandas falls back by the order of the rows.
     ("overflow_after_float_is_float", "a\n1.5\n18446744073709551616\n",
