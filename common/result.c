@@ -1028,9 +1028,21 @@ static void test_steps_travel_with_the_result(void)
     }
 }
 
+/* The run clock is the wall clock in seconds, its fraction below one: a
+ * summary's started and ended times are read from it. (time() may lag the
+ * clock by a tick, hence a second of room above.) */
+static void test_run_clock_is_the_wall_clock(void)
+{
+    time_t before = time(NULL);
+    double now = sx_run_clock();
+    time_t after = time(NULL);
+    SX_CHECK(now >= (double)before && now < (double)after + 2);
+}
+
 void sx_result_test(bool verbose)
 {
     (void)verbose;
+    test_run_clock_is_the_wall_clock();
     test_steps_travel_with_the_result();
     test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
