@@ -133,7 +133,10 @@ for i in 0 1; do
     "$STREAMEX" -q run --simulate delay_ms=5 --bench "$sample" \
         --method "sample=$sample/predictions.jsonl" --shard "$i/2" --output "$tmp/s$i" > /dev/null
 done
-"$STREAMEX" -q merge --bench "$sample" "$tmp/s0" "$tmp/s1" --output "$tmp/merged" > /dev/null
+"$STREAMEX" merge --bench "$sample" "$tmp/s0" "$tmp/s1" --output "$tmp/merged" \
+    > /dev/null 2> "$tmp/merge.log"
+# Nothing to warn about: complete shards, a report written.
+! grep -E '^[^ ]+ (warn|error) ' "$tmp/merge.log" || fail "merge warned"
 grep -qF '>28/30 = 0.9333</td>' "$tmp/merged/report.html" || fail "merged report EX"
 [ "$(grep -cF "$steps" "$tmp/merged/sample/results.jsonl")" = 28 ] ||
     fail "merge lost the step times"
