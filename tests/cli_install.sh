@@ -114,10 +114,11 @@ depends=$(dpkg-deb -f "$deb" Depends)
 [ "$depends" = "libc6, libczmq4, libzmq5, libmsgpackc2, librdkafka1, libcurl4, libjansson4, libcsv3" ] ||
     fail "Depends: $depends"
 # Every library the binary links is owned (here) by a package it depends on;
-# the sanitizer runtimes of an ASan build are no release dependency.
+# the sanitizer runtimes of a sanitizer build (ASan; LSan in scripts/mutate.sh)
+# are no release dependency.
 ldconfig -p > "$tmp/ldconfig"
 for lib in $(readelf -d "$prefix/bin/streamex" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-    case "$lib" in libasan.so.* | libubsan.so.* | ld-linux*) continue ;; esac
+    case "$lib" in libasan.so.* | libubsan.so.* | liblsan.so.* | ld-linux*) continue ;; esac
     path=$(awk -v l="$lib" '$1 == l && !found {print $NF; found = 1}' "$tmp/ldconfig")
     [ -n "$path" ] || fail "$lib not found by ldconfig"
     owner=$(dpkg -S "$(readlink -f "$path")" 2> /dev/null || dpkg -S "$path" 2> /dev/null) ||
