@@ -227,6 +227,9 @@ static void test_bad_lines(const char *path, const sx_bench_t *bench, bool verbo
         {"SELECT 1\n", "1: not JSON (column 6): '[' or '{' expected near 'SELECT'"},
         {"{\"task_id\": \"t1\", \"sql\": \"x\"\n",
          "1: not JSON (column 28): '}' expected near end of file"},
+        /* CRLF: the column is the line's, not one past its "\r" */
+        {"{\"task_id\": \"t1\", \"sql\": \"x\"\r\n",
+         "1: not JSON (column 28): '}' expected near end of file"},
         {"\n[\"t1\", \"x\"]\n", "2: not a JSON object"},
         {"{\"task_id\": \"t1\", \"sql\": \"x\"} {}\n",
          "1: not JSON (column 31): end of file expected near '{'"},
