@@ -91,6 +91,8 @@ int main(void)
     SX_CHECK(sx_testbench_count_lines(path) == 4);
     snprintf(path, sizeof path, "%s/m1/csv/t002.csv", out);
     SX_CHECK(sx_file_exists(path));
+    snprintf(path, sizeof path, "%s/report.html", out);
+    SX_CHECK(sx_file_exists(path));
 
     /* An overlap that disagrees is refused, naming both inputs. */
     const char *clash[] = {a, c};
