@@ -117,8 +117,10 @@ static void read_line(reader_t *rd, size_t line, const char *text, size_t length
 {
     if (is_blank_line(text, length))
         return;
-    while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == '\r'))
-        length--; /* so that an error's column is within the line */
+    /* A line comes without its '\n' (sx_lines_next); a CRLF line's '\r' goes
+     * too, so that an error's column is within the line. */
+    while (length > 0 && text[length - 1] == '\r')
+        length--;
     json_error_t error;
     json_t *object = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
     const char *id = NULL, *sql = NULL;
