@@ -1128,6 +1128,74 @@ static void test_malformed(void)
     }
 }
 
+/* The pre-check before msgpack allocates anything knows every msgpack format
+ * (the spec's table of first bytes): each complete value passes it and
+ * decodes (then is refused for not being a streamex message), and the same
+ * value one byte short is refused as truncated. */
+static void test_every_msgpack_format_passes_the_precheck(void)
+{
+    static const struct {
+        const char *bytes;
+        size_t size;
+    } values[] = {
+        {"\x01", 1},                                      /* positive fixint */
+        {"\x81\xc0\xc0", 3},                              /* fixmap of 1 */
+        {"\x91\xc0", 2},                                  /* fixarray of 1 */
+        {"\xa1\x41", 2},                                  /* fixstr of 1 */
+        {"\xc0", 1},                                      /* nil */
+        {"\xc3", 1},                                      /* true */
+        {"\xc4\x01\x41", 3},                              /* bin 8 */
+        {"\xc5\x00\x01\x41", 4},                          /* bin 16 */
+        {"\xc6\x00\x00\x00\x01\x41", 6},                  /* bin 32 */
+        {"\xc7\x01\x05\x41", 4},                          /* ext 8 */
+        {"\xc8\x00\x01\x05\x41", 5},                      /* ext 16 */
+        {"\xc9\x00\x00\x00\x01\x05\x41", 7},              /* ext 32 */
+        {"\xca\x3f\x80\x00\x00", 5},                      /* float 32 */
+        {"\xcb\x3f\xf0\x00\x00\x00\x00\x00\x00", 9},      /* float 64 */
+        {"\xcc\x01", 2},                                  /* uint 8 */
+        {"\xcd\x00\x01", 3},                              /* uint 16 */
+        {"\xce\x00\x00\x00\x01", 5},                      /* uint 32 */
+        {"\xcf\x00\x00\x00\x00\x00\x00\x00\x01", 9},      /* uint 64 */
+        {"\xd0\xff", 2},                                  /* int 8 */
+        {"\xd1\xff\xff", 3},                              /* int 16 */
+        {"\xd2\xff\xff\xff\xff", 5},                      /* int 32 */
+        {"\xd3\xff\xff\xff\xff\xff\xff\xff\xff", 9},      /* int 64 */
+        {"\xd4\x05\x41", 3},                              /* fixext 1 */
+        {"\xd5\x05\x41\x41", 4},                          /* fixext 2 */
+        {"\xd6\x05\x41\x41\x41\x41", 6},                  /* fixext 4 */
+        {"\xd7\x05\x41\x41\x41\x41\x41\x41\x41\x41", 10}, /* fixext 8 */
+        {"\xd8\x05\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41\x41",
+         18},                                /* fixext 16 */
+        {"\xd9\x01\x41", 3},                 /* str 8 */
+        {"\xda\x00\x01\x41", 4},             /* str 16 */
+        {"\xdb\x00\x00\x00\x01\x41", 6},     /* str 32 */
+        {"\xdc\x00\x01\xc0", 4},             /* array 16 */
+        {"\xdd\x00\x00\x00\x01\xc0", 6},     /* array 32 */
+        {"\xde\x00\x01\xc0\xc0", 5},         /* map 16 */
+        {"\xdf\x00\x00\x00\x01\xc0\xc0", 7}, /* map 32 */
+        {"\xff", 1},                         /* negative fixint */
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        sx_error_t err;
+        size_t size = values[i].size;
+        SX_CHECK(sx_msg_decode(values[i].bytes, size, SX_PROTO_MAX_BYTES, &err) == NULL);
+        if (strcmp(err.msg, "not a streamex message (expected an array)") != 0)
+            fprintf(stderr, "value %zu (0x%02x): %s\n", i,
+                    (unsigned char)values[i].bytes[0], err.msg);
+        SX_CHECK(strcmp(err.msg, "not a streamex message (expected an array)") == 0);
+        char want[64];
+        snprintf(want, sizeof want, "not msgpack (truncated or corrupt, %zu bytes)",
+                 size - 1);
+        SX_CHECK(sx_msg_decode(values[i].bytes, size - 1, SX_PROTO_MAX_BYTES, &err) ==
+                 NULL);
+        SX_CHECK(strcmp(err.msg, want) == 0);
+    }
+    /* 0xc1 is no msgpack at all. */
+    sx_error_t err;
+    SX_CHECK(sx_msg_decode("\xc1", 1, SX_PROTO_MAX_BYTES, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "not msgpack (truncated or corrupt, 1 bytes)") == 0);
+}
+
 /* A RELEASE of one task packed as a peer could: `items` values per task
  * ("method", "task_id", then a token that is `token` when >= 0, else a
  * string), under protocol `version`. */
@@ -1707,6 +1775,7 @@ void sx_proto_test(bool verbose)
     (void)verbose;
     test_roundtrips();
     test_malformed();
+    test_every_msgpack_format_passes_the_precheck();
     test_result_fields();
     test_decoding_names_the_field();
     test_encoding_checks_fields();
