@@ -719,7 +719,11 @@ static void test_journal_failure_stops_and_resumes(void)
     bool ended = harness_wait(h, WAIT_MS);
     disk_restore(&saved);
     SX_CHECK(ended && h->run.rc == 1);
-    SX_CHECK(strstr(h->run.err.msg, "journal.jsonl: cannot append a record (errno 27"));
+    char want[PATH_MAX + 192];
+    snprintf(want, sizeof want,
+             "cannot settle m1/%s: %s: cannot append a record (errno 27: File too large)",
+             assign->tasks[1].task_id, journal);
+    SX_CHECK(strcmp(h->run.err.msg, want) == 0);
     SX_CHECK(sx_testbench_count_lines(journal) == 1);
     harness_stop(h);
     fake_destroy(&f);
