@@ -120,9 +120,7 @@ static int item_order(const void *pa, const void *pb)
         c = a->key_len < b->key_len ? -1 : 1;
     if (c == 0)
         c = (int)is_number(&a->value) - (int)is_number(&b->value);
-    if (c == 0)
-        c = a->order < b->order ? -1 : a->order > b->order;
-    return c;
+    return c != 0 ? c : (a->order > b->order) - (a->order < b->order);
 }
 
 static void vector_free(vector_t *v)
