@@ -786,6 +786,40 @@ static void test_local_settle_failures_stop_the_run(void)
     harness_destroy(&h);
 }
 
+/* --repeat 2 compares the second run of each task with a final CSV to the
+ * first, which keeps its verdict: a run that gives no CSV where the first
+ * gave one makes the task unstable; an infra_error, even a terminal one,
+ * proves nothing and leaves it stable. */
+static void test_repeat_marks_unstable_runs(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.repeat = 2;
+    c.retry_budget = 1;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && first->task_count == 2);
+    fake_answer(f, first, SX_STATUS_MATCH);
+    sx_msg_t *second = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(second && second->task_count == 2);
+    fake_result(f, &second->tasks[0], SX_STATUS_FLINK_ERROR);
+    fake_result(f, &second->tasks[1], SX_STATUS_INFRA_ERROR);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", second->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.repeated && r.unstable);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", second->tasks[1].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.repeated && !r.unstable);
+    sx_result_clear(&r);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
 /* --resume with a changed candidate re-executes exactly that unit. */
 static void test_resume_reruns_changed_candidates(void)
 {
@@ -1428,6 +1462,7 @@ int main(void)
     test_attempt_deadline();
     test_journal_failure_stops_and_resumes();
     test_local_settle_failures_stop_the_run();
+    test_repeat_marks_unstable_runs();
     test_resume_reruns_changed_candidates();
     test_rerun_replaces_verdicts_journal_keeps_history();
     test_tasks_subset();
