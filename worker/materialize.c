@@ -757,6 +757,11 @@ static void test_bad_records_name_the_offset(void)
     got = materialize(SX_CHANGELOG_APPEND, leading_zero, 1);
     SX_CHECK(strncmp(got, "offset 0: the value is not valid JSON: ", 39) == 0);
     free(got);
+    /* An exponent's sign is '+' or '-' only: "1e,2" is no number. */
+    static const record_t bad_exponent[] = {{NULL, "{\"id\":1e,2}"}};
+    got = materialize(SX_CHANGELOG_APPEND, bad_exponent, 1);
+    SX_CHECK(strncmp(got, "offset 0: the value is not valid JSON: ", 39) == 0);
+    free(got);
     static const record_t array[] = {{NULL, "[1,2]"}};
     CHECK_MATERIALIZE(SX_CHANGELOG_APPEND, array,
                       "offset 0: the value is not a JSON object");
