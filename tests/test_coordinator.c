@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BEAT_MS 100
 #define DEAD_MS                                                                          \
@@ -786,6 +787,36 @@ static void test_local_settle_failures_stop_the_run(void)
     harness_destroy(&h);
 }
 
+/* A final CSV that cannot be stored stops the run like a journal that
+ * cannot take the verdict: nothing is journaled and no CSV is left. */
+static void test_csv_that_cannot_be_stored_stops_the_run(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 1);
+    struct rlimit saved = disk_full_at(0);
+    fake_result(f, &assign->tasks[0], SX_STATUS_MATCH);
+    bool ended = harness_wait(h, WAIT_MS);
+    disk_restore(&saved);
+    SX_CHECK(ended && h->run.rc == 1);
+    char path[PATH_MAX + 64], want[PATH_MAX + 192];
+    snprintf(path, sizeof path, "%s/m1/csv/%s.csv", h->out, assign->tasks[0].task_id);
+    snprintf(want, sizeof want,
+             "cannot settle m1/%s: %s.tmp.%d: write failed: File too large",
+             assign->tasks[0].task_id, path, (int)getpid());
+    SX_CHECK(strcmp(h->run.err.msg, want) == 0);
+    SX_CHECK(!sx_file_exists(path));
+    snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 0);
+    sx_msg_destroy(&assign);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
 /* --repeat 2 compares the second run of each task with a final CSV to the
  * first, which keeps its verdict: a run that gives no CSV where the first
  * gave one makes the task unstable; an infra_error, even a terminal one,
@@ -1463,6 +1494,7 @@ int main(void)
     test_journal_failure_stops_and_resumes();
     test_local_settle_failures_stop_the_run();
     test_repeat_marks_unstable_runs();
+    test_csv_that_cannot_be_stored_stops_the_run();
     test_resume_reruns_changed_candidates();
     test_rerun_replaces_verdicts_journal_keeps_history();
     test_tasks_subset();
