@@ -358,6 +358,15 @@ void sx_sqlcheck_test(bool verbose)
         {"VALUES (1)", "rejected: VALUES statement", false},
         {"'SELECT 1'", "rejected: statement starts with 'SELECT 1' at line 1, column 1",
          false},
+        /* the token is shown whole up to 40 bytes, then cut */
+        {"'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' x",
+         "rejected: statement starts with 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' at "
+         "line 1, column 1",
+         false},
+        {"'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'",
+         "rejected: statement starts with 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy at "
+         "line 1, column 1",
+         false},
         {"INSERT OVERWRITE result SELECT 1", "rejected: INSERT OVERWRITE statement",
          false},
         {"INSERT INTO other SELECT 1", "rejected: INSERT INTO other (sink is result)",
