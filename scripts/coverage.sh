@@ -9,7 +9,9 @@
 # installed by scripts/setup-deps.sh), the verdict-deciding files of
 # scripts/verdict-files.txt marked with '*' and repeated in a table of their
 # own for their code above the module's self-test (a self-test's assertions
-# are branches taken one way only). The JSON report stays in
+# are branches taken one way only), then each of their lines no test runs
+# that tests/coverage-unreached.txt does not list with its reason (and any
+# listed line a test runs now). The JSON report stays in
 # build-cov/coverage.json. A failing test is
 # reported but does not stop the report (its coverage is still counted); the
 # script then exits 1. Not part of CI: a tool to run by hand.
@@ -41,10 +43,11 @@ gcovr --root . --object-directory "$build" --gcov-ignore-parse-errors \
     --filter 'common/' --filter 'proto/' --filter 'worker/' --filter 'coordinator/' --filter 'cli/' \
     --json-pretty --output "$build/coverage.json" 2>"$build/gcovr.log" ||
     { cat "$build/gcovr.log" >&2; exit 1; }
-python3 - "$build/coverage.json" scripts/verdict-files.txt <<'PY'
+python3 - "$build/coverage.json" scripts/verdict-files.txt tests/coverage-unreached.txt <<'PY'
 import json, re, sys
 report = json.load(open(sys.argv[1]))
 verdict = {line.strip() for line in open(sys.argv[2]) if line.strip() and not line.startswith("#")}
+listed = {line.strip() for line in open(sys.argv[3]) if line.strip() and not line.startswith("#")}
 
 # A module's self-test sits at its bottom, from its "---- self-test" banner
 # (else its first test function) on: the same rule as scripts/mutate.sh. Its
@@ -92,5 +95,42 @@ for f in files:
         print(row(f["file"], code[f["file"]], "*"))
 for name in sorted(verdict - set(whole)):
     print(f"* {name:<30} not compiled or never run")
+
+# Each line of those files that no test ran is either listed in
+# tests/coverage-unreached.txt with its reason or printed here; a listed line
+# that a test runs now is printed too, to be taken off the list. Lines are
+# named as scripts/mutate.sh names mutants: FILE(FUNCTION): the line.
+definition = re.compile(r"^[A-Za-z_][^;=()]*?\b([A-Za-z_]\w*)\s*\(")
+def named(path, source, number):
+    function = ""
+    for text in reversed(source[:number]):
+        found = definition.match(text)
+        if found and not text.rstrip().endswith(";"):
+            function = f"({found.group(1)})"
+            break
+    return f"{path}{function}: {' '.join(source[number - 1].split())}"
+# A listed line stands for every line of its function with the same text
+# ("return;"): it is stale only when a test runs all of them.
+unlisted, missed = [], set()
+for f in files:
+    if f["file"] not in verdict:
+        continue
+    source = open(f["file"], errors="replace").read().split("\n")
+    end = code_end(f["file"])
+    for line in f["lines"]:
+        if line["gcovr/noncode"] or line["line_number"] >= end or line["count"] > 0:
+            continue
+        name = named(f["file"], source, line["line_number"])
+        missed.add(name)
+        if name not in listed:
+            unlisted.append(name)
+stale = sorted(name for name in listed if name not in missed)
+print(f"\nlines no test runs, not in tests/coverage-unreached.txt: {len(unlisted)}")
+for name in unlisted:
+    print(f"  {name}")
+if stale:
+    print(f"listed in tests/coverage-unreached.txt, run by a test now: {len(stale)}")
+    for name in stale:
+        print(f"  {name}")
 PY
 [ "$tests" -eq 0 ] || { echo "coverage.sh: a test failed (see $build/coverage-ctest.log)" >&2; exit 1; }
