@@ -1028,6 +1028,23 @@ static void test_steps_travel_with_the_result(void)
     }
 }
 
+/* A result made by sx_result_init has every text field (the given ones,
+ * else empty), no CSV unless given, and its status's score. */
+static void test_init_fills_every_field(void)
+{
+    sx_result_t r;
+    sx_result_init(&r, "t1", SX_STATUS_MATCH, NULL, NULL);
+    SX_CHECK(strcmp(r.task_id, "t1") == 0 && strcmp(r.detail, "") == 0);
+    SX_CHECK(r.worker && strcmp(r.worker, "") == 0 && r.csv == NULL);
+    SX_CHECK(r.score == 1 && r.strict == 0 && r.attempts == 0);
+    sx_result_clear(&r);
+    sx_result_init(&r, NULL, SX_STATUS_TIMEOUT, "after 1 s", "/x/t1.csv");
+    SX_CHECK(strcmp(r.task_id, "") == 0 && strcmp(r.detail, "after 1 s") == 0);
+    SX_CHECK(strcmp(r.csv, "/x/t1.csv") == 0 && r.score == 0);
+    sx_result_clear(&r);
+    sx_result_clear(NULL);
+}
+
 /* The run clock is the wall clock in seconds, its fraction below one: a
  * summary's started and ended times are read from it. (time() may lag the
  * clock by a tick, hence a second of room above.) */
@@ -1043,6 +1060,7 @@ void sx_result_test(bool verbose)
 {
     (void)verbose;
     test_run_clock_is_the_wall_clock();
+    test_init_fills_every_field();
     test_steps_travel_with_the_result();
     test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
