@@ -265,17 +265,23 @@ static void test_bad_lines(const char *path, const sx_bench_t *bench, bool verbo
     }
 }
 
-/* Checking goes on after a bad line and keeps the good ones. */
+/* Checking goes on after a bad line and keeps the good ones; every unknown
+ * field of a line is named. */
 static void test_check_collects_every_problem(const char *path, const sx_bench_t *bench)
 {
     write_file(path, "{\"task_id\": \"t1\", \"sql\": \"a\"}\n"
                      "oops\n"
                      "{\"task_id\": \"t2\", \"sql\": \"b\"}\n"
-                     "{\"task_id\": \"t2\", \"sql\": \"c\"}\n");
+                     "{\"task_id\": \"t2\", \"sql\": \"c\"}\n"
+                     "{\"task_id\": \"t3\", \"sql\": \"d\", \"x\": 1, \"y\": 2}\n");
     sx_problems_t *problems = sx_problems_new();
     sx_predictions_t *predictions = sx_predictions_check(path, bench, problems);
     SX_CHECK(predictions);
-    SX_CHECK(sx_problems_count(problems) == 2);
+    SX_CHECK(sx_problems_count(problems) == 4);
+    char want[600];
+    snprintf(want, sizeof want,
+             "%s:5: unknown field 'y' (a prediction has task_id and sql)", path);
+    SX_CHECK(strcmp(sx_problems_get(problems, 3), want) == 0);
     SX_CHECK(sx_predictions_count(predictions) == 2);
     SX_CHECK(strcmp(sx_predictions_sql(predictions, "t2"), "b") == 0);
     sx_predictions_destroy(&predictions);
