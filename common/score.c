@@ -461,6 +461,15 @@ static void test_score_files_strict_beside_frozen(void)
     SX_CHECK(score_texts("a\n0\n-1.5\n", "a\n-0.001\n-1.5\n", &unordered, &strict, tiny,
                          sizeof tiny) == SX_STATUS_MISMATCH);
     SX_CHECK(strict == 1 && strcmp(tiny, "gold co") == 0);
+    /* One with room for part of the strict note cuts it at its end and
+     * writes nothing past it. */
+    char guarded[64 + 8];
+    memset(guarded, '#', sizeof guarded);
+    SX_CHECK(score_texts("a\n0\n-1.5\n", "a\n-0.001\n-1.5\n", &unordered, &strict,
+                         guarded, 64) == SX_STATUS_MISMATCH);
+    SX_CHECK(strict == 1 && strcmp(guarded, "gold column 0 has no equal column in the "
+                                            "prediction; strict 1: ") == 0);
+    SX_CHECK(memcmp(guarded + 64, "########", 8) == 0);
 }
 
 static void test_score_files_statuses(void)
