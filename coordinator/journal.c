@@ -203,8 +203,13 @@ void sx_journal_test(bool verbose)
     SX_CHECK(mkdtemp(dir));
     char path[300];
     snprintf(path, sizeof path, "%s/out/journal.jsonl", dir);
+    /* A new journal is a plain data file: rw-r--r-- under umask 022. */
+    mode_t saved_umask = umask(022);
     sx_journal_t *journal = sx_journal_open(path, NULL, NULL, NULL);
+    umask(saved_umask);
     SX_CHECK(journal);
+    struct stat created;
+    SX_CHECK(stat(path, &created) == 0 && (created.st_mode & 07777) == 0644);
     sx_result_t result;
     sx_result_init(&result, "t1", SX_STATUS_MATCH, "", "/x/t1.csv");
     SX_CHECK(sx_journal_append(journal, "m1", "abc", "c1", &result, NULL) == 0);
