@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/result.h"
 #include "common/score.h"
+#include "worker/kafka.h"
 #include "worker/runtime.h"
 
 #include <stdbool.h>
@@ -67,14 +68,10 @@ void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
  * Says what it removed in *removed (topics and jobs counted). */
 int sx_executor_sweep(sx_executor_t *self, size_t *removed, sx_error_t *err);
 
-/* Makes a task's topics (its sources', then its sink's) in place of the
- * executor, which fills and reads them as usual and never deletes them: for
- * a test on librdkafka's mock Kafka, which has no topic admin API. Returns 0,
- * or -1 with *err set (the task is then infra_error). */
-typedef int(sx_topic_maker_fn)(void *arg, const char *const *topics, size_t count,
-                               sx_error_t *err);
-
-/* sx_executor_run with the task's topics made by make_topics(arg, ...). */
+/* sx_executor_run with the task's topics (its sources', then its sink's)
+ * made by make_topics(arg, ...) in place of the executor, which fills and
+ * reads them as usual and never deletes them: for a test on librdkafka's
+ * mock Kafka, which has no topic admin API. */
 void sx_executor_run_on_made_topics(sx_executor_t *self, const sx_exec_request_t *request,
                                     sx_topic_maker_fn *make_topics, void *arg,
                                     sx_result_t *result, sx_timings_t *timings);

@@ -461,6 +461,32 @@ sx_gateway_rc_t sx_gateway_execute(sx_gateway_t *self, const char *statement,
     return rc;
 }
 
+sx_gateway_rc_t sx_gateway_configure(sx_gateway_t *self, const char *statement,
+                                     sx_error_t *err)
+{
+    if (!self->session[0]) {
+        sx_error_set(err, "no SQL Gateway session is open");
+        return SX_GATEWAY_INFRA_ERROR;
+    }
+    /* Answered once the statement has run: one request, where a statement
+     * takes three (submit, fetch the result, close the operation). */
+    char url[1024];
+    snprintf(url, sizeof url, "%s/v2/sessions/%s/configure-session", self->gateway_url,
+             self->session);
+    json_t *body = json_pack("{s:s}", "statement", statement);
+    long status = 0;
+    json_t *answer = NULL;
+    int sent = http(self, "POST", url, body, &status, &answer, err);
+    json_decref(body);
+    if (sent != 0)
+        return SX_GATEWAY_INFRA_ERROR;
+    sx_gateway_rc_t rc =
+        status == 200 ? SX_GATEWAY_OK
+                      : classify_failure(answer, status, "configuring the session", err);
+    json_decref(answer);
+    return rc;
+}
+
 int sx_gateway_job_state(sx_gateway_t *self, const char *job_id, sx_job_state_t *state,
                          sx_error_t *err)
 {
