@@ -1,11 +1,12 @@
 /* fixedcost.c: the executor half of bench/fixedcost (read that script's top
  * comment first). Built by CMake as build/fixedcost_exec, never run by ctest.
- *   fixedcost_exec BENCH PREDICTIONS INDEX [ROUNDS] [WARMUP]
+ *   fixedcost_exec BENCH PREDICTIONS INDEX [ROUNDS] [WARMUP] [private]
  * runs every task of PREDICTIONS (BENCH's task IDs in order) ROUNDS times
  * (default 1) through one sx_executor_t on the running local pair INDEX, as
- * a worker's executor thread does (the pair watched before each task), after
- * WARMUP untimed rounds (default 1). It prints where the CPU went: the
- * user + system seconds of each JVM of the pair (from /proc/PID/stat, before
+ * a worker's executor thread does (the pair watched before each task, the
+ * shared source topics of worker/replays.h, unless `private`, the cleanup
+ * after the result), after WARMUP untimed rounds (default 1). It prints where the CPU
+ * went: the user + system seconds of each JVM of the pair (from /proc/PID/stat, before
  * and after the timed rounds) and of this process (getrusage), per task; and
  * where the wall time went: each step's seconds summed over the tasks. The
  * verdicts are counted: a change that saves time by changing them shows. */
@@ -29,6 +30,7 @@ typedef struct {
     sx_predictions_t *predictions;
     sx_runtime_t *pair;
     sx_executor_t *executor;
+    sx_replays_t *replays; /* NULL: private replays */
     char csv_dir[4096];
     sx_timings_t steps; /* summed over the timed tasks */
     double *totals;     /* each timed task's seconds, for the median */
@@ -75,8 +77,7 @@ static int snapshot(sx_runtime_t *pair, double cpu[SX_RUNTIME_COMPONENTS + 1],
     for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++) {
         cpu[i] = process_cpu(status->components[i].pid);
         if (cpu[i] < 0) {
-            fprintf(stderr, "fixedcost: %s is not running\n",
-                    status->components[i].name);
+            fprintf(stderr, "fixedcost: %s is not running\n", status->components[i].name);
             return -1;
         }
     }
@@ -88,7 +89,8 @@ static void run_task(batch_t *b, const char *task_id, int round, bool timed)
 {
     char csv[4200];
     snprintf(csv, sizeof csv, "%s/%s.%d.csv", b->csv_dir, task_id, round);
-    sx_exec_request_t request = {sx_bench_dir(b->bench), task_id,
+    sx_exec_request_t request = {sx_bench_dir(b->bench),
+                                 task_id,
                                  sx_predictions_sql(b->predictions, task_id),
                                  round + 1,
                                  csv,
@@ -99,6 +101,7 @@ static void run_task(batch_t *b, const char *task_id, int round, bool timed)
     if (sx_runtime_watch(b->pair, &err) < 0)
         fprintf(stderr, "fixedcost: %s\n", err.msg);
     sx_executor_run(b->executor, &request, &result, &timings);
+    timings.cleanup = sx_executor_finish_task(b->executor);
     if (timed) {
         for (int s = 0; s < SX_STEP_COUNT; s++)
             *sx_step_slot(&b->steps, s) += sx_step_seconds(&timings, s);
@@ -162,7 +165,7 @@ static void print_tables(batch_t *b, const double before[], const double after[]
 
 /* Opens the bench, the predictions, the running pair and one executor. */
 static int batch_open(batch_t *b, const char *bench_dir, const char *predictions,
-                      int index, sx_error_t *err)
+                      int index, bool shared, sx_error_t *err)
 {
     b->bench = sx_bench_open(bench_dir, err);
     if (!b->bench)
@@ -187,6 +190,12 @@ static int batch_open(batch_t *b, const char *bench_dir, const char *predictions
     b->executor = sx_executor_new(&exec, err);
     if (!b->executor)
         return -1;
+    if (shared) {
+        b->replays = sx_replays_new(exec.bootstrap, run_id, false, err);
+        if (!b->replays)
+            return -1;
+        sx_executor_set_replays(b->executor, b->replays);
+    }
     snprintf(b->csv_dir, sizeof b->csv_dir, "/tmp/sx-fixedcost-XXXXXX");
     if (!mkdtemp(b->csv_dir))
         return sx_error_set(err, "cannot make a folder in /tmp");
@@ -198,6 +207,7 @@ static void batch_close(batch_t *b)
     if (b->csv_dir[0])
         rmdir(b->csv_dir);
     sx_executor_destroy(&b->executor);
+    sx_replays_destroy(&b->replays);
     sx_runtime_destroy(&b->pair);
     sx_predictions_destroy(&b->predictions);
     sx_bench_destroy(&b->bench);
@@ -206,8 +216,9 @@ static void batch_close(batch_t *b)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || argc > 6) {
-        fprintf(stderr, "usage: fixedcost_exec BENCH PREDICTIONS INDEX [ROUNDS] [WARMUP]\n");
+    if (argc < 4 || argc > 7 || (argc == 7 && strcmp(argv[6], "private") != 0)) {
+        fprintf(stderr, "usage: fixedcost_exec BENCH PREDICTIONS INDEX [ROUNDS] [WARMUP] "
+                        "[private]\n");
         return 2;
     }
     int index = atoi(argv[3]);
@@ -217,10 +228,11 @@ int main(int argc, char **argv)
     batch_t b = {0};
     sx_error_t err;
     int rc = 1;
-    if (batch_open(&b, argv[1], argv[2], index, &err) != 0) {
+    if (batch_open(&b, argv[1], argv[2], index, argc < 7, &err) != 0) {
         fprintf(stderr, "fixedcost: %s\n", err.msg);
     } else {
-        b.totals = calloc(sx_bench_task_count(b.bench) * (size_t)rounds + 1, sizeof *b.totals);
+        b.totals =
+            calloc(sx_bench_task_count(b.bench) * (size_t)rounds + 1, sizeof *b.totals);
         run_rounds(&b, 0, warmup, false);
         double before[SX_RUNTIME_COMPONENTS + 1], after[SX_RUNTIME_COMPONENTS + 1];
         sx_runtime_status_t status;
