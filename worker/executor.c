@@ -652,18 +652,13 @@ static void delete_leftover(sx_executor_t *self)
     size_t count = zlist_size(self->leftover);
     if (count == 0)
         return;
-    const char **topics = sx_alloc(count, sizeof *topics);
-    size_t n = 0;
-    for (const char *t = zlist_first(self->leftover); t; t = zlist_next(self->leftover))
-        topics[n++] = t;
     sx_error_t err;
-    if (sx_kafka_delete_topics(self->kafka, topics, count, &err) == 0) {
+    if (sx_kafka_delete_topic_list(self->kafka, self->leftover, &err) == 0) {
         sx_info("deleted %zu topic(s) an earlier cleanup could not", count);
         zlist_purge(self->leftover);
     } else {
         sx_warn("%s (tried again before the next task)", err.msg);
     }
-    free(topics);
 }
 
 /* ---- sweep --------------------------------------------------------------- */

@@ -375,6 +375,17 @@ int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t c
     return rc;
 }
 
+int sx_kafka_delete_topic_list(sx_kafka_t *self, zlist_t *topics, sx_error_t *err)
+{
+    size_t count = zlist_size(topics), n = 0;
+    const char **names = sx_alloc(count + 1, sizeof *names);
+    for (const char *t = zlist_first(topics); t; t = zlist_next(topics))
+        names[n++] = t;
+    int rc = sx_kafka_delete_topics(self, names, count, err);
+    free(names);
+    return rc;
+}
+
 /* An idempotent producer that hit a fatal error refuses all further work:
  * replace it so the next task starts with a healthy one. */
 static void producer_reset_if_fatal(sx_kafka_t *self)

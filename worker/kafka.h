@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 
+#include <czmq.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,8 @@ typedef int(sx_topic_maker_fn)(void *arg, const char *const *topics, size_t coun
 /* Deletes topics; one that does not exist is not an error. */
 int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t count,
                            sx_error_t *err);
+/* The same for the names (char *) in a list, which it leaves as it is. */
+int sx_kafka_delete_topic_list(sx_kafka_t *self, zlist_t *topics, sx_error_t *err);
 
 /* The names of the broker's topics that start with `prefix` (a heap array of
  * heap strings, free with sx_kafka_topics_free). */

@@ -91,15 +91,10 @@ static void delete_topics(sx_replays_t *self)
         sx_info("keeping %zu shared source topic(s) %s.*", count, self->prefix);
         return;
     }
-    const char **names = sx_alloc(count, sizeof *names);
-    size_t n = 0;
-    for (const char *t = zlist_first(self->topics); t; t = zlist_next(self->topics))
-        names[n++] = t;
     sx_error_t err;
-    if (sx_kafka_delete_topics(self->admin, names, count, &err) != 0)
+    if (sx_kafka_delete_topic_list(self->admin, self->topics, &err) != 0)
         sx_warn("shared source topics: %s (the next start's sweep removes them)",
                 err.msg);
-    free(names);
 }
 
 void sx_replays_destroy(sx_replays_t **self_p)
