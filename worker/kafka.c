@@ -483,7 +483,12 @@ int sx_kafka_topic_span(sx_kafka_t *self, const char *topic, int64_t *low, int64
         return 0;
     sx_error_set(err, "Kafka at %s: offsets of %s: %s", self->bootstrap, topic,
                  rd_kafka_err2str(code));
-    return code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ? 1 : -1;
+    /* The broker's answer, or librdkafka's own once its metadata says the
+     * topic is not there (what a real broker gives: e2e_runtime). */
+    bool unknown = code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+                   code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+                   code == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+    return unknown ? 1 : -1;
 }
 
 static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)

@@ -49,7 +49,8 @@ static int check_spans(sx_kafka_t *kafka, const char *src, sx_error_t *err)
     snprintf(never, sizeof never, "%s_never_made", src);
     int rc = sx_kafka_topic_span(kafka, never, &low, &high, err);
     if (rc != 1)
-        return sx_error_set(err, "span of %s: %d, not 1 (unknown topic)", never, rc);
+        return sx_error_prefix(err, "span of %s: %d, not 1 (unknown topic)", never, rc),
+               -1;
     return 0;
 }
 
