@@ -265,6 +265,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
+    timings.cleanup = sx_executor_finish_task(executor);
     sx_executor_destroy(&executor);
     sx_runtime_destroy(&pair);
     if (sx_signals_caught()) { /* no verdict: the run was cut, not the query */

@@ -4,7 +4,7 @@
  * nothing. Every verdict decided on the cluster runs the executor's own code
  * against librdkafka's in-process mock Kafka and the scripted fake Flink of
  * tests/kit/fakeflink.h: the mock has no topic admin API, so only topic
- * creation is stood in for (make_mock_topics, through
+ * creation is stood in for (sx_mockkafka_make_topics, through
  * sx_executor_run_on_made_topics); the replay itself, the job polling,
  * cancel, root cause, materialization, scoring and settling are the real
  * code. They live here rather than in worker/executor.c because the fake
@@ -17,12 +17,12 @@
 #include "common/selftest.h"
 #include "common/signals.h"
 #include "tests/kit/fakeflink.h"
+#include "tests/kit/mockkafka.h"
 #include "worker/kafka.h"
 
 #include <czmq.h>
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +40,11 @@ static void write_file(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-/* sink_option is one more option of the sink's WITH list, e.g. ",'k'='v'". */
+/* sink_option is one more option of the sink's WITH list, e.g. ",'k'='v'";
+ * create how the source's DDL begins ("CREATE TABLE", "CREATE TEMPORARY
+ * TABLE"). */
 static void write_task(const char *dir, const char *id, int timeout_s,
-                       const char *sink_option)
+                       const char *sink_option, const char *create)
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
@@ -52,34 +54,38 @@ static void write_task(const char *dir, const char *id, int timeout_s,
         json, sizeof json,
         "{\"task_id\": \"%s\", \"question\": \"q\", \"sources\": [{\"name\": \"s\", "
         "\"kind\": \"static\", \"file\": \"sources/s.csv\", \"columns\": [{\"name\": "
-        "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"CREATE TABLE s (id BIGINT, v STRING) "
+        "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"%s s (id BIGINT, v STRING) "
         "WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json')\"}], \"sink\": {\"name\": "
         "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
         "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json'%s)\"}, \"output_schema\": [{\"name\": "
         "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
-        id, sink_option, timeout_s);
+        id, create, sink_option, timeout_s);
     snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
     write_file(path, "task.json", json);
 }
 
-/* A bench of three tasks, one static source and an append sink each: t1
- * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation) and t3,
- * whose sink DDL has a placeholder the executor does not fill. */
+/* A bench of four tasks, one static source and an append sink each: t1
+ * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation), t3,
+ * whose sink DDL has a placeholder the executor does not fill, and t4, t1
+ * with a TEMPORARY source table. */
 static void write_bench(const char *dir)
 {
-    write_file(dir, "task_ids.txt", "t1\nt2\nt3\n");
-    write_task(dir, "t1", 30, "");
-    write_task(dir, "t2", 1, "");
-    write_task(dir, "t3", 30, ",'properties.group.id'='${group}'");
+    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\n");
+    write_task(dir, "t1", 30, "", "CREATE TABLE");
+    write_task(dir, "t2", 1, "", "CREATE TABLE");
+    write_task(dir, "t3", 30, ",'properties.group.id'='${group}'", "CREATE TABLE");
+    write_task(dir, "t4", 30, "", "CREATE TEMPORARY TABLE");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/gold", dir);
     SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.csv", "id\n1\n");
+    write_file(path, "t4.csv", "id\n1\n");
     snprintf(path, sizeof path, "%s/evaluation", dir);
     SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.json", "{}\n");
+    write_file(path, "t4.json", "{}\n");
 }
 
 /* Outcomes decided before Kafka or Flink are touched, so an executor
@@ -117,19 +123,10 @@ static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
     sx_result_clear(&result);
 }
 
-static rd_kafka_mock_cluster_t *s_mock; /* the mock Kafka of the tests below */
-
-/* Stands in for the executor's topic creation, which the mock cannot do; the
- * sources are then produced by the executor's real replay. */
-static int make_mock_topics(void *arg, const char *const *topics, size_t count,
-                            sx_error_t *err)
-{
-    (void)arg;
-    (void)err;
-    for (size_t i = 0; i < count; i++)
-        SX_CHECK(rd_kafka_mock_topic_create(s_mock, topics[i], 1, 1) == 0);
-    return 0;
-}
+/* The mock Kafka of the tests below. Topic creation, which it cannot do,
+ * is stood in for by sx_mockkafka_make_topics; the sources are then
+ * produced by the executor's real replay. */
+static sx_mockkafka_t *s_mock;
 
 /* What the fake job writes to the sink topic when its INSERT arrives. */
 typedef struct {
@@ -180,8 +177,8 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
     sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
     sx_timings_t timings;
-    sx_executor_run_on_made_topics(executor, &request, make_mock_topics, NULL, result,
-                                   &timings);
+    sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics, s_mock,
+                                   result, &timings);
     SX_CHECK(result->attempts == 3);
     sx_executor_destroy(&executor);
     return fake;
@@ -308,15 +305,17 @@ static void test_submit_verdicts(harness_t *h)
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
     sx_fakeflink_destroy(&fake);
     sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
-    fake = run_on_fake(h, &ddl, "t1", &result);
-    snprintf(want, sizeof want,
-             "statement result: HTTP 500: org.apache.flink.runtime.jobmanager.scheduler."
-             "NoResourceAvailableException: Could not acquire the minimum required "
-             "resources.");
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    fake =
+        expect(h, &ddl, "t1", SX_STATUS_INFRA_ERROR,
+               "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
+               "scheduler.NoResourceAvailableException: Could not acquire the minimum "
+               "required resources.");
     sx_fakeflink_destroy(&fake);
     sx_fakeflink_script_t insert = {.insert_error = s_slot_cause};
-    fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR, want);
+    fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR,
+                  "statement result: HTTP 500: org.apache.flink.runtime.jobmanager."
+                  "scheduler.NoResourceAvailableException: Could not acquire the minimum "
+                  "required resources.");
     SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
     sx_fakeflink_destroy(&fake);
     /* Accepted but no job to watch: nothing to cancel either. */
@@ -383,18 +382,24 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
                   "cannot create the folder of /dev/null/csv/t1.csv");
     sx_fakeflink_destroy(&fake);
     h->csv_dir = csv_dir;
-    /* The session is closed after every task (one DELETE beside those of
-     * its three statements), unless --keep leaves it (and the topics and
-     * job) for a look; the verdict is the same. */
+    /* The DDL goes through configure-session (one request each), the
+     * INSERT is the one statement whose operation is closed; the task's
+     * tables are dropped after it, and the session is closed with the
+     * executor. --keep leaves tables, session (and topics and job) for a
+     * look; the verdict is the same. */
     fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
+    SX_CHECK(sx_fakeflink_count(fake,
+                                "POST /v2/sessions/fake-session/configure-session") == 5);
     SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session/operations/") ==
-             3);
-    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 4);
+             1);
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 2);
+    SX_CHECK(sx_fakeflink_tables(fake) == 0);
     sx_fakeflink_destroy(&fake);
     h->keep = true;
     fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
-    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 3);
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 1);
     SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    SX_CHECK(sx_fakeflink_tables(fake) == 2);
     sx_fakeflink_destroy(&fake);
     h->keep = false;
     /* Gold and evaluation are the bench's: missing, they are eval_error. */
@@ -474,6 +479,198 @@ static void test_sweep_shared_pair(harness_t *h)
     sx_fakeflink_destroy(&fake);
 }
 
+/* Runs task_id (attempt `attempt`, so its topics are new) on an executor
+ * the test keeps; the fake writes `value` to the sink when the job starts
+ * if the script says on_insert = write_sink. */
+static void run_on(sx_executor_t *executor, harness_t *h, const char *task_id,
+                   int attempt, sx_result_t *result)
+{
+    snprintf(h->output->topic, sizeof h->output->topic, "sx.reuse.%s.%d.result", task_id,
+             attempt);
+    char csv[PATH_MAX];
+    snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
+    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s",
+                                 attempt,  csv,     NULL};
+    sx_timings_t timings;
+    sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics, s_mock,
+                                   result, &timings);
+    SX_CHECK(timings.cleanup == 0);
+}
+
+/* t1 on the reused session: it matches (its CREATE TABLE, without IF NOT
+ * EXISTS, would be refused had a table of the task before been left), its
+ * job has its own name, and after its cleanup the catalog is empty. */
+static void check_clean_next(sx_executor_t *executor, harness_t *h, sx_fakeflink_t *fake,
+                             sx_fakeflink_script_t *script, int attempt)
+{
+    h->output->value = "{\"id\":1}";
+    *script = (sx_fakeflink_script_t){
+        .states = "FINISHED", .on_insert = write_sink, .arg = h->output};
+    sx_result_t result;
+    run_on(executor, h, "t1", attempt, &result);
+    check_verdict(&result, SX_STATUS_MATCH, "");
+    char name[256], want[256];
+    sx_fakeflink_job_name(fake, name, sizeof name);
+    snprintf(want, sizeof want, "streamex reuse t1 attempt %d", attempt);
+    SX_CHECK(strcmp(name, want) == 0);
+    SX_CHECK(sx_executor_finish_task(executor) > 0);
+    SX_CHECK(sx_fakeflink_tables(fake) == 0);
+}
+
+/* Sessions the fake opened and closed (requests on /v1/sessions itself,
+ * not on what is below it). */
+static int sessions(sx_fakeflink_t *fake, const char *method)
+{
+    char path[64], below[64];
+    snprintf(path, sizeof path, "%s /v1/sessions", method);
+    snprintf(below, sizeof below, "%s /v1/sessions/%s", method,
+             strcmp(method, "POST") == 0 ? "" : "fake-session/");
+    return sx_fakeflink_count(fake, path) - sx_fakeflink_count(fake, below);
+}
+
+/* One executor keeps one gateway session, task after task, whatever the
+ * task before did: matched, failed in Flink, timed out (its job cancelled),
+ * its job cancelled by someone else; the task after it sees none of its
+ * tables and names its own job. A table cleanup cannot drop (a TEMPORARY
+ * one: DROP TABLE refuses it) closes the session, and a session the gateway
+ * forgot (it restarted) is replaced: the next task gets a fresh session. */
+static void test_session_reuse(harness_t *h, sink_output_t *output)
+{
+    sx_fakeflink_script_t script = {0};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake);
+    sx_executor_config_t config = {
+        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
+        "reuse",      SX_PROFILE_SPIDER2_LITE_2025_11, false,
+        NULL};
+    sx_error_t err;
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    output->value = "{\"id\":1}";
+    struct {
+        const char *task;
+        sx_fakeflink_script_t script;
+        sx_status_t status;
+    } before[] = {
+        {"t1",
+         {.states = "FINISHED", .on_insert = write_sink, .arg = output},
+         SX_STATUS_MATCH},
+        {"t1", {.insert_error = s_sql_trace}, SX_STATUS_FLINK_ERROR},
+        {"t2", {.states = "RUNNING", .after_cancel = "CANCELED"}, SX_STATUS_TIMEOUT},
+        {"t1", {.states = "RUNNING,CANCELED"}, SX_STATUS_INFRA_ERROR},
+    };
+    int attempt = 0;
+    for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
+        script = before[i].script;
+        sx_result_t result;
+        run_on(executor, h, before[i].task, ++attempt, &result);
+        SX_CHECK(result.status == before[i].status);
+        sx_result_clear(&result);
+        check_clean_next(executor, h, fake, &script, ++attempt);
+    }
+    SX_CHECK(sessions(fake, "POST") == 1 && sessions(fake, "DELETE") == 0);
+    /* A TEMPORARY table: the session is closed, and opened afresh. */
+    script = (sx_fakeflink_script_t){
+        .states = "FINISHED", .on_insert = write_sink, .arg = output};
+    sx_result_t result;
+    run_on(executor, h, "t4", ++attempt, &result);
+    check_verdict(&result, SX_STATUS_MATCH, "");
+    sx_executor_finish_task(executor);
+    SX_CHECK(sessions(fake, "DELETE") == 1);
+    check_clean_next(executor, h, fake, &script, ++attempt);
+    SX_CHECK(sessions(fake, "POST") == 2);
+    /* The gateway restarted between two tasks. */
+    sx_fakeflink_forget_session(fake);
+    check_clean_next(executor, h, fake, &script, ++attempt);
+    SX_CHECK(sessions(fake, "POST") == 3 && sessions(fake, "DELETE") == 1);
+    sx_executor_destroy(&executor);
+    sx_fakeflink_destroy(&fake);
+}
+
+/* One method's executor, with its own fake Flink, in a thread of its own. */
+typedef struct {
+    harness_t *h;
+    sx_replays_t *replays;
+    const char *method;
+    pthread_barrier_t *start;
+    sink_output_t output;
+    sx_result_t result;
+} method_run_t;
+
+static void *run_method(void *arg)
+{
+    method_run_t *m = arg;
+    sx_error_t err;
+    m->output.kafka = sx_kafka_new(m->h->bootstrap, 5000, &err);
+    SX_CHECK(m->output.kafka);
+    snprintf(m->output.topic, sizeof m->output.topic, "sx.shared.%s.t1.1.result",
+             m->method);
+    m->output.value = "{\"id\":1}";
+    sx_fakeflink_script_t script = {
+        .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = &m->output};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake);
+    sx_executor_config_t config = {m->h->bootstrap,
+                                   sx_fakeflink_url(fake),
+                                   sx_fakeflink_url(fake),
+                                   "shared",
+                                   SX_PROFILE_SPIDER2_LITE_2025_11,
+                                   false,
+                                   NULL};
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    sx_executor_set_replays(executor, m->replays);
+    char csv[PATH_MAX];
+    snprintf(csv, sizeof csv, "%s/%s.t1.csv", m->h->csv_dir, m->method);
+    sx_exec_request_t request = {m->h->bench, "t1", "SELECT id FROM s",
+                                 1,           csv,  m->method};
+    sx_timings_t timings;
+    pthread_barrier_wait(m->start);
+    sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics, s_mock,
+                                   &m->result, &timings);
+    sx_executor_destroy(&executor);
+    sx_fakeflink_destroy(&fake);
+    sx_kafka_destroy(&m->output.kafka);
+    return NULL;
+}
+
+/* Two methods' executors running the same task at once, with one registry
+ * of shared source topics: the source is replayed once, into the shared
+ * topic (no private source topic is made), and each gets its verdict. */
+static void test_shared_sources(harness_t *h, sink_output_t *output)
+{
+    (void)output;
+    sx_error_t err;
+    sx_replays_t *replays = sx_replays_new(h->bootstrap, "shared", true, &err);
+    SX_CHECK(replays);
+    sx_replays_set_topic_maker(replays, sx_mockkafka_make_topics, s_mock);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    method_run_t runs[2] = {{h, replays, "m1", &start, {0}, {0}},
+                            {h, replays, "m2", &start, {0}, {0}}};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        SX_CHECK(pthread_create(&threads[i], NULL, run_method, &runs[i]) == 0);
+    for (int i = 0; i < 2; i++) {
+        SX_CHECK(pthread_join(threads[i], NULL) == 0);
+        check_verdict(&runs[i].result, SX_STATUS_MATCH, "");
+    }
+    pthread_barrier_destroy(&start);
+    SX_CHECK(sx_replays_count(replays) == 1);
+    char **topics = NULL;
+    size_t count = 0;
+    SX_CHECK(sx_kafka_list_topics(output->kafka, "sx.shared.", &topics, &count, &err) ==
+             0);
+    size_t shared = 0, sinks = 0;
+    for (size_t i = 0; i < count; i++) {
+        shared += strncmp(topics[i], "sx.shared.src.", 14) == 0;
+        sinks += strstr(topics[i], ".t1.1.result") != NULL;
+    }
+    SX_CHECK(count == 3 && shared == 1 && sinks == 2);
+    sx_kafka_topics_free(&topics, count);
+    sx_replays_destroy(&replays);
+}
+
 static void raise_sigterm(void *arg)
 {
     (void)arg;
@@ -500,26 +697,18 @@ typedef void(fake_test_fn)(harness_t *h, sink_output_t *output);
 
 static void with_mock_kafka(const char *bench, fake_test_fn *tests)
 {
-    char reason[256];
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", reason, sizeof reason);
-    rd_kafka_t *owner = rd_kafka_new(RD_KAFKA_PRODUCER, conf, reason, sizeof reason);
-    SX_CHECK(owner);
-    s_mock = rd_kafka_mock_cluster_new(owner, 1);
-    SX_CHECK(s_mock);
+    s_mock = sx_mockkafka_new();
     char csv_dir[PATH_MAX];
     snprintf(csv_dir, sizeof csv_dir, "%s/csv", bench);
     sx_error_t err;
-    sink_output_t output = {
-        sx_kafka_new(rd_kafka_mock_cluster_bootstraps(s_mock), 5000, &err), "", NULL};
+    sink_output_t output = {sx_kafka_new(sx_mockkafka_bootstrap(s_mock), 5000, &err), "",
+                            NULL};
     SX_CHECK(output.kafka);
-    harness_t h = {
-        bench, rd_kafka_mock_cluster_bootstraps(s_mock), csv_dir, NULL, &output, 0,
-        false};
+    harness_t h = {bench, sx_mockkafka_bootstrap(s_mock), csv_dir, NULL, &output, 0,
+                   false};
     tests(&h, &output);
     sx_kafka_destroy(&output.kafka);
-    rd_kafka_mock_cluster_destroy(s_mock);
-    rd_kafka_destroy(owner);
+    sx_mockkafka_destroy(&s_mock);
 }
 
 static void fake_flink_tests(harness_t *h, sink_output_t *output)
@@ -530,6 +719,8 @@ static void fake_flink_tests(harness_t *h, sink_output_t *output)
     test_output_verdicts(h, output);
     test_pair_changed(h, output);
     test_sweep_shared_pair(h);
+    test_session_reuse(h, output);
+    test_shared_sources(h, output);
 }
 
 /* A caught signal stays caught for the rest of a process, so the interrupt

@@ -134,6 +134,8 @@ static void runner_actor(zsock_t *pipe, void *arg)
         run_job(self, job);
         job->seconds = (double)(zclock_mono() - start) / 1000.0;
         zsock_send(pipe, "p", job);
+        if (self->config.finish)
+            self->config.finish(self->config.exec_ctx);
     }
 }
 

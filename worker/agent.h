@@ -45,6 +45,9 @@ typedef struct {
     const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
     sx_agent_exec_fn *exec;
     void *exec_ctx;
+    /* Called (with exec_ctx) on the executor thread once a task's result
+     * went to the main thread: the task's cleanup. NULL: none. */
+    void (*finish)(void *ctx);
     /* The result cache (worker/resultcache.h): its folder (NULL = none), what
      * the executor is (its versions, part of every key) and how a cached CSV
      * is scored again (with exec_ctx). A hit never reaches exec. */

@@ -56,6 +56,11 @@ static void real_exec(void *ctx, const sx_exec_request_t *request, sx_result_t *
     sx_executor_run(backend->real, request, result, timings);
 }
 
+static void real_finish(void *ctx)
+{
+    sx_executor_finish_task(((sx_backend_t *)ctx)->real);
+}
+
 int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                     sx_agent_config_t *agent, sx_error_t *err)
 {
@@ -91,10 +96,12 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
                                         false,
                                         pair};
     backend->real = sx_executor_new(&exec_config, err);
-    if (!backend->real) {
+    backend->replays = sx_replays_new(exec_config.bootstrap, config->run_id, false, err);
+    if (!backend->real || !backend->replays) {
         sx_backend_close(backend);
         return -1;
     }
+    sx_executor_set_replays(backend->real, backend->replays);
     size_t swept = 0;
     sx_error_t sweep_err;
     if (sx_executor_sweep(backend->real, &swept, &sweep_err) != 0)
@@ -103,6 +110,7 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
         sx_info("pair %d: swept %zu topic(s) and job(s) an earlier run left",
                 config->index, swept);
     agent->exec = real_exec;
+    agent->finish = real_finish;
     agent->exec_ctx = backend;
     sx_runtime_describe(pair, backend->runtime, sizeof backend->runtime);
     agent->runtime = backend->runtime;
@@ -118,6 +126,7 @@ void sx_backend_close(sx_backend_t *backend)
 {
     sx_simexec_destroy(&backend->sim);
     sx_executor_destroy(&backend->real);
+    sx_replays_destroy(&backend->replays);
     sx_runtime_destroy(&backend->pair);
     *backend = (sx_backend_t){0};
 }

@@ -18,12 +18,13 @@
 #include <stdbool.h>
 
 typedef struct {
-    sx_profile_t profile; /* how a cached CSV is scored again */
-    sx_simexec_t *sim;    /* the simulated executor, or NULL */
-    sx_runtime_t *pair;   /* the real executor's pair, or NULL */
-    sx_executor_t *real;  /* the real executor, or NULL */
-    char versions[128];   /* the pair's, for the result cache's keys */
-    char runtime[300];    /* what the pair runs, for HELLO (sx_runtime_describe) */
+    sx_profile_t profile;  /* how a cached CSV is scored again */
+    sx_simexec_t *sim;     /* the simulated executor, or NULL */
+    sx_runtime_t *pair;    /* the real executor's pair, or NULL */
+    sx_executor_t *real;   /* the real executor, or NULL */
+    sx_replays_t *replays; /* its shared source topics, or NULL */
+    char versions[128];    /* the pair's, for the result cache's keys */
+    char runtime[300];     /* what the pair runs, for HELLO (sx_runtime_describe) */
 } sx_backend_t;
 
 typedef struct {

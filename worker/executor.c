@@ -37,6 +37,12 @@
 /* Per-request deadline of Kafka and gateway calls (not of the job). */
 #define CLIENT_TIMEOUT_MS 10000
 #define JOB_POLL_MS 100
+/* A job's state is asked for this often during its first seconds: most
+ * jobs of a benchmark end within them, and the time between a job's end
+ * and the poll that sees it is the task's too. A state poll costs the
+ * JobManager well under a millisecond. */
+#define JOB_FAST_POLL_MS 25
+#define JOB_FAST_POLL_S 2.0
 /* Failed job-state polls in a row before the pair is deemed in trouble. */
 #define STATE_MISSES_MAX 3
 /* After a cancel request, how long to wait for Flink to confirm it. */
@@ -48,38 +54,47 @@
 /* What every task's job name starts with (pipeline.name): the sweep's mark. */
 #define JOB_NAME_PREFIX "streamex "
 
+typedef struct run run_t;
+
 struct _sx_executor_t {
     char *bootstrap;
     char *run_id;
     sx_profile_t profile;
     bool keep;
     sx_kafka_t *kafka;
-    sx_gateway_t *gateway;
-    sx_runtime_t *pair; /* NULL: not checked */
-    zlist_t *leftover;  /* topics a cleanup could not delete (Kafka was down) */
+    sx_gateway_t *gateway; /* its session, once open, serves task after task */
+    sx_runtime_t *pair;    /* NULL: not checked */
+    sx_replays_t *replays; /* shared source topics; NULL: each task replays its own */
+    zlist_t *leftover;     /* topics a cleanup could not delete (Kafka was down) */
+    run_t *finishing;      /* the last task, until sx_executor_finish_task */
 };
 
 /* Everything one run of one task owns, released by run_release(). */
-typedef struct {
+struct run {
     sx_executor_t *self;
-    const sx_exec_request_t *request;
+    const sx_exec_request_t *request; /* NULL once sx_executor_run has returned */
+    char *task_id;
+    char prefix[512]; /* of the task's topic names (topic_prefix) */
     sx_task_t *task;
-    char *statement;                /* the candidate as submitted */
-    sx_prepare_t **prepared;        /* one per source */
-    char **topics;                  /* one per source, then the sink's */
-    char **ddls;                    /* same order */
-    size_t table_count;             /* sources + 1 */
-    size_t topics_created;          /* the first ones of topics[]: cleanup deletes them */
+    char *statement;         /* the candidate as submitted */
+    sx_prepare_t **prepared; /* one per source */
+    char **topics;           /* one per source, then the sink's */
+    char **ddls;             /* same order */
+    size_t table_count;      /* sources + 1 */
+    size_t own_first;        /* topics[own_first..] are the task's own: not shared */
+    size_t topics_created;   /* of its own, made: cleanup deletes them */
+    double shared_prepare_s; /* prepare seconds spent in shared replays */
     sx_topic_maker_fn *make_topics; /* NULL: the executor creates the topics */
     void *make_topics_arg;
-    bool job_live; /* a job was submitted and not seen ending */
+    bool in_session; /* its DDL went to the session: cleanup drops its tables */
+    bool job_live;   /* a job was submitted and not seen ending */
     char job_id[SX_JOB_ID_SIZE];
     sx_runtime_identity_t pair_at_start; /* the pair's processes when the task began */
     sx_status_t status;
     int strict; /* the strict verdict beside status, once scored */
     char detail[SX_ERROR_MAX];
     char csv[PATH_MAX]; /* absolute path of the final CSV, "" when none */
-} run_t;
+};
 
 /* Records the verdict of a failed step; always returns -1. */
 static int fail(run_t *run, sx_status_t status, const char *fmt, ...)
@@ -124,6 +139,7 @@ void sx_executor_destroy(sx_executor_t **self_p)
     if (!self_p || !*self_p)
         return;
     sx_executor_t *self = *self_p;
+    sx_executor_finish_task(self);
     sx_gateway_destroy(&self->gateway);
     sx_kafka_destroy(&self->kafka);
     zlist_destroy(&self->leftover);
@@ -133,13 +149,18 @@ void sx_executor_destroy(sx_executor_t **self_p)
     *self_p = NULL;
 }
 
+void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays)
+{
+    self->replays = replays;
+}
+
 /* sx.<run>[.<method>].<task>.<attempt>: what every topic of one execution
  * starts with, unique per run, method, task and attempt (docs/execution.md,
  * step 3). Not yet sanitized. */
-static void topic_prefix(const run_t *run, char *out, size_t size)
+static void topic_prefix(run_t *run)
 {
     const sx_exec_request_t *request = run->request;
-    snprintf(out, size, "sx.%s.%s%s%s.%d", run->self->run_id,
+    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s.%d", run->self->run_id,
              request->method ? request->method : "", request->method ? "." : "",
              request->task_id, request->attempt);
 }
@@ -147,34 +168,52 @@ static void topic_prefix(const run_t *run, char *out, size_t size)
 /* <prefix>.<table>, in Kafka's legal characters. */
 static char *topic_name(const run_t *run, const char *table)
 {
-    char prefix[512], raw[1024], legal[256];
-    topic_prefix(run, prefix, sizeof prefix);
-    snprintf(raw, sizeof raw, "%s.%s", prefix, table);
+    char raw[1024], legal[256];
+    snprintf(raw, sizeof raw, "%s.%s", run->prefix, table);
     sx_kafka_topic_sanitize(raw, legal, sizeof legal);
     return sx_strdup(legal);
 }
 
 /* ---- prepare ------------------------------------------------------------- */
 
+/* Source i's DDL for its topic; -1 when the DDL is broken (input_error). */
+static int fill_source_ddl(run_t *run, size_t i, const char *topic)
+{
+    const sx_source_t *source = &run->task->sources[i];
+    sx_error_t err;
+    free(run->ddls[i]);
+    run->ddls[i] = sx_ddl_source(source->ddl, topic, run->self->bootstrap, &err);
+    if (!run->ddls[i])
+        return fail(run, SX_STATUS_INPUT_ERROR, "task %s: DDL of source %s: %s",
+                    run->task->task_id, source->name, err.msg);
+    return 0;
+}
+
+/* A private source is prepared now and gets the task's own topic; a shared
+ * one (with a registry) is prepared by its replay, if it needs one, and its
+ * DDL, checked now, is filled once its topic is known. */
 static int prepare_tables(run_t *run)
 {
     const sx_task_t *task = run->task;
     run->table_count = task->source_count + 1;
+    run->own_first = run->self->replays ? task->source_count : 0;
     run->prepared = sx_alloc(task->source_count, sizeof *run->prepared);
     run->topics = sx_alloc(run->table_count, sizeof *run->topics);
     run->ddls = sx_alloc(run->table_count, sizeof *run->ddls);
     sx_error_t err;
     for (size_t i = 0; i < task->source_count; i++) {
         const sx_source_t *source = &task->sources[i];
+        if (i < run->own_first) {
+            if (fill_source_ddl(run, i, "sx.shared") != 0)
+                return -1;
+            continue;
+        }
         run->prepared[i] = sx_prepare_new(task->task_id, source, &err);
         if (!run->prepared[i])
             return fail(run, SX_STATUS_INPUT_ERROR, "%s", err.msg);
         run->topics[i] = topic_name(run, source->name);
-        run->ddls[i] =
-            sx_ddl_source(source->ddl, run->topics[i], run->self->bootstrap, &err);
-        if (!run->ddls[i])
-            return fail(run, SX_STATUS_INPUT_ERROR, "task %s: DDL of source %s: %s",
-                        task->task_id, source->name, err.msg);
+        if (fill_source_ddl(run, i, run->topics[i]) != 0)
+            return -1;
     }
     size_t sink = task->source_count;
     run->topics[sink] = topic_name(run, task->sink_name);
@@ -205,48 +244,65 @@ static int step_prepare(run_t *run)
 
 /* ---- replay -------------------------------------------------------------- */
 
-static void prepared_record(size_t index, sx_kafka_record_t *record, void *arg)
-{
-    const sx_prepare_t *prepared = arg;
-    const char *value = sx_prepare_value(prepared, index);
-    *record = (sx_kafka_record_t){.value = value,
-                                  .value_len = strlen(value),
-                                  .timestamp_ms = sx_prepare_timestamp(prepared, index)};
-}
-
-/* Produces one source's records in replay order; they are in Kafka then, and
- * their memory goes back before the query runs. */
+/* Produces one private source's records in replay order; they are in Kafka
+ * then, and their memory goes back before the query runs. */
 static int replay_source(run_t *run, size_t index, sx_error_t *err)
 {
-    sx_prepare_t *prepared = run->prepared[index];
-    int rc =
-        sx_kafka_produce_each(run->self->kafka, run->topics[index],
-                              sx_prepare_count(prepared), prepared_record, prepared, err);
+    int rc = sx_replay_produce(run->self->kafka, run->topics[index], run->prepared[index],
+                               err);
     sx_prepare_destroy(&run->prepared[index]);
     return rc;
 }
 
-/* Creates the task's topics on the pair's Kafka, counting those cleanup must
- * delete, unless the caller makes them (sx_executor_run_on_made_topics). */
+/* Creates the task's own topics (private sources', the sink's) on the pair's
+ * Kafka in one request, counting those cleanup must delete, unless the
+ * caller makes them (sx_executor_run_on_made_topics). */
 static int make_topics(run_t *run, sx_error_t *err)
 {
+    const char *const *own = (const char *const *)run->topics + run->own_first;
+    size_t count = run->table_count - run->own_first;
     if (run->make_topics)
-        return run->make_topics(run->make_topics_arg, (const char *const *)run->topics,
-                                run->table_count, err);
-    for (size_t i = 0; i < run->table_count; i++, run->topics_created++)
-        if (sx_kafka_create_topic(run->self->kafka, run->topics[i], err) != 0)
+        return run->make_topics(run->make_topics_arg, own, count, err);
+    if (sx_kafka_create_topics(run->self->kafka, own, count, err) != 0)
+        return -1;
+    run->topics_created = count;
+    return 0;
+}
+
+/* The shared topic of each source from the registry, replayed now if no
+ * task replayed it before. */
+static int acquire_shared(run_t *run)
+{
+    for (size_t i = 0; i < run->own_first; i++) {
+        char topic[256];
+        double prepare_s = 0;
+        sx_error_t err;
+        sx_replay_rc_t rc = sx_replays_acquire(run->self->replays, run->self->kafka,
+                                               run->task->task_id, &run->task->sources[i],
+                                               topic, sizeof topic, &prepare_s, &err);
+        run->shared_prepare_s += prepare_s;
+        if (rc != SX_REPLAY_READY)
+            return fail(run,
+                        rc == SX_REPLAY_INPUT_ERROR ? SX_STATUS_INPUT_ERROR
+                                                    : SX_STATUS_INFRA_ERROR,
+                        "%s", err.msg);
+        run->topics[i] = sx_strdup(topic);
+        if (fill_source_ddl(run, i, topic) != 0)
             return -1;
+    }
     return 0;
 }
 
 static int step_replay(run_t *run)
 {
     sx_error_t err;
+    if (acquire_shared(run) != 0)
+        return -1;
     if (make_topics(run, &err) != 0)
         return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
     /* Live and static sources alike are complete in Kafka before the query
      * starts; bounded reading then sees exactly these rows. */
-    for (size_t i = 0; i < run->task->source_count; i++)
+    for (size_t i = run->own_first; i < run->task->source_count; i++)
         if (replay_source(run, i, &err) != 0)
             return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
     return 0;
@@ -254,17 +310,65 @@ static int step_replay(run_t *run)
 
 /* ---- submit and run ------------------------------------------------------ */
 
+/* `text` as a SQL string literal ('' for each quote) or, with quote '`',
+ * as a quoted identifier. */
+static char *sql_quote(const char *text, char quote)
+{
+    char *out = sx_alloc(2 * strlen(text) + 3, 1), *p = out;
+    *p++ = quote;
+    for (; *text; text++) {
+        if (*text == quote)
+            *p++ = quote;
+        *p++ = *text;
+    }
+    *p++ = quote;
+    return out;
+}
+
+/* Names the task's job (pipeline.name, the sweep's mark) in the session. */
+static sx_gateway_rc_t name_job(run_t *run, sx_error_t *err)
+{
+    char name[512];
+    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s attempt %d", run->self->run_id,
+             run->task->task_id, run->request->attempt);
+    char *literal = sql_quote(name, '\'');
+    char *set = sx_format("SET 'pipeline.name' = %s", literal);
+    sx_gateway_rc_t rc = sx_gateway_configure(run->self->gateway, set, err);
+    free(set);
+    free(literal);
+    return rc;
+}
+
+/* The session this task runs in: the executor's own, reused from the task
+ * before (whose tables cleanup dropped), or a fresh one when there is none
+ * or the one there is no longer answers (the gateway restarted, or closed
+ * it after its idle timeout). */
+static int begin_session(run_t *run, sx_error_t *err)
+{
+    sx_gateway_t *gateway = run->self->gateway;
+    bool reused = sx_gateway_session(gateway)[0] != '\0';
+    if (!reused && sx_gateway_open_session(gateway, NULL, err) != 0)
+        return -1;
+    if (name_job(run, err) == SX_GATEWAY_OK)
+        return 0;
+    if (!reused)
+        return -1;
+    sx_debug("task %s: a fresh session: %s", run->task_id, err->msg);
+    sx_gateway_detach_session(gateway);
+    if (sx_gateway_open_session(gateway, NULL, err) != 0)
+        return -1;
+    return name_job(run, err) == SX_GATEWAY_OK ? 0 : -1;
+}
+
 static int step_submit(run_t *run)
 {
     sx_gateway_t *gateway = run->self->gateway;
     sx_error_t err;
-    char name[512];
-    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s attempt %d", run->self->run_id,
-             run->task->task_id, run->request->attempt);
-    if (sx_gateway_open_session(gateway, name, &err) != 0)
+    if (begin_session(run, &err) != 0)
         return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+    run->in_session = true;
     for (size_t i = 0; i < run->table_count; i++) {
-        sx_gateway_rc_t rc = sx_gateway_execute(gateway, run->ddls[i], NULL, &err);
+        sx_gateway_rc_t rc = sx_gateway_configure(gateway, run->ddls[i], &err);
         const char *table = i < run->task->source_count ? run->task->sources[i].name
                                                         : run->task->sink_name;
         if (rc == SX_GATEWAY_SQL_ERROR)
@@ -392,7 +496,8 @@ static int step_run(run_t *run, double submitted_at)
                         "job did not finish within %d s; cancelled",
                         run->task->timeout_s);
         }
-        zclock_sleep(JOB_POLL_MS);
+        bool young = sx_clock_seconds() - submitted_at < JOB_FAST_POLL_S;
+        zclock_sleep(young ? JOB_FAST_POLL_MS : JOB_POLL_MS);
     }
 }
 
@@ -492,6 +597,36 @@ static void step_settle(run_t *run)
 
 /* ---- cleanup ------------------------------------------------------------- */
 
+/* Drops the task's tables, so that the next task in this session starts
+ * from a catalog as empty as a fresh session's: its tables and settings are
+ * its own whatever this one did. Every table is in the default database
+ * (the DDL check allows no other), and a DROP that fails (a TEMPORARY table,
+ * which DROP TABLE refuses, a gateway in trouble) closes the session: the
+ * next task opens a fresh one. The task's one setting, the job's name, is
+ * set again by every task. */
+static void clear_session(run_t *run)
+{
+    sx_gateway_t *gateway = run->self->gateway;
+    if (!sx_gateway_session(gateway)[0] || !run->in_session)
+        return;
+    sx_error_t err;
+    sx_gateway_rc_t rc = SX_GATEWAY_OK;
+    for (size_t i = 0; i < run->table_count && rc == SX_GATEWAY_OK; i++) {
+        const char *table = i < run->task->source_count ? run->task->sources[i].name
+                                                        : run->task->sink_name;
+        char *name = sql_quote(table, '`');
+        char *drop = sx_format("DROP TABLE IF EXISTS %s", name);
+        rc = sx_gateway_configure(gateway, drop, &err);
+        free(drop);
+        free(name);
+    }
+    if (rc == SX_GATEWAY_OK)
+        return;
+    sx_debug("task %s: closing the session: %s", run->task_id, err.msg);
+    if (sx_gateway_close_session(gateway, &err) != 0)
+        sx_warn("task %s: %s", run->task_id, err.msg);
+}
+
 /* Leaves the pair clean for the next task whatever happened. A cleanup
  * problem is logged, not a verdict: the next task's names are fresh anyway. */
 static void step_cleanup(run_t *run)
@@ -499,26 +634,21 @@ static void step_cleanup(run_t *run)
     sx_executor_t *self = run->self;
     sx_error_t err;
     if (run->job_live && cancel_job(run, &err) != 0)
-        sx_warn("task %s: cancelling job %s: %s", run->request->task_id, run->job_id,
-                err.msg);
+        sx_warn("task %s: cancelling job %s: %s", run->task_id, run->job_id, err.msg);
     if (self->keep) {
-        char prefix[512];
-        topic_prefix(run, prefix, sizeof prefix);
         sx_info("task %s: keeping topics %s.*, gateway session %s and job %s",
-                run->request->task_id, prefix, sx_gateway_session(self->gateway),
+                run->task_id, run->prefix, sx_gateway_session(self->gateway),
                 run->job_id[0] ? run->job_id : "(none)");
         sx_gateway_detach_session(self->gateway);
         return;
     }
-    if (sx_gateway_close_session(self->gateway, &err) != 0)
-        sx_warn("task %s: %s", run->request->task_id, err.msg);
+    clear_session(run);
+    const char *const *own = (const char *const *)run->topics + run->own_first;
     if (run->topics_created > 0 &&
-        sx_kafka_delete_topics(self->kafka, (const char *const *)run->topics,
-                               run->topics_created, &err) != 0) {
-        sx_warn("task %s: %s (tried again before the next task)", run->request->task_id,
-                err.msg);
+        sx_kafka_delete_topics(self->kafka, own, run->topics_created, &err) != 0) {
+        sx_warn("task %s: %s (tried again before the next task)", run->task_id, err.msg);
         for (size_t i = 0; i < run->topics_created; i++)
-            zlist_append(self->leftover, run->topics[i]);
+            zlist_append(self->leftover, (char *)own[i]);
     }
 }
 
@@ -529,18 +659,13 @@ static void delete_leftover(sx_executor_t *self)
     size_t count = zlist_size(self->leftover);
     if (count == 0)
         return;
-    const char **topics = sx_alloc(count, sizeof *topics);
-    size_t n = 0;
-    for (const char *t = zlist_first(self->leftover); t; t = zlist_next(self->leftover))
-        topics[n++] = t;
     sx_error_t err;
-    if (sx_kafka_delete_topics(self->kafka, topics, count, &err) == 0) {
+    if (sx_kafka_delete_topic_list(self->kafka, self->leftover, &err) == 0) {
         sx_info("deleted %zu topic(s) an earlier cleanup could not", count);
         zlist_purge(self->leftover);
     } else {
         sx_warn("%s (tried again before the next task)", err.msg);
     }
-    free(topics);
 }
 
 /* ---- sweep --------------------------------------------------------------- */
@@ -604,7 +729,9 @@ static void run_release(run_t *run)
     free(run->topics);
     free(run->ddls);
     free(run->statement);
+    free(run->task_id);
     sx_task_destroy(&run->task);
+    free(run);
 }
 
 /* Runs the steps in order, timing each; stops at the first that fails. */
@@ -616,7 +743,9 @@ static void run_steps(run_t *run, sx_timings_t *timings)
     if (rc == 0) {
         t = sx_clock_seconds();
         rc = step_replay(run);
-        timings->replay = sx_clock_seconds() - t;
+        /* A shared source is prepared when it is first replayed. */
+        timings->replay = sx_clock_seconds() - t - run->shared_prepare_s;
+        timings->prepare += run->shared_prepare_s;
     }
     double submitted_at = sx_clock_seconds();
     if (rc == 0) {
@@ -639,9 +768,6 @@ static void run_steps(run_t *run, sx_timings_t *timings)
         timings->score = sx_clock_seconds() - t;
     }
     step_settle(run);
-    t = sx_clock_seconds();
-    step_cleanup(run);
-    timings->cleanup = sx_clock_seconds() - t;
 }
 
 static void execute(sx_executor_t *self, const sx_exec_request_t *request,
@@ -649,28 +775,46 @@ static void execute(sx_executor_t *self, const sx_exec_request_t *request,
                     sx_result_t *result, sx_timings_t *timings)
 {
     double start = sx_clock_seconds();
+    /* The task before, unless its caller finished it already. */
+    sx_executor_finish_task(self);
     memset(timings, 0, sizeof *timings);
-    run_t run = {.self = self,
-                 .request = request,
-                 .make_topics = make_topics,
-                 .make_topics_arg = make_topics_arg,
-                 .status = SX_STATUS_INFRA_ERROR};
+    run_t *run = sx_new(run_t);
+    *run = (run_t){.self = self,
+                   .request = request,
+                   .task_id = sx_strdup(request->task_id),
+                   .make_topics = make_topics,
+                   .make_topics_arg = make_topics_arg,
+                   .status = SX_STATUS_INFRA_ERROR};
+    topic_prefix(run);
     delete_leftover(self);
     if (self->pair)
-        sx_runtime_identify(self->pair, &run.pair_at_start);
-    run_steps(&run, timings);
-    if (run.status != SX_STATUS_MATCH && run.status != SX_STATUS_MISMATCH &&
-        run.status != SX_STATUS_MISSING_PREDICTION)
+        sx_runtime_identify(self->pair, &run->pair_at_start);
+    run_steps(run, timings);
+    if (run->status != SX_STATUS_MATCH && run->status != SX_STATUS_MISMATCH &&
+        run->status != SX_STATUS_MISSING_PREDICTION)
         sx_debug("task %s attempt %d: %s: %s", request->task_id, request->attempt,
-                 sx_status_name(run.status), run.detail);
-    sx_result_init(result, request->task_id, run.status, run.detail,
-                   run.csv[0] ? run.csv : NULL);
-    /* A step after scoring (cleanup) may still have failed the task. */
-    bool scored = run.status == SX_STATUS_MATCH || run.status == SX_STATUS_MISMATCH;
-    result->strict = scored ? run.strict : 0;
+                 sx_status_name(run->status), run->detail);
+    sx_result_init(result, request->task_id, run->status, run->detail,
+                   run->csv[0] ? run->csv : NULL);
+    bool scored = run->status == SX_STATUS_MATCH || run->status == SX_STATUS_MISMATCH;
+    result->strict = scored ? run->strict : 0;
     result->attempts = request->attempt;
     result->seconds = sx_clock_seconds() - start;
-    run_release(&run);
+    /* Cleanup waits for sx_executor_finish_task: the verdict does not
+     * depend on it, so the caller can pass the result on first. */
+    run->request = NULL;
+    self->finishing = run;
+}
+
+double sx_executor_finish_task(sx_executor_t *self)
+{
+    if (!self->finishing)
+        return 0;
+    double start = sx_clock_seconds();
+    step_cleanup(self->finishing);
+    run_release(self->finishing);
+    self->finishing = NULL;
+    return sx_clock_seconds() - start;
 }
 
 void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,

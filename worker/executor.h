@@ -11,6 +11,8 @@
 #include "common/error.h"
 #include "common/result.h"
 #include "common/score.h"
+#include "worker/kafka.h"
+#include "worker/replays.h"
 #include "worker/runtime.h"
 
 #include <stdbool.h>
@@ -56,9 +58,23 @@ sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *e
 void sx_executor_destroy(sx_executor_t **self_p);
 
 /* Runs the request and fills *result (status, score, detail, csv = absolute
- * path when a final CSV was written) and *timings. */
+ * path when a final CSV was written) and *timings. The task's cleanup
+ * (cancel a job still running, drop its tables from the session, delete its
+ * own topics) is left for sx_executor_finish_task, so timings->cleanup is
+ * 0: the verdict does not depend on it. */
 void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
                      sx_result_t *result, sx_timings_t *timings);
+
+/* Cleans up after the last task run, once its result is on its way; returns
+ * the seconds it took (0: nothing to do). The next sx_executor_run and
+ * sx_executor_destroy do it when the caller has not. */
+double sx_executor_finish_task(sx_executor_t *self);
+
+/* Makes the executor read shared source topics from `replays` (see
+ * replays.h), which several executors of one worker may share and which
+ * must outlive them; NULL (the default): every task replays its sources
+ * into topics of its own. */
+void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays);
 
 /* Removes what an earlier run that crashed left on a pair this process
  * started (so owns alone): topics named sx.*, and running streamex jobs.
@@ -67,14 +83,10 @@ void sx_executor_run(sx_executor_t *self, const sx_exec_request_t *request,
  * Says what it removed in *removed (topics and jobs counted). */
 int sx_executor_sweep(sx_executor_t *self, size_t *removed, sx_error_t *err);
 
-/* Makes a task's topics (its sources', then its sink's) in place of the
- * executor, which fills and reads them as usual and never deletes them: for
- * a test on librdkafka's mock Kafka, which has no topic admin API. Returns 0,
- * or -1 with *err set (the task is then infra_error). */
-typedef int(sx_topic_maker_fn)(void *arg, const char *const *topics, size_t count,
-                               sx_error_t *err);
-
-/* sx_executor_run with the task's topics made by make_topics(arg, ...). */
+/* sx_executor_run with the task's topics (its private sources', then its
+ * sink's) made by make_topics(arg, ...) in place of the executor, which
+ * fills and reads them as usual and never deletes them: for a test on
+ * librdkafka's mock Kafka, which has no topic admin API. */
 void sx_executor_run_on_made_topics(sx_executor_t *self, const sx_exec_request_t *request,
                                     sx_topic_maker_fn *make_topics, void *arg,
                                     sx_result_t *result, sx_timings_t *timings);

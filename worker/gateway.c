@@ -426,25 +426,33 @@ static void close_operation(sx_gateway_t *self, const char *operation)
     json_decref(answer);
 }
 
+/* POSTs {"statement": ...} to `call` (e.g. "v1/.../statements") of the open
+ * session: 0 with the HTTP status and answer, -1 (err set) without a
+ * session or without an answer. */
+static int post_statement(sx_gateway_t *self, const char *version, const char *call,
+                          const char *statement, long *status, json_t **answer,
+                          sx_error_t *err)
+{
+    if (!self->session[0])
+        return sx_error_set(err, "no SQL Gateway session is open");
+    char url[1024];
+    snprintf(url, sizeof url, "%s/%s/sessions/%s/%s", self->gateway_url, version,
+             self->session, call);
+    json_t *body = json_pack("{s:s}", "statement", statement);
+    int sent = http(self, "POST", url, body, status, answer, err);
+    json_decref(body);
+    return sent;
+}
+
 sx_gateway_rc_t sx_gateway_execute(sx_gateway_t *self, const char *statement,
                                    char *job_id, sx_error_t *err)
 {
     char ignored[SX_JOB_ID_SIZE];
     job_id = job_id ? job_id : ignored;
     job_id[0] = '\0';
-    if (!self->session[0]) {
-        sx_error_set(err, "no SQL Gateway session is open");
-        return SX_GATEWAY_INFRA_ERROR;
-    }
-    char url[1024];
-    snprintf(url, sizeof url, "%s/v1/sessions/%s/statements", self->gateway_url,
-             self->session);
-    json_t *body = json_pack("{s:s}", "statement", statement);
     long status = 0;
     json_t *answer = NULL;
-    int sent = http(self, "POST", url, body, &status, &answer, err);
-    json_decref(body);
-    if (sent != 0)
+    if (post_statement(self, "v1", "statements", statement, &status, &answer, err) != 0)
         return SX_GATEWAY_INFRA_ERROR;
     const char *operation = json_string_value(json_object_get(answer, "operationHandle"));
     if (status != 200 || !operation) {
@@ -458,6 +466,23 @@ sx_gateway_rc_t sx_gateway_execute(sx_gateway_t *self, const char *statement,
     json_decref(answer);
     sx_gateway_rc_t rc = await_result(self, op, job_id, err);
     close_operation(self, op);
+    return rc;
+}
+
+sx_gateway_rc_t sx_gateway_configure(sx_gateway_t *self, const char *statement,
+                                     sx_error_t *err)
+{
+    /* Answered once the statement has run: one request, where a statement
+     * takes three (submit, fetch the result, close the operation). */
+    long status = 0;
+    json_t *answer = NULL;
+    if (post_statement(self, "v2", "configure-session", statement, &status, &answer,
+                       err) != 0)
+        return SX_GATEWAY_INFRA_ERROR;
+    sx_gateway_rc_t rc =
+        status == 200 ? SX_GATEWAY_OK
+                      : classify_failure(answer, status, "configuring the session", err);
+    json_decref(answer);
     return rc;
 }
 

@@ -61,6 +61,13 @@ void sx_gateway_detach_session(sx_gateway_t *self);
 sx_gateway_rc_t sx_gateway_execute(sx_gateway_t *self, const char *statement,
                                    char *job_id, sx_error_t *err);
 
+/* Runs one statement that changes the open session and returns no rows
+ * (SET, RESET, CREATE TABLE, DROP TABLE ...; the gateway refuses others)
+ * through the gateway's configure-session call, answered when it has run:
+ * the same outcomes as sx_gateway_execute, in one request instead of three. */
+sx_gateway_rc_t sx_gateway_configure(sx_gateway_t *self, const char *statement,
+                                     sx_error_t *err);
+
 int sx_gateway_job_state(sx_gateway_t *self, const char *job_id, sx_job_state_t *state,
                          sx_error_t *err);
 /* Asks Flink to cancel the job (already finished is fine). */

@@ -275,38 +275,76 @@ static int wait_for_leader(sx_kafka_t *self, const char *topic, sx_error_t *err)
     return 0;
 }
 
+/* 0 when every topic of an admin answer succeeded (a topic that does not
+ * exist counts as success when missing_ok); else err names the first that
+ * failed and why. */
+static int check_topic_results(sx_kafka_t *self, const rd_kafka_topic_result_t **results,
+                               size_t n, bool missing_ok, const char *what,
+                               sx_error_t *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[i]);
+        if (code != RD_KAFKA_RESP_ERR_NO_ERROR &&
+            !(missing_ok && code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART))
+            return sx_error_set(err, "Kafka at %s: %s %s: %s", self->bootstrap, what,
+                                rd_kafka_topic_result_name(results[i]),
+                                rd_kafka_topic_result_error_string(results[i]));
+    }
+    return 0;
+}
+
+int sx_kafka_create_topics(sx_kafka_t *self, const char *const *topics, size_t count,
+                           sx_error_t *err)
+{
+    if (count == 0)
+        return 0;
+    char reason[512];
+    rd_kafka_NewTopic_t **fresh = sx_alloc(count, sizeof *fresh);
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        fresh[i] = rd_kafka_NewTopic_new(topics[i], 1, 1, reason, sizeof reason);
+        if (!fresh[i])
+            rc = sx_error_set(err, "Kafka topic %s: %s", topics[i], reason);
+        /* Replayed rows carry their original (often old) event times as
+         * record timestamps: time-based retention must never delete them. */
+        else
+            rd_kafka_NewTopic_set_config(fresh[i], "retention.ms", "-1");
+    }
+    if (rc == 0) {
+        /* One request for all of them: one round trip to the controller. */
+        rd_kafka_AdminOptions_t *options =
+            admin_options(self, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+        rd_kafka_queue_t *queue = rd_kafka_queue_new(self->producer);
+        rd_kafka_CreateTopics(self->producer, fresh, count, options, queue);
+        char what[600];
+        snprintf(what, sizeof what, "creating topic %s%s", topics[0],
+                 count > 1 ? " and others" : "");
+        rd_kafka_event_t *event = admin_wait(self, queue, what, err);
+        rc = event ? 0 : -1;
+        if (event) {
+            size_t n = 0;
+            const rd_kafka_topic_result_t **results = rd_kafka_CreateTopics_result_topics(
+                rd_kafka_event_CreateTopics_result(event), &n);
+            rc = check_topic_results(self, results, n, false, "creating topic", err);
+            rd_kafka_event_destroy(event);
+        }
+        rd_kafka_queue_destroy(queue);
+        rd_kafka_AdminOptions_destroy(options);
+    }
+    for (size_t i = 0; i < count; i++)
+        if (fresh[i])
+            rd_kafka_NewTopic_destroy(fresh[i]);
+    free(fresh);
+    /* Created together, their leaders are known together: after the first,
+     * each wait is one metadata answer. */
+    for (size_t i = 0; i < count && rc == 0; i++)
+        rc = wait_for_leader(self, topics[i], err);
+    return rc;
+}
+
 int sx_kafka_create_topic(sx_kafka_t *self, const char *topic, sx_error_t *err)
 {
-    char reason[512];
-    rd_kafka_NewTopic_t *new_topic =
-        rd_kafka_NewTopic_new(topic, 1, 1, reason, sizeof reason);
-    if (!new_topic)
-        return sx_error_set(err, "Kafka topic %s: %s", topic, reason);
-    /* Replayed rows carry their original (often old) event times as record
-     * timestamps: time-based retention must never delete them. */
-    rd_kafka_NewTopic_set_config(new_topic, "retention.ms", "-1");
-    rd_kafka_AdminOptions_t *options =
-        admin_options(self, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-    rd_kafka_queue_t *queue = rd_kafka_queue_new(self->producer);
-    rd_kafka_CreateTopics(self->producer, &new_topic, 1, options, queue);
-    char what[600];
-    snprintf(what, sizeof what, "creating topic %s", topic);
-    rd_kafka_event_t *event = admin_wait(self, queue, what, err);
-    int rc = event ? 0 : -1;
-    if (event) {
-        size_t n = 0;
-        const rd_kafka_topic_result_t **results = rd_kafka_CreateTopics_result_topics(
-            rd_kafka_event_CreateTopics_result(event), &n);
-        for (size_t i = 0; i < n && rc == 0; i++)
-            if (rd_kafka_topic_result_error(results[i]) != RD_KAFKA_RESP_ERR_NO_ERROR)
-                rc = sx_error_set(err, "Kafka at %s: %s: %s", self->bootstrap, what,
-                                  rd_kafka_topic_result_error_string(results[i]));
-        rd_kafka_event_destroy(event);
-    }
-    rd_kafka_queue_destroy(queue);
-    rd_kafka_AdminOptions_destroy(options);
-    rd_kafka_NewTopic_destroy(new_topic);
-    return rc == 0 ? wait_for_leader(self, topic, err) : rc;
+    return sx_kafka_create_topics(self, &topic, 1, err);
 }
 
 int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t count,
@@ -327,20 +365,24 @@ int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t c
         size_t n = 0;
         const rd_kafka_topic_result_t **results = rd_kafka_DeleteTopics_result_topics(
             rd_kafka_event_DeleteTopics_result(event), &n);
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[i]);
-            if (code != RD_KAFKA_RESP_ERR_NO_ERROR &&
-                code != RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
-                rc = sx_error_set(err, "Kafka at %s: deleting topic %s: %s",
-                                  self->bootstrap, rd_kafka_topic_result_name(results[i]),
-                                  rd_kafka_topic_result_error_string(results[i]));
-        }
+        rc = check_topic_results(self, results, n, true, "deleting topic", err);
         rd_kafka_event_destroy(event);
     }
     rd_kafka_queue_destroy(queue);
     rd_kafka_AdminOptions_destroy(options);
     rd_kafka_DeleteTopic_destroy_array(doomed, count);
     free(doomed);
+    return rc;
+}
+
+int sx_kafka_delete_topic_list(sx_kafka_t *self, zlist_t *topics, sx_error_t *err)
+{
+    size_t count = zlist_size(topics), n = 0;
+    const char **names = sx_alloc(count + 1, sizeof *names);
+    for (const char *t = zlist_first(topics); t; t = zlist_next(topics))
+        names[n++] = t;
+    int rc = sx_kafka_delete_topics(self, names, count, err);
+    free(names);
     return rc;
 }
 
@@ -429,6 +471,24 @@ int sx_kafka_produce(sx_kafka_t *self, const char *topic,
                      const sx_kafka_record_t *records, size_t count, sx_error_t *err)
 {
     return sx_kafka_produce_each(self, topic, count, array_record, (void *)records, err);
+}
+
+int sx_kafka_topic_span(sx_kafka_t *self, const char *topic, int64_t *low, int64_t *high,
+                        sx_error_t *err)
+{
+    *low = *high = 0;
+    rd_kafka_resp_err_t code = rd_kafka_query_watermark_offsets(
+        self->producer, topic, 0, low, high, self->timeout_ms);
+    if (code == RD_KAFKA_RESP_ERR_NO_ERROR)
+        return 0;
+    sx_error_set(err, "Kafka at %s: offsets of %s: %s", self->bootstrap, topic,
+                 rd_kafka_err2str(code));
+    /* The broker's answer, or librdkafka's own once its metadata says the
+     * topic is not there (what a real broker gives: e2e_runtime). */
+    bool unknown = code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+                   code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC ||
+                   code == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+    return unknown ? 1 : -1;
 }
 
 static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
@@ -689,6 +749,29 @@ static void test_empty_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
     SX_CHECK(count == 0 && messages == NULL);
 }
 
+/* A topic's span: offsets 0 to its record count; a topic the broker does
+ * not know is told apart (1) from a broker that does not answer (-1). */
+static void test_topic_span(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
+{
+    rd_kafka_mock_topic_create(mock, "span", 1, 1);
+    sx_kafka_record_t record = {.value = "x", .value_len = 1, .timestamp_ms = 1};
+    sx_error_t err;
+    SX_CHECK(sx_kafka_produce(kafka, "span", &record, 1, &err) == 0);
+    SX_CHECK(sx_kafka_produce(kafka, "span", &record, 1, &err) == 0);
+    int64_t low = -1, high = -1;
+    SX_CHECK(sx_kafka_topic_span(kafka, "span", &low, &high, &err) == 0);
+    SX_CHECK(low == 0 && high == 2);
+    /* A topic the broker does not know is 1 on the pair's broker, which
+     * creates none on its own (tests/e2e/runtime_job.c); the mock creates it
+     * (and retries the error it is told to give at its own pace). */
+    SX_CHECK(rd_kafka_mock_broker_set_down(mock, 1) == 0);
+    sx_kafka_t *impatient =
+        sx_kafka_new(rd_kafka_mock_cluster_bootstraps(mock), 500, &err);
+    SX_CHECK(sx_kafka_topic_span(impatient, "span", &low, &high, &err) == -1);
+    sx_kafka_destroy(&impatient);
+    SX_CHECK(rd_kafka_mock_broker_set_up(mock, 1) == 0);
+}
+
 /* Listing keeps only the names with the prefix: what a sweep removes. */
 static void test_list_topics(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
 {
@@ -744,6 +827,10 @@ static void test_admin_errors(const char *bootstrap)
     SX_CHECK(kafka);
     SX_CHECK(sx_kafka_create_topic(kafka, "sx.r.t.1.bids", &err) == -1);
     SX_CHECK(strstr(err.msg, "sx.r.t.1.bids") != NULL);
+    const char *two[] = {"sx.r.t.1.s", "sx.r.t.1.result"};
+    SX_CHECK(sx_kafka_create_topics(kafka, two, 2, &err) == -1);
+    SX_CHECK(strstr(err.msg, "creating topic sx.r.t.1.s and others") != NULL);
+    SX_CHECK(sx_kafka_create_topics(kafka, NULL, 0, &err) == 0);
     SX_CHECK(sx_kafka_delete_topics(kafka, NULL, 0, &err) == 0);
     sx_kafka_destroy(&kafka);
 }
@@ -785,6 +872,7 @@ void sx_kafka_test(bool verbose)
     test_round_trip(kafka, mock);
     test_empty_topic(kafka, mock);
     test_list_topics(kafka, mock);
+    test_topic_span(kafka, mock);
     if (verbose)
         printf("kafka: round trip %lld ms\n", (long long)(zclock_mono() - start));
     test_refused_delivery(kafka, mock);

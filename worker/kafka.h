@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 
+#include <czmq.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,15 +48,34 @@ void sx_kafka_destroy(sx_kafka_t **self_p);
 /* Asks the broker for cluster metadata: 0 when it answered in time. */
 int sx_kafka_check(sx_kafka_t *self, sx_error_t *err);
 
-/* Creates `topic` with one partition, replication factor 1 and no time-based
- * retention (record timestamps are original event times), and waits until
- * its leader is known. A topic that already exists is an error: names are
- * unique per run, task and attempt, so an existing one means a clash. */
+/* Creates topics with one partition each, replication factor 1 and no
+ * time-based retention (record timestamps are original event times), in
+ * one request, and waits until each one's leader is known. A topic that
+ * already exists is an error: names are unique per run, task and attempt,
+ * so an existing one means a clash. */
+int sx_kafka_create_topics(sx_kafka_t *self, const char *const *topics, size_t count,
+                           sx_error_t *err);
+/* sx_kafka_create_topics of one topic. */
 int sx_kafka_create_topic(sx_kafka_t *self, const char *topic, sx_error_t *err);
+
+/* The first offset and the end offset of partition 0 of `topic`: a topic
+ * written once from empty holds exactly its records when low is 0 and high
+ * their count. Returns 0; 1 when the broker does not know the topic; -1
+ * when it did not answer. err says which in both cases. */
+int sx_kafka_topic_span(sx_kafka_t *self, const char *topic, int64_t *low, int64_t *high,
+                        sx_error_t *err);
+
+/* Makes topics in place of sx_kafka_create_topics: a test's stand-in on
+ * librdkafka's mock Kafka, which has no topic admin API. Returns 0, or -1
+ * with *err set. */
+typedef int(sx_topic_maker_fn)(void *arg, const char *const *topics, size_t count,
+                               sx_error_t *err);
 
 /* Deletes topics; one that does not exist is not an error. */
 int sx_kafka_delete_topics(sx_kafka_t *self, const char *const *topics, size_t count,
                            sx_error_t *err);
+/* The same for the names (char *) in a list, which it leaves as it is. */
+int sx_kafka_delete_topic_list(sx_kafka_t *self, zlist_t *topics, sx_error_t *err);
 
 /* The names of the broker's topics that start with `prefix` (a heap array of
  * heap strings, free with sx_kafka_topics_free). */

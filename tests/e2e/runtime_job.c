@@ -37,6 +37,23 @@ static int produce_rows(sx_kafka_t *kafka, const char *topic, sx_error_t *err)
     return sx_kafka_produce(kafka, topic, records, 5, err);
 }
 
+/* The broker's spans: the source holds offsets 0 to 5, a topic never made
+ * is not known (what the shared replays take for a topic Kafka lost). */
+static int check_spans(sx_kafka_t *kafka, const char *src, sx_error_t *err)
+{
+    int64_t low = -1, high = -1;
+    if (sx_kafka_topic_span(kafka, src, &low, &high, err) != 0 || low != 0 || high != 5)
+        return sx_error_set(err, "span of %s: %lld to %lld", src, (long long)low,
+                            (long long)high);
+    char never[160];
+    snprintf(never, sizeof never, "%s_never_made", src);
+    int rc = sx_kafka_topic_span(kafka, never, &low, &high, err);
+    if (rc != 1)
+        return sx_error_prefix(err, "span of %s: %d, not 1 (unknown topic)", never, rc),
+               -1;
+    return 0;
+}
+
 /* Runs the INSERT and waits for the job to finish; returns its run time or -1. */
 static double run_job(sx_gateway_t *gw, const char *bootstrap, const char *src,
                       const char *out, sx_error_t *err)
@@ -135,7 +152,7 @@ int main(int argc, char **argv)
     int rc = 1;
     if (gw && sx_kafka_create_topic(kafka, src, &err) == 0 &&
         sx_kafka_create_topic(kafka, out, &err) == 0 &&
-        produce_rows(kafka, src, &err) == 0 &&
+        produce_rows(kafka, src, &err) == 0 && check_spans(kafka, src, &err) == 0 &&
         sx_gateway_open_session(gw, tag, &err) == 0 &&
         (seconds = run_job(gw, bootstrap, src, out, &err)) >= 0 &&
         check_output(kafka, out, &err) == 0) {

@@ -21,6 +21,7 @@
 
 #define MAX_OPERATIONS 64
 #define MAX_REQUEST (1 << 20)
+#define MAX_TABLES 16
 
 struct _sx_fakeflink_t {
     const sx_fakeflink_script_t *script;
@@ -31,7 +32,15 @@ struct _sx_fakeflink_t {
     pthread_mutex_t lock;
     char **log; /* "METHOD PATH" of every request */
     size_t log_count;
-    /* Server-thread state. */
+    /* The session's catalog and job name; guarded by lock (the test reads
+     * them). The session is unknown after sx_fakeflink_forget_session. */
+    char tables[MAX_TABLES][64];
+    bool temporary[MAX_TABLES];
+    size_t table_count;
+    char pipeline[256];
+    char job_name[256]; /* the pipeline name of the last INSERT */
+    bool session_lost;
+    /* Server-thread state, of the current job. */
     bool is_insert[MAX_OPERATIONS];
     int operations;
     int state_polls;
@@ -133,9 +142,123 @@ static void serve_statement(sx_fakeflink_t *self, int fd, const request_t *reque
         return respond_error(fd, 500, "fake: too many statements");
     int op = self->operations++;
     self->is_insert[op] = statement_is_insert(request->body);
+    if (self->is_insert[op]) { /* a new job */
+        self->state_polls = 0;
+        self->cancelled = self->inserted = false;
+        pthread_mutex_lock(&self->lock);
+        snprintf(self->job_name, sizeof self->job_name, "%s", self->pipeline);
+        pthread_mutex_unlock(&self->lock);
+    }
     char answer[64];
     snprintf(answer, sizeof answer, "{\"operationHandle\":\"op%d\"}", op);
     respond(fd, 200, answer);
+}
+
+/* ---- the session's catalog (configure-session) --------------------------- */
+
+/* The table name after "TABLE [IF [NOT] EXISTS] ", without backticks. */
+static void table_name(const char *p, char *out, size_t size)
+{
+    p = strcasestr(p, "TABLE ") + 6;
+    if (strncasecmp(p, "IF NOT EXISTS ", 14) == 0)
+        p += 14;
+    else if (strncasecmp(p, "IF EXISTS ", 10) == 0)
+        p += 10;
+    p += *p == '`';
+    size_t n = strcspn(p, "` (");
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), p);
+}
+
+static int find_table(const sx_fakeflink_t *self, const char *name)
+{
+    for (size_t i = 0; i < self->table_count; i++)
+        if (strcmp(self->tables[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* CREATE [TEMPORARY] TABLE [IF NOT EXISTS]: refused when the table exists,
+ * as Flink's catalog does, unless IF NOT EXISTS keeps the old one. */
+static void create_table(sx_fakeflink_t *self, int fd, const char *statement)
+{
+    char name[64];
+    table_name(statement, name, sizeof name);
+    int found = find_table(self, name);
+    if (found < 0 && self->table_count < MAX_TABLES) {
+        snprintf(self->tables[self->table_count], sizeof self->tables[0], "%s", name);
+        self->temporary[self->table_count++] = strcasestr(statement, "TEMPORARY") != NULL;
+    } else if (found >= 0 && !strcasestr(statement, "IF NOT EXISTS")) {
+        return respond_error(fd, 500,
+                             "org.apache.flink.table.api.ValidationException: Could not "
+                             "execute CreateTable\nCaused by: org.apache.flink.table."
+                             "catalog.exceptions.TableAlreadyExistException: Table (or "
+                             "view) exists.\n");
+    }
+    respond(fd, 200, "{}");
+}
+
+/* DROP TABLE [IF EXISTS]: a TEMPORARY table is refused, as Flink does. */
+static void drop_table(sx_fakeflink_t *self, int fd, const char *statement)
+{
+    char name[64];
+    table_name(statement, name, sizeof name);
+    int found = find_table(self, name);
+    if (found >= 0 && self->temporary[found])
+        return respond_error(fd, 500,
+                             "org.apache.flink.table.api.ValidationException: Temporary "
+                             "table with identifier exists. Drop it first before "
+                             "removing the permanent table.\n");
+    if (found < 0 && !strcasestr(statement, "IF EXISTS"))
+        return respond_error(fd, 500,
+                             "org.apache.flink.table.api.ValidationException: Table "
+                             "does not exist.\n");
+    if (found >= 0) {
+        self->table_count--;
+        memmove(self->tables[found], self->tables[found + 1],
+                (self->table_count - (size_t)found) * sizeof self->tables[0]);
+        memmove(&self->temporary[found], &self->temporary[found + 1],
+                (self->table_count - (size_t)found) * sizeof self->temporary[0]);
+    }
+    respond(fd, 200, "{}");
+}
+
+/* SET 'pipeline.name' = '...': the name the next INSERT's job gets. */
+static void set_pipeline(sx_fakeflink_t *self, int fd, const char *statement)
+{
+    const char *p = strchr(statement, '=');
+    p = p ? strchr(p, '\'') : NULL;
+    if (!p)
+        return respond_error(fd, 500, "fake: SET what?");
+    size_t n = 0;
+    for (p++; *p && n + 1 < sizeof self->pipeline; p++) {
+        if (*p == '\'' && p[1] != '\'')
+            break;
+        p += *p == '\'';
+        self->pipeline[n++] = *p;
+    }
+    self->pipeline[n] = '\0';
+    respond(fd, 200, "{}");
+}
+
+static void serve_configure(sx_fakeflink_t *self, int fd, const request_t *request)
+{
+    json_t *root = json_loads(request->body, 0, NULL);
+    const char *statement = json_string_value(json_object_get(root, "statement"));
+    pthread_mutex_lock(&self->lock);
+    if (!statement)
+        respond_error(fd, 400, "fake: no statement");
+    else if (strncasecmp(statement, "CREATE ", 7) == 0 && self->script->ddl_error)
+        respond_error(fd, 500, self->script->ddl_error);
+    else if (strncasecmp(statement, "CREATE ", 7) == 0)
+        create_table(self, fd, statement);
+    else if (strncasecmp(statement, "DROP TABLE ", 11) == 0)
+        drop_table(self, fd, statement);
+    else if (strncasecmp(statement, "SET 'pipeline.name'", 19) == 0)
+        set_pipeline(self, fd, statement);
+    else
+        respond_error(fd, 500, "fake: configure-session takes no such statement");
+    pthread_mutex_unlock(&self->lock);
+    json_decref(root);
 }
 
 static void serve_result(sx_fakeflink_t *self, int fd, int op)
@@ -202,6 +325,33 @@ static void serve_job(sx_fakeflink_t *self, int fd)
     respond(fd, 200, answer);
 }
 
+/* A new session starts with an empty catalog and no job name. */
+static void open_session(sx_fakeflink_t *self, int fd)
+{
+    pthread_mutex_lock(&self->lock);
+    self->session_lost = false;
+    self->table_count = 0;
+    self->pipeline[0] = '\0';
+    pthread_mutex_unlock(&self->lock);
+    respond(fd, 200, "{\"sessionHandle\":\"fake-session\"}");
+}
+
+static void close_session(sx_fakeflink_t *self, int fd)
+{
+    pthread_mutex_lock(&self->lock);
+    self->session_lost = true;
+    pthread_mutex_unlock(&self->lock);
+    respond(fd, 200, "{}");
+}
+
+static bool session_lost(sx_fakeflink_t *self)
+{
+    pthread_mutex_lock(&self->lock);
+    bool lost = self->session_lost;
+    pthread_mutex_unlock(&self->lock);
+    return lost;
+}
+
 static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
 {
     const char *m = request->method, *p = request->path;
@@ -210,12 +360,20 @@ static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
         self->script->session_status)
         respond_error(fd, self->script->session_status, "fake: no session");
     else if (strcmp(m, "POST") == 0 && strcmp(p, "/v1/sessions") == 0)
-        respond(fd, 200, "{\"sessionHandle\":\"fake-session\"}");
+        open_session(self, fd);
+    else if (strstr(p, "/fake-session") && session_lost(self))
+        respond_error(fd, 500,
+                      "org.apache.flink.table.gateway.api.utils.SqlGatewayException: "
+                      "Session 'fake-session' does not exist.\n");
+    else if (strcmp(m, "POST") == 0 && strstr(p, "/configure-session"))
+        serve_configure(self, fd, request);
     else if (strcmp(m, "POST") == 0 && strstr(p, "/statements"))
         serve_statement(self, fd, request);
     else if (strcmp(m, "GET") == 0 &&
              sscanf(p, "/v1/sessions/fake-session/operations/op%d", &op) == 1)
         serve_result(self, fd, op);
+    else if (strcmp(m, "DELETE") == 0 && strcmp(p, "/v1/sessions/fake-session") == 0)
+        close_session(self, fd);
     else if (strcmp(m, "DELETE") == 0 && strncmp(p, "/v1/sessions/", 13) == 0)
         respond(fd, 200, "{}");
     else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/" SX_FAKEFLINK_JOB "/status") == 0)
@@ -321,6 +479,28 @@ int sx_fakeflink_count(sx_fakeflink_t *self, const char *prefix)
         count += strncmp(self->log[i], prefix, strlen(prefix)) == 0;
     pthread_mutex_unlock(&self->lock);
     return count;
+}
+
+size_t sx_fakeflink_tables(sx_fakeflink_t *self)
+{
+    pthread_mutex_lock(&self->lock);
+    size_t count = self->table_count;
+    pthread_mutex_unlock(&self->lock);
+    return count;
+}
+
+void sx_fakeflink_job_name(sx_fakeflink_t *self, char *out, size_t size)
+{
+    pthread_mutex_lock(&self->lock);
+    snprintf(out, size, "%s", self->job_name);
+    pthread_mutex_unlock(&self->lock);
+}
+
+void sx_fakeflink_forget_session(sx_fakeflink_t *self)
+{
+    pthread_mutex_lock(&self->lock);
+    self->session_lost = true;
+    pthread_mutex_unlock(&self->lock);
 }
 
 /* ---- self-test: the fake answers as the client expects ------------------- */

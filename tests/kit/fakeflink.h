@@ -48,6 +48,16 @@ const char *sx_fakeflink_url(const sx_fakeflink_t *self);
 /* How many requests "METHOD PATH" started with `prefix`, e.g. "PATCH /jobs/". */
 int sx_fakeflink_count(sx_fakeflink_t *self, const char *prefix);
 
+/* Tables in the session's catalog now (configure-session's CREATE and DROP
+ * TABLE, refused as Flink refuses them: an existing table without IF NOT
+ * EXISTS, DROP TABLE of a TEMPORARY one). */
+size_t sx_fakeflink_tables(sx_fakeflink_t *self);
+/* The job name (SET 'pipeline.name') the last INSERT's job got. */
+void sx_fakeflink_job_name(sx_fakeflink_t *self, char *out, size_t size);
+/* The gateway forgets its session, as a restarted gateway does: every call
+ * on it is refused ("Session ... does not exist") until one is opened. */
+void sx_fakeflink_forget_session(sx_fakeflink_t *self);
+
 void sx_fakeflink_test(bool verbose);
 
 #endif
