@@ -7,7 +7,10 @@
  * acknowledged and re-sent after the coordinator vanishes and comes back,
  * garbage is ignored, a cache that cannot take a file turns the task into
  * infra_error, a final goodbye ends the agent, and a RECALL gives back
- * exactly the tasks not started. */
+ * exactly the tasks not started. With slots, tasks run at once (the
+ * simulated executor counts how many), one failing leaves the others alone,
+ * a RECALL gives back only those no slot took, and a task whose earlier
+ * dispatch still runs waits for it. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
@@ -256,6 +259,184 @@ static void test_recall_releases_unstarted(const char *bench)
     zstr_free(&endpoint);
 }
 
+/* Sends a shard of task t001 under the given methods, SQL and tokens. */
+static void send_shard(zsock_t *router, zframe_t *who, const sx_msg_t *like, uint64_t id,
+                       const char *const *methods, const char *const *sql,
+                       const uint64_t *tokens, size_t count)
+{
+    sx_msg_t *assign = shard_of(like, id, sql[0], methods, tokens, count);
+    for (size_t i = 1; i < count; i++) {
+        free(assign->tasks[i].sql);
+        assign->tasks[i].sql = sx_strdup(sql[i]);
+    }
+    SX_CHECK(sx_msg_send(assign, router, who, NULL) == 0);
+    sx_msg_destroy(&assign);
+}
+
+/* The tokens of the first `count` RESULTs with a token from `from` to 99, in
+ * the order they first came (the spool's resends skipped). */
+static void result_order(zsock_t *router, zframe_t **who, uint64_t from, uint64_t *order,
+                         size_t count)
+{
+    for (size_t n = 0; n < count;) {
+        sx_msg_t *result = expect(router, SX_MSG_RESULT, who, WAIT_MS);
+        SX_CHECK(result);
+        bool seen = false;
+        for (size_t i = 0; i < n; i++)
+            seen |= order[i] == result->token;
+        if (!seen && result->token >= from && result->token < 100) {
+            SX_CHECK(result->result.status == SX_STATUS_MATCH);
+            order[n++] = result->token;
+        }
+        sx_msg_destroy(&result);
+    }
+}
+
+/* Three slots, four tasks: three run at once (the simulated executor saw
+ * three in hand together, never four), the fourth waits and a RECALL gives
+ * back exactly it; a task failing on one slot (infra_error, flink_error)
+ * leaves the others' verdicts alone. Then a task whose earlier dispatch
+ * (before a reconnect) still runs on a slot waits for it, and so does the
+ * one after it: their results come after the first's. */
+static void test_slots_run_tasks_at_once(const char *bench)
+{
+    char *endpoint = zsys_sprintf("ipc://%s/slots.sock", bench);
+    zsock_t *router = zsock_new_router(endpoint);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-slots", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=300", NULL);
+    sx_agent_config_t config = {.endpoint = endpoint,
+                                .name = "w3",
+                                .runtime = "agent test runtime",
+                                .capacity = 2,
+                                .slots = 3,
+                                .work_dir = work,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .heartbeat_ms = BEAT_MS,
+                                /* This fake coordinator never beats: only its
+                                 * GOODBYE below may make the agent reconnect. */
+                                .dead_after_ms = 3 * WAIT_MS,
+                                .reconnect_min_ms = 50,
+                                .reconnect_max_ms = 200};
+    run_t run = {sx_agent_new(&config, NULL), -1};
+    SX_CHECK(run.agent);
+    zactor_t *actor = zactor_new(agent_actor, &run);
+    zframe_t *who = NULL;
+    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello && hello->slots == 3 && hello->capacity == 2);
+    sx_msg_destroy(&hello);
+    sx_msg_t *warm = make_assign(bench, "t001", 1);
+    sx_msg_send(warm, router, who, NULL);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(router, bench, warm, &who, &requests);
+    SX_CHECK(result && requests == 2 && sx_simexec_most_at_once(sim) == 1);
+    sx_msg_destroy(&result);
+
+    /* The agent starts a shard's tasks before it reads the next message, so
+     * the RECALL finds three on slots and one waiting. */
+    const char *methods[] = {"m1", "m2", "m3", "m4"};
+    const char *sql[] = {"SELECT 1 /*sim:infra_error*/", "SELECT 1",
+                         "SELECT 1 /*sim:flink_error*/", "SELECT 1"};
+    const uint64_t tokens[] = {11, 12, 13, 14};
+    send_shard(router, who, warm, 2, methods, sql, tokens, 4);
+    sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
+    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
+    sx_msg_destroy(&recall);
+    sx_msg_t *release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(release && release->task_count == 1 &&
+             strcmp(release->tasks[0].method, "m4") == 0 &&
+             release->tasks[0].token == 14);
+    sx_msg_destroy(&release);
+    const sx_status_t want[] = {SX_STATUS_INFRA_ERROR, SX_STATUS_MATCH,
+                                SX_STATUS_FLINK_ERROR};
+    for (int i = 0; i < 3; i++) {
+        result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+        SX_CHECK(result && result->token >= 11 && result->token <= 13);
+        SX_CHECK(result->result.status == want[result->token - 11]);
+        sx_msg_destroy(&result);
+    }
+    SX_CHECK(sx_simexec_most_at_once(sim) == 3);
+
+    /* m1/t001 runs (slow: 3 s) when the coordinator asks for a reconnect
+     * and sends it again (same attempt, new token), then m2/t001. */
+    const char *slow[] = {"SELECT 1 /*sim:slow*/"};
+    send_shard(router, who, warm, 3, methods, slow, (const uint64_t[]){21}, 1);
+    sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
+    again->reason = sx_strdup("reconnect");
+    SX_CHECK(sx_msg_send(again, router, who, NULL) == 0);
+    sx_msg_destroy(&again);
+    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    SX_CHECK(hello);
+    sx_msg_destroy(&hello);
+    const char *plain[] = {"SELECT 1", "SELECT 1"};
+    send_shard(router, who, warm, 4, methods, plain, (const uint64_t[]){22, 23}, 2);
+    uint64_t order[3];
+    result_order(router, &who, 21, order, 3);
+    SX_CHECK(order[0] == 21 && order[1] + order[2] == 45);
+
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = sx_strdup("run complete");
+    bye->final = true;
+    sx_msg_send(bye, router, who, NULL);
+    sx_msg_destroy(&bye);
+    zpoller_t *poller = zpoller_new(actor, NULL);
+    SX_CHECK(zpoller_wait(poller, WAIT_MS) == actor);
+    zpoller_destroy(&poller);
+    char *done = zstr_recv(actor);
+    zstr_free(&done);
+    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 7);
+    zactor_destroy(&actor);
+    sx_agent_destroy(&run.agent);
+    sx_simexec_destroy(&sim);
+    sx_msg_destroy(&warm);
+    zframe_destroy(&who);
+    zsock_destroy(&router);
+    zstr_free(&endpoint);
+}
+
+/* A slot whose executor cannot be made stops the agent from being made,
+ * naming the slot and why; the slots made before it are closed again. */
+static int s_opened, s_closed;
+
+static void *open_second_fails(void *ctx, int slot, sx_error_t *err)
+{
+    if (slot == 1)
+        return sx_error_set(err, "no Kafka client"), NULL;
+    s_opened++;
+    return ctx;
+}
+
+static void close_counted(void *slot_ctx)
+{
+    (void)slot_ctx;
+    s_closed++;
+}
+
+static void test_slot_that_cannot_open(const char *bench)
+{
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-noslot", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    sx_agent_config_t config = {.endpoint = "ipc:///nonexistent/agent.sock",
+                                .name = "w4",
+                                .slots = 3,
+                                .work_dir = work,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .open_slot = open_second_fails,
+                                .close_slot = close_counted};
+    sx_error_t err;
+    SX_CHECK(sx_agent_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "worker w4: slot 1: no Kafka client") == 0);
+    SX_CHECK(s_opened == 1 && s_closed == 1);
+    config.slots = SX_PROTO_SLOTS_MAX + 1;
+    SX_CHECK(sx_agent_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "--slots 65: at most 64 tasks run at once on one worker") ==
+             0);
+    sx_simexec_destroy(&sim);
+}
+
 int main(void)
 {
     bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
@@ -390,7 +571,7 @@ int main(void)
     /* A worker's message sent to the worker and an empty shard change
      * nothing (nothing more is executed, see the count at the end); a
      * goodbye that is not final makes it connect again. */
-    sx_msg_t *stray = sx_msg_hello("w9", 1, "test runtime");
+    sx_msg_t *stray = sx_msg_hello("w9", 1, 1, "test runtime");
     SX_CHECK(sx_msg_send(stray, router, who, NULL) == 0);
     sx_msg_destroy(&stray);
     sx_msg_t *empty = sx_msg_new(SX_MSG_ASSIGN);
@@ -425,6 +606,8 @@ int main(void)
     zstr_free(&endpoint);
     zsock_destroy(&router);
     test_recall_releases_unstarted(bench);
+    test_slots_run_tasks_at_once(bench);
+    test_slot_that_cannot_open(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");

@@ -1,13 +1,19 @@
 /* backend.c: opens and closes the executor behind a worker's agent (see
- * backend.h): the simulated one as it is, the real one wrapped so that its
- * pair is watched before each task and a cached CSV is scored with the
- * run's profile. */
+ * backend.h): the simulated one as it is (one for every slot), the real one
+ * as an executor per slot on the one pair, each watching the pair before its
+ * task, with the slots fitted to the pair's TaskManager slots, and a cached
+ * CSV scored with the run's profile. */
 #include "worker/backend.h"
 
 #include "common/log.h"
 #include "common/result.h"
+#include "common/mem.h"
 #include "common/selftest.h"
+#include "worker/http.h"
 
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Scores a CSV the result cache served, as the executor's last step would. */
@@ -35,16 +41,42 @@ static void use_cache(sx_agent_config_t *agent, const sx_backend_config_t *confi
     sx_info("result cache: %s", config->cache_dir);
 }
 
-/* Runs one task on the worker's pair. The pair is watched first: a component
- * that died since the last task is restarted (and the task waits for it),
- * and a pair that cannot be brought back makes the task infra_error, which
- * the coordinator retries elsewhere. */
-static void real_exec(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
-                      sx_timings_t *timings)
+/* A slot of the real executor: the slot's own executor on the shared pair. */
+typedef struct {
+    sx_backend_t *backend;
+    sx_executor_t *executor;
+} real_slot_t;
+
+/* Made on the slot's thread, which alone uses and destroys the executor. */
+static void *real_open_slot(void *ctx, int slot, sx_error_t *err)
 {
     sx_backend_t *backend = ctx;
+    sx_executor_t *executor = sx_executor_new(&backend->exec_config, err);
+    if (!executor)
+        return sx_error_prefix(err, "slot %d", slot), NULL;
+    real_slot_t *self = sx_alloc(1, sizeof *self);
+    *self = (real_slot_t){backend, executor};
+    return self;
+}
+
+static void real_close_slot(void *slot_ctx)
+{
+    real_slot_t *self = slot_ctx;
+    sx_executor_destroy(&self->executor);
+    free(self);
+}
+
+/* Runs one task on the worker's pair. The pair is watched first: a component
+ * that died since is restarted (and the task waits for it; the watch is one
+ * slot's at a time, and a task another slot runs meanwhile sees its pair
+ * change and ends infra_error), and a pair that cannot be brought back
+ * makes the task infra_error, which the coordinator retries elsewhere. */
+static void real_exec(void *slot_ctx, const sx_exec_request_t *request,
+                      sx_result_t *result, sx_timings_t *timings)
+{
+    real_slot_t *slot = slot_ctx;
     sx_error_t err;
-    int restarted = sx_runtime_watch(backend->pair, &err);
+    int restarted = sx_runtime_watch(slot->backend->pair, &err);
     if (restarted < 0) {
         sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR, err.msg, NULL);
         *timings = (sx_timings_t){0};
@@ -53,7 +85,91 @@ static void real_exec(void *ctx, const sx_exec_request_t *request, sx_result_t *
     if (restarted > 0)
         sx_warn("task %s: restarted %d dead component(s) of the pair first",
                 request->task_id, restarted);
-    sx_executor_run(backend->real, request, result, timings);
+    sx_executor_run(slot->executor, request, result, timings);
+}
+
+/* The TaskManager slots Flink counts (REST /overview): slots-total and
+ * slots-available. */
+static int flink_slots(const char *rest_url, int *total, int *available, sx_error_t *err)
+{
+    char url[1024];
+    snprintf(url, sizeof url, "%s/overview", rest_url);
+    sx_http_answer_t answer;
+    if (sx_http_get(url, 10000, &answer, err) != 0)
+        return -1;
+    json_t *root = answer.status == 200 ? json_loads(answer.body, 0, NULL) : NULL;
+    json_t *t = json_object_get(root, "slots-total");
+    json_t *a = json_object_get(root, "slots-available");
+    int rc = json_is_integer(t) && json_is_integer(a)
+                 ? 0
+                 : sx_error_set(err, "GET %s: HTTP %ld, no slot counts in the answer",
+                                url, answer.status);
+    *total = rc == 0 ? (int)json_integer_value(t) : 0;
+    *available = rc == 0 ? (int)json_integer_value(a) : 0;
+    json_decref(root);
+    free(answer.body);
+    return rc;
+}
+
+/* Caps the slots at the TaskManager slots the pair's Flink has: a job that
+ * finds none free waits for one inside its task's timeout, where it would
+ * end infra_error ("no slot") or, worse, start late and run out its
+ * timeout. Says why when it caps, and when other jobs hold some of them
+ * (an external cluster shared with others). */
+static int fit_slots(sx_backend_t *backend, int index, sx_error_t *err)
+{
+    int total = 0, available = 0;
+    if (flink_slots(sx_runtime_rest_url(backend->pair), &total, &available, err) != 0)
+        return sx_error_prefix(err, "pair %d: TaskManager slots", index), -1;
+    if (total < 1)
+        return sx_error_set(err, "pair %d: Flink has no TaskManager slot", index);
+    if (total < backend->slots) {
+        sx_warn("pair %d: Flink has %d TaskManager slot(s): %d task(s) at once, not %d "
+                "(one slot per task's job; more would wait for a slot inside their "
+                "timeout)",
+                index, total, total, backend->slots);
+        backend->slots = total;
+    }
+    if (available < backend->slots)
+        sx_warn("pair %d: %d of Flink's %d TaskManager slots are taken by other jobs: "
+                "a task whose job waits for a slot past its timeout ends infra_error",
+                index, total - available, total);
+    return 0;
+}
+
+/* Removes what an earlier run left on the pair, once, with an executor of
+ * its own made and dropped here, before any slot starts. */
+static void sweep_pair(sx_backend_t *backend, int index)
+{
+    sx_error_t err;
+    sx_executor_t *sweeper = sx_executor_new(&backend->exec_config, &err);
+    size_t swept = 0;
+    if (!sweeper || sx_executor_sweep(sweeper, &swept, &err) != 0)
+        sx_warn("pair %d: %s", index, err.msg);
+    else if (swept > 0)
+        sx_info("pair %d: swept %zu topic(s) and job(s) an earlier run left", index,
+                swept);
+    sx_executor_destroy(&sweeper);
+}
+
+/* Starts (or checks) the pair and fits the slots to it. */
+static int open_pair(sx_backend_t *backend, const sx_backend_config_t *config,
+                     sx_error_t *err)
+{
+    sx_runtime_config_t pair_config;
+    sx_runtime_config_defaults(&pair_config, config->index);
+    if (pair_config.slots < backend->slots)
+        pair_config.slots = backend->slots;
+    pair_config.kafka_bootstrap = config->bootstrap;
+    pair_config.flink_gateway = config->gateway;
+    pair_config.flink_rest = config->rest;
+    backend->pair = sx_runtime_new(&pair_config, err);
+    if (!backend->pair)
+        return -1;
+    sx_info("starting the Kafka + Flink pair %d", config->index);
+    if (sx_runtime_start(backend->pair, err) != 0)
+        return -1;
+    return fit_slots(backend, config->index, err);
 }
 
 int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
@@ -61,6 +177,8 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
 {
     *backend = (sx_backend_t){0};
     backend->profile = config->profile;
+    backend->slots = config->slots > 0 ? config->slots : 1;
+    agent->slots = backend->slots;
     if (config->simulate) {
         backend->sim = sx_simexec_new(config->simulate, err);
         agent->exec = sx_simexec_run;
@@ -69,41 +187,25 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
         use_cache(agent, config, "simulated executor", sx_simexec_score);
         return backend->sim ? 0 : -1;
     }
-    sx_runtime_config_t pair_config;
-    sx_runtime_config_defaults(&pair_config, config->index);
-    pair_config.kafka_bootstrap = config->bootstrap;
-    pair_config.flink_gateway = config->gateway;
-    pair_config.flink_rest = config->rest;
-    sx_runtime_t *pair = sx_runtime_new(&pair_config, err);
-    if (!pair)
-        return -1;
-    backend->pair = pair;
-    sx_info("starting the Kafka + Flink pair %d", config->index);
-    if (sx_runtime_start(pair, err) != 0) {
+    if (open_pair(backend, config, err) != 0) {
         sx_backend_close(backend);
         return -1;
     }
-    sx_executor_config_t exec_config = {sx_runtime_bootstrap(pair),
-                                        sx_runtime_gateway_url(pair),
-                                        sx_runtime_rest_url(pair),
-                                        config->run_id,
-                                        config->profile,
-                                        false,
-                                        pair};
-    backend->real = sx_executor_new(&exec_config, err);
-    if (!backend->real) {
-        sx_backend_close(backend);
-        return -1;
-    }
-    size_t swept = 0;
-    sx_error_t sweep_err;
-    if (sx_executor_sweep(backend->real, &swept, &sweep_err) != 0)
-        sx_warn("pair %d: %s", config->index, sweep_err.msg);
-    else if (swept > 0)
-        sx_info("pair %d: swept %zu topic(s) and job(s) an earlier run left",
-                config->index, swept);
+    sx_runtime_t *pair = backend->pair;
+    snprintf(backend->run_id, sizeof backend->run_id, "%s", config->run_id);
+    backend->exec_config = (sx_executor_config_t){sx_runtime_bootstrap(pair),
+                                                  sx_runtime_gateway_url(pair),
+                                                  sx_runtime_rest_url(pair),
+                                                  backend->run_id,
+                                                  config->profile,
+                                                  false,
+                                                  pair};
+    sweep_pair(backend, config->index);
+    agent->slots = backend->slots;
     agent->exec = real_exec;
     agent->exec_ctx = backend;
+    agent->open_slot = real_open_slot;
+    agent->close_slot = real_close_slot;
     sx_runtime_describe(pair, backend->runtime, sizeof backend->runtime);
     agent->runtime = backend->runtime;
     sx_error_t why;
@@ -117,7 +219,6 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
 void sx_backend_close(sx_backend_t *backend)
 {
     sx_simexec_destroy(&backend->sim);
-    sx_executor_destroy(&backend->real);
     sx_runtime_destroy(&backend->pair);
     *backend = (sx_backend_t){0};
 }
@@ -135,8 +236,9 @@ void sx_backend_test(bool verbose)
     sx_backend_t backend;
     sx_error_t err;
     SX_CHECK(sx_backend_open(&backend, &config, &agent, &err) == 0);
-    SX_CHECK(backend.sim && !backend.pair && !backend.real);
+    SX_CHECK(backend.sim && !backend.pair);
     SX_CHECK(agent.exec == sx_simexec_run && agent.exec_ctx == backend.sim);
+    SX_CHECK(agent.slots == 1 && agent.open_slot == NULL);
     SX_CHECK(strcmp(agent.runtime, "simulated (no Kafka, no Flink)") == 0);
     SX_CHECK(agent.result_cache_dir == NULL && agent.score == NULL);
     sx_backend_close(&backend);

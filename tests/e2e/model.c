@@ -197,7 +197,8 @@ static void forger_hello(model_t *m)
         snprintf(name, sizeof name, "w%d", pick(m, (int)m->next_worker));
     else
         snprintf(name, sizeof name, "forger%d", m->forger_names++ % 2);
-    forger_send(m, sx_msg_hello(name, 1 + pick(m, 2), "forged runtime"));
+    forger_send(
+        m, sx_msg_hello(name, 1 + pick(m, 2), 1 + (int)(m->seed % 3), "forged runtime"));
 }
 
 static void forger_result(model_t *m, const char *task_id, uint64_t token, int attempt)
