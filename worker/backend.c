@@ -51,9 +51,10 @@ typedef struct {
 static void *real_open_slot(void *ctx, int slot, sx_error_t *err)
 {
     sx_backend_t *backend = ctx;
+    (void)slot; /* the agent names the slot in its error */
     sx_executor_t *executor = sx_executor_new(&backend->exec_config, err);
     if (!executor)
-        return sx_error_prefix(err, "slot %d", slot), NULL;
+        return NULL;
     real_slot_t *self = sx_alloc(1, sizeof *self);
     *self = (real_slot_t){backend, executor};
     return self;
@@ -64,6 +65,36 @@ static void real_close_slot(void *slot_ctx)
     real_slot_t *self = slot_ctx;
     sx_executor_destroy(&self->executor);
     free(self);
+}
+
+/* What a Flink failure says when a resource of the TaskManager ran out that
+ * every slot's job draws from: its heap (or metaspace), its network buffers,
+ * its managed memory. */
+static const char *const s_shared_exhausted[] = {"OutOfMemoryError",
+                                                 "Insufficient number of network buffers",
+                                                 "MemoryAllocationException"};
+
+/* With several slots, a job that ran out of a TaskManager resource the
+ * slots share may have lost it to another task's job: the failure is the
+ * pair's load, not the query's, so it is infra_error (retried), never a
+ * flink_error verdict. With one slot the query had the TaskManager to
+ * itself, and the verdict stands. */
+static void blame_shared_resources(int slots, sx_result_t *result)
+{
+    if (slots < 2 || result->status != SX_STATUS_FLINK_ERROR)
+        return;
+    for (size_t i = 0; i < sizeof s_shared_exhausted / sizeof *s_shared_exhausted; i++) {
+        if (!strstr(result->detail, s_shared_exhausted[i]))
+            continue;
+        char *detail = sx_format("the TaskManager's memory, shared by %d slots, ran out "
+                                 "(not the query's verdict; --slots 1 runs it alone): %s",
+                                 slots, result->detail);
+        free(result->detail);
+        result->detail = detail;
+        result->status = SX_STATUS_INFRA_ERROR;
+        result->score = 0;
+        return;
+    }
 }
 
 /* Runs one task on the worker's pair. The pair is watched first: a component
@@ -86,6 +117,7 @@ static void real_exec(void *slot_ctx, const sx_exec_request_t *request,
         sx_warn("task %s: restarted %d dead component(s) of the pair first",
                 request->task_id, restarted);
     sx_executor_run(slot->executor, request, result, timings);
+    blame_shared_resources(slot->backend->slots, result);
 }
 
 /* The TaskManager slots Flink counts (REST /overview): slots-total and
@@ -228,8 +260,45 @@ void sx_backend_close(sx_backend_t *backend)
 /* The simulated executor: the agent runs tasks through it, says so in
  * HELLO, and uses the result cache only when given one. A real pair is
  * opened by the cli_ and e2e_ tests. */
+/* A flink_error that says a shared TaskManager resource ran out is
+ * infra_error with several slots, and stays the verdict with one; other
+ * failures stay as they are. */
+static void test_shared_resources_blamed(void)
+{
+    static const char *const causes[] = {
+        "java.lang.OutOfMemoryError: Java heap space",
+        "java.io.IOException: Insufficient number of network buffers: required 2",
+        "org.apache.flink.runtime.memory.MemoryAllocationException: Could not allocate",
+        "java.lang.ArithmeticException: / by zero"};
+    for (size_t i = 0; i < 4; i++) {
+        for (int slots = 1; slots <= 2; slots++) {
+            sx_result_t result;
+            sx_result_init(&result, "t1", SX_STATUS_FLINK_ERROR, causes[i], NULL);
+            blame_shared_resources(slots, &result);
+            bool blamed = slots == 2 && i < 3;
+            SX_CHECK(result.status ==
+                     (blamed ? SX_STATUS_INFRA_ERROR : SX_STATUS_FLINK_ERROR));
+            char *want = blamed
+                             ? sx_format("the TaskManager's memory, shared by 2 slots, "
+                                         "ran out (not the query's verdict; --slots 1 "
+                                         "runs it alone): %s",
+                                         causes[i])
+                             : sx_strdup(causes[i]);
+            SX_CHECK(strcmp(result.detail, want) == 0);
+            free(want);
+            sx_result_clear(&result);
+        }
+    }
+    sx_result_t timeout;
+    sx_result_init(&timeout, "t1", SX_STATUS_TIMEOUT, causes[0], NULL);
+    blame_shared_resources(4, &timeout);
+    SX_CHECK(timeout.status == SX_STATUS_TIMEOUT);
+    sx_result_clear(&timeout);
+}
+
 void sx_backend_test(bool verbose)
 {
+    test_shared_resources_blamed();
     (void)verbose;
     sx_backend_config_t config = {.simulate = "delay_ms=1", .run_id = "test"};
     sx_agent_config_t agent = {0};
@@ -250,6 +319,11 @@ void sx_backend_test(bool verbose)
     SX_CHECK(strcmp(agent.result_cache_dir, "/nonexistent/cache") == 0);
     SX_CHECK(strcmp(agent.result_cache_runtime, "simulated executor") == 0);
     SX_CHECK(agent.score == sx_simexec_score);
+    sx_backend_close(&backend);
+
+    config.slots = 3;
+    SX_CHECK(sx_backend_open(&backend, &config, &agent, &err) == 0);
+    SX_CHECK(agent.slots == 3 && backend.slots == 3);
     sx_backend_close(&backend);
 
     config.simulate = "no_such_key=1";
