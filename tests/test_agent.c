@@ -176,87 +176,114 @@ static sx_msg_t *shard_of(const sx_msg_t *like, uint64_t id, const char *first_s
     return assign;
 }
 
+/* An agent with the simulated executor (spec) on a thread, against a fake
+ * coordinator (a ROUTER on an ipc endpoint of its own), whose first task
+ * (t001, attempt 1) has fetched the bench files, so later shards shipping
+ * the same files start at once. */
+typedef struct {
+    char *endpoint;
+    zsock_t *router;
+    sx_simexec_t *sim;
+    run_t run;
+    zactor_t *actor;
+    zframe_t *who;
+    int slots_said; /* in its HELLO */
+    sx_msg_t *warm; /* the first shard: the files later ones ship */
+} fixture_t;
+
+static void fixture_start(fixture_t *f, const char *bench, sx_agent_config_t config,
+                          const char *spec)
+{
+    f->endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
+    f->router = zsock_new_router(f->endpoint);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-%s", bench, config.name);
+    f->sim = sx_simexec_new(spec, NULL);
+    config.endpoint = f->endpoint;
+    config.work_dir = work;
+    config.runtime = "agent test runtime";
+    config.exec = sx_simexec_run;
+    config.exec_ctx = f->sim;
+    config.heartbeat_ms = BEAT_MS;
+    f->run = (run_t){sx_agent_new(&config, NULL), -1};
+    SX_CHECK(f->run.agent);
+    f->actor = zactor_new(agent_actor, &f->run);
+    f->who = NULL;
+    sx_msg_t *hello = expect(f->router, SX_MSG_HELLO, &f->who, WAIT_MS);
+    SX_CHECK(hello);
+    f->slots_said = hello->slots;
+    sx_msg_destroy(&hello);
+    f->warm = make_assign(bench, "t001", 1);
+    sx_msg_send(f->warm, f->router, f->who, NULL);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(f->router, bench, f->warm, &f->who, &requests);
+    SX_CHECK(result && requests == 2);
+    sx_msg_destroy(&result);
+}
+
+/* A final goodbye ends the agent, which executed `executed` tasks. */
+static void fixture_end(fixture_t *f, size_t executed)
+{
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = sx_strdup("run complete");
+    bye->final = true;
+    sx_msg_send(bye, f->router, f->who, NULL);
+    sx_msg_destroy(&bye);
+    zpoller_t *poller = zpoller_new(f->actor, NULL);
+    SX_CHECK(zpoller_wait(poller, WAIT_MS) == f->actor);
+    zpoller_destroy(&poller);
+    char *done = zstr_recv(f->actor);
+    zstr_free(&done);
+    SX_CHECK(f->run.rc == 0 && sx_agent_executed(f->run.agent) == executed);
+    zactor_destroy(&f->actor);
+    sx_agent_destroy(&f->run.agent);
+    sx_simexec_destroy(&f->sim);
+    sx_msg_destroy(&f->warm);
+    zframe_destroy(&f->who);
+    zsock_destroy(&f->router);
+    zstr_free(&f->endpoint);
+}
+
 /* RECALL while the first task of two shards runs: the agent gives back
  * (RELEASE) exactly the three tasks it has not started, under their tokens,
  * and forgets them; the running one finishes and is reported; a second
  * RECALL finds nothing left to give back. */
 static void test_recall_releases_unstarted(const char *bench)
 {
-    char *endpoint = zsys_sprintf("ipc://%s/recall.sock", bench);
-    zsock_t *router = zsock_new_router(endpoint);
-    char work[PATH_MAX];
-    snprintf(work, sizeof work, "%s/work-recall", bench);
-    sx_simexec_t *sim = sx_simexec_new("delay_ms=20", NULL);
-    sx_agent_config_t config = {.endpoint = endpoint,
-                                .name = "w2",
-                                .runtime = "agent test runtime",
-                                .capacity = 2,
-                                .work_dir = work,
-                                .exec = sx_simexec_run,
-                                .exec_ctx = sim,
-                                .heartbeat_ms = BEAT_MS,
-                                .dead_after_ms = DEAD_MS};
-    run_t run = {sx_agent_new(&config, NULL), -1};
-    SX_CHECK(run.agent);
-    zactor_t *actor = zactor_new(agent_actor, &run);
-    zframe_t *who = NULL;
-    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
-    SX_CHECK(hello);
-    sx_msg_destroy(&hello);
-    /* Its files first, so that the shards below start at once. */
-    sx_msg_t *warm = make_assign(bench, "t001", 1);
-    sx_msg_send(warm, router, who, NULL);
-    int requests = 0;
-    sx_msg_t *result = serve_until_result(router, bench, warm, &who, &requests);
-    SX_CHECK(result && requests == 2);
-    sx_msg_destroy(&result);
-
+    fixture_t f;
+    fixture_start(
+        &f, bench,
+        (sx_agent_config_t){.name = "w2", .capacity = 2, .dead_after_ms = DEAD_MS},
+        "delay_ms=20");
     const char *methods[] = {"m1", "m2", "m3", "m4"};
     const uint64_t tokens[] = {11, 12, 13, 14};
-    sx_msg_t *shards[2] = {shard_of(warm, 2, "SELECT 1 /*sim:slow*/", methods, tokens, 2),
-                           shard_of(warm, 3, "SELECT 1", methods + 2, tokens + 2, 2)};
+    sx_msg_t *shards[2] = {
+        shard_of(f.warm, 2, "SELECT 1 /*sim:slow*/", methods, tokens, 2),
+        shard_of(f.warm, 3, "SELECT 1", methods + 2, tokens + 2, 2)};
     for (int i = 0; i < 2; i++)
-        SX_CHECK(sx_msg_send(shards[i], router, who, NULL) == 0);
+        SX_CHECK(sx_msg_send(shards[i], f.router, f.who, NULL) == 0);
     sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
-    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
-    sx_msg_t *release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(sx_msg_send(recall, f.router, f.who, NULL) == 0);
+    sx_msg_t *release = expect(f.router, SX_MSG_RELEASE, &f.who, WAIT_MS);
     SX_CHECK(release && release->task_count == 3);
     for (size_t i = 0; i < 3; i++)
         SX_CHECK(strcmp(release->tasks[i].method, methods[i + 1]) == 0 &&
                  strcmp(release->tasks[i].task_id, "t001") == 0 &&
                  release->tasks[i].token == tokens[i + 1]);
     sx_msg_destroy(&release);
-    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    sx_msg_t *result = expect(f.router, SX_MSG_RESULT, &f.who, WAIT_MS);
     SX_CHECK(result && strcmp(result->method, "m1") == 0 && result->token == 11 &&
              result->result.status == SX_STATUS_MATCH);
     sx_msg_destroy(&result);
-    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
-    release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(sx_msg_send(recall, f.router, f.who, NULL) == 0);
+    release = expect(f.router, SX_MSG_RELEASE, &f.who, WAIT_MS);
     SX_CHECK(release && release->task_count == 0);
     sx_msg_destroy(&release);
-    SX_CHECK(expect(router, SX_MSG_RESULT, &who, 300) == NULL);
-
-    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-    bye->reason = sx_strdup("run complete");
-    bye->final = true;
-    sx_msg_send(bye, router, who, NULL);
-    sx_msg_destroy(&bye);
-    zpoller_t *poller = zpoller_new(actor, NULL);
-    SX_CHECK(zpoller_wait(poller, 3000) == actor);
-    zpoller_destroy(&poller);
-    char *done = zstr_recv(actor);
-    zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 2);
-    zactor_destroy(&actor);
-    sx_agent_destroy(&run.agent);
-    sx_simexec_destroy(&sim);
+    SX_CHECK(expect(f.router, SX_MSG_RESULT, &f.who, 300) == NULL);
     sx_msg_destroy(&recall);
     for (int i = 0; i < 2; i++)
         sx_msg_destroy(&shards[i]);
-    sx_msg_destroy(&warm);
-    zframe_destroy(&who);
-    zsock_destroy(&router);
-    zstr_free(&endpoint);
+    fixture_end(&f, 2);
 }
 
 /* Sends a shard of task t001 under the given methods, SQL and tokens. */
@@ -300,38 +327,18 @@ static void result_order(zsock_t *router, zframe_t **who, uint64_t from, uint64_
  * one after it: their results come after the first's. */
 static void test_slots_run_tasks_at_once(const char *bench)
 {
-    char *endpoint = zsys_sprintf("ipc://%s/slots.sock", bench);
-    zsock_t *router = zsock_new_router(endpoint);
-    char work[PATH_MAX];
-    snprintf(work, sizeof work, "%s/work-slots", bench);
-    sx_simexec_t *sim = sx_simexec_new("delay_ms=300", NULL);
-    sx_agent_config_t config = {.endpoint = endpoint,
-                                .name = "w3",
-                                .runtime = "agent test runtime",
-                                .capacity = 2,
-                                .slots = 3,
-                                .work_dir = work,
-                                .exec = sx_simexec_run,
-                                .exec_ctx = sim,
-                                .heartbeat_ms = BEAT_MS,
-                                /* This fake coordinator never beats: only its
-                                 * GOODBYE below may make the agent reconnect. */
-                                .dead_after_ms = 3 * WAIT_MS,
-                                .reconnect_min_ms = 50,
-                                .reconnect_max_ms = 200};
-    run_t run = {sx_agent_new(&config, NULL), -1};
-    SX_CHECK(run.agent);
-    zactor_t *actor = zactor_new(agent_actor, &run);
-    zframe_t *who = NULL;
-    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
-    SX_CHECK(hello && hello->slots == 3 && hello->capacity == 2);
-    sx_msg_destroy(&hello);
-    sx_msg_t *warm = make_assign(bench, "t001", 1);
-    sx_msg_send(warm, router, who, NULL);
-    int requests = 0;
-    sx_msg_t *result = serve_until_result(router, bench, warm, &who, &requests);
-    SX_CHECK(result && requests == 2 && sx_simexec_most_at_once(sim) == 1);
-    sx_msg_destroy(&result);
+    fixture_t f;
+    /* This fake coordinator never beats: only its GOODBYE below may make
+     * the agent reconnect. */
+    fixture_start(&f, bench,
+                  (sx_agent_config_t){.name = "w3",
+                                      .capacity = 2,
+                                      .slots = 3,
+                                      .dead_after_ms = 3 * WAIT_MS,
+                                      .reconnect_min_ms = 50,
+                                      .reconnect_max_ms = 200},
+                  "delay_ms=300");
+    SX_CHECK(f.slots_said == 3 && sx_simexec_most_at_once(f.sim) == 1);
 
     /* The agent starts a shard's tasks before it reads the next message, so
      * the RECALL finds three on slots and one waiting. */
@@ -339,11 +346,11 @@ static void test_slots_run_tasks_at_once(const char *bench)
     const char *sql[] = {"SELECT 1 /*sim:infra_error*/", "SELECT 1",
                          "SELECT 1 /*sim:flink_error*/", "SELECT 1"};
     const uint64_t tokens[] = {11, 12, 13, 14};
-    send_shard(router, who, warm, 2, methods, sql, tokens, 4);
+    send_shard(f.router, f.who, f.warm, 2, methods, sql, tokens, 4);
     sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
-    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
+    SX_CHECK(sx_msg_send(recall, f.router, f.who, NULL) == 0);
     sx_msg_destroy(&recall);
-    sx_msg_t *release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    sx_msg_t *release = expect(f.router, SX_MSG_RELEASE, &f.who, WAIT_MS);
     SX_CHECK(release && release->task_count == 1 &&
              strcmp(release->tasks[0].method, "m4") == 0 &&
              release->tasks[0].token == 14);
@@ -351,48 +358,30 @@ static void test_slots_run_tasks_at_once(const char *bench)
     const sx_status_t want[] = {SX_STATUS_INFRA_ERROR, SX_STATUS_MATCH,
                                 SX_STATUS_FLINK_ERROR};
     for (int i = 0; i < 3; i++) {
-        result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+        sx_msg_t *result = expect(f.router, SX_MSG_RESULT, &f.who, WAIT_MS);
         SX_CHECK(result && result->token >= 11 && result->token <= 13);
         SX_CHECK(result->result.status == want[result->token - 11]);
         sx_msg_destroy(&result);
     }
-    SX_CHECK(sx_simexec_most_at_once(sim) == 3);
+    SX_CHECK(sx_simexec_most_at_once(f.sim) == 3);
 
     /* m1/t001 runs (slow: 3 s) when the coordinator asks for a reconnect
      * and sends it again (same attempt, new token), then m2/t001. */
     const char *slow[] = {"SELECT 1 /*sim:slow*/"};
-    send_shard(router, who, warm, 3, methods, slow, (const uint64_t[]){21}, 1);
+    send_shard(f.router, f.who, f.warm, 3, methods, slow, (const uint64_t[]){21}, 1);
     sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
     again->reason = sx_strdup("reconnect");
-    SX_CHECK(sx_msg_send(again, router, who, NULL) == 0);
+    SX_CHECK(sx_msg_send(again, f.router, f.who, NULL) == 0);
     sx_msg_destroy(&again);
-    hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
+    sx_msg_t *hello = expect(f.router, SX_MSG_HELLO, &f.who, WAIT_MS);
     SX_CHECK(hello);
     sx_msg_destroy(&hello);
     const char *plain[] = {"SELECT 1", "SELECT 1"};
-    send_shard(router, who, warm, 4, methods, plain, (const uint64_t[]){22, 23}, 2);
+    send_shard(f.router, f.who, f.warm, 4, methods, plain, (const uint64_t[]){22, 23}, 2);
     uint64_t order[3];
-    result_order(router, &who, 21, order, 3);
+    result_order(f.router, &f.who, 21, order, 3);
     SX_CHECK(order[0] == 21 && order[1] + order[2] == 45);
-
-    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-    bye->reason = sx_strdup("run complete");
-    bye->final = true;
-    sx_msg_send(bye, router, who, NULL);
-    sx_msg_destroy(&bye);
-    zpoller_t *poller = zpoller_new(actor, NULL);
-    SX_CHECK(zpoller_wait(poller, WAIT_MS) == actor);
-    zpoller_destroy(&poller);
-    char *done = zstr_recv(actor);
-    zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 7);
-    zactor_destroy(&actor);
-    sx_agent_destroy(&run.agent);
-    sx_simexec_destroy(&sim);
-    sx_msg_destroy(&warm);
-    zframe_destroy(&who);
-    zsock_destroy(&router);
-    zstr_free(&endpoint);
+    fixture_end(&f, 7);
 }
 
 /* A slot whose executor cannot be made stops the agent from being made,
