@@ -24,6 +24,7 @@
 #include "common/result.h"
 #include "common/score.h"
 #include "common/task.h"
+#include "proto/proto.h"
 #include "worker/hazards.h"
 #include "worker/oracle.h"
 #include "worker/prepare.h"
@@ -41,7 +42,7 @@
 
 static const char s_usage[] =
     "usage: streamex doctor --bench BENCH [--repeat N] [--reference FILE]\n"
-    "                       [--output DIR] [--index I] [--workers W]\n"
+    "                       [--output DIR] [--index I] [--workers W] [--slots S]\n"
     "       streamex doctor --oracle batch --bench BENCH [--reference FILE]\n"
     "                       [--output DIR] [--index N | --flink-gateway URL\n"
     "                        --flink-rest URL]\n"
@@ -49,7 +50,8 @@ static const char s_usage[] =
     "Without --oracle: runs each task's reference query (FILE, default\n"
     "BENCH/reference.jsonl) through the real path N times (default 1), as\n"
     "`streamex run --repeat N --no-cache` does, on W local workers (default 1)\n"
-    "with pairs I.. (default 0; started and stopped here), and lists every task\n"
+    "with pairs I.. (default 0; started and stopped here), each running S tasks\n"
+    "at once (default 4), and lists every task\n"
     "whose reference does not match gold or whose final relation is not the same\n"
     "on every run, into the output folder DIR (default streamex-doctor), which keeps\n"
     "the other runs' CSVs of an unstable task (reference/csv/ID.runK.csv).\n"
@@ -81,6 +83,7 @@ typedef struct {
     bool batch;  /* --oracle batch */
     long repeat; /* streaming: runs of each reference */
     long workers;
+    long slots;           /* streaming: tasks each worker runs at once */
     const char *simulate; /* streaming, tests: the simulated executor */
 } doctor_options_t;
 
@@ -101,11 +104,12 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
         {"index", required_argument, 0, 'i'},
         {"repeat", required_argument, 0, 'n'},
         {"workers", required_argument, 0, 'w'},
+        {"slots", required_argument, 0, 'S'},
         {"simulate", required_argument, 0, 's'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    *opt = (doctor_options_t){.repeat = 1, .workers = 1};
+    *opt = (doctor_options_t){.repeat = 1, .workers = 1, .slots = SX_RUN_SLOTS_DEFAULT};
     bool oracle = false, repeat = false, workers = false;
     optind = 1;
     int c;
@@ -149,6 +153,12 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
                 return -1;
             workers = true;
             break;
+        case 'S':
+            if (sx_option_int("slots", optarg, 1, SX_PROTO_SLOTS_MAX, &opt->slots, err) !=
+                0)
+                return -1;
+            workers = true; /* a streaming option */
+            break;
         case 's':
             opt->simulate = optarg;
             workers = true; /* a streaming option */
@@ -166,8 +176,8 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
     opt->batch = oracle;
     if (oracle && (repeat || workers))
         return sx_error_set(err,
-                            "--repeat, --workers and --simulate are for the streaming "
-                            "check, not --oracle batch");
+                            "--repeat, --workers, --slots and --simulate are for the "
+                            "streaming check, not --oracle batch");
     if (!oracle && (opt->gateway || opt->rest))
         return sx_error_set(err,
                             "--flink-gateway and --flink-rest are for --oracle batch");
@@ -381,12 +391,16 @@ static int doctor_streaming(const doctor_options_t *opt, const char *out)
     run.repeat = (int)opt->repeat;
     run.no_cache = true;
     run.simulate = opt->simulate;
-    int code =
-        sx_method_args_add(&run.methods, &run.method_count, method, &err) == 0
-            ? sx_run_local(&run,
-                           &(sx_local_run_t){opt->workers, 2, opt->index, true, "doctor"},
-                           &err)
-            : 2;
+    int code = sx_method_args_add(&run.methods, &run.method_count, method, &err) == 0
+                   ? sx_run_local(&run,
+                                  &(sx_local_run_t){.workers = opt->workers,
+                                                    .capacity = 2,
+                                                    .first_index = opt->index,
+                                                    .slots = opt->slots,
+                                                    .quiet = true,
+                                                    .command = "doctor"},
+                                  &err)
+                   : 2;
     free(method);
     sx_runopts_free(&run);
     streaming_tally_t tally = {0};

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/signals.h"
+#include "proto/proto.h"
 #include "worker/runtime.h"
 #include "worker/backend.h"
 
@@ -29,11 +30,12 @@ static const char s_usage[] =
     "--resume continues.\n"
     "\n" SX_RUN_OPTIONS_HELP SX_CACHE_OPTIONS_HELP
     "  --workers N            local workers (default 2)\n"
-    "  --capacity N           shards each worker holds at once (default 2)\n"
+    "  --capacity N           shards each worker holds at once (default "
+    "2)\n" SX_SLOTS_OPTION_HELP
     "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
     "\n" SX_RUN_EXIT_HELP;
 
-enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_FIRST_INDEX, OPT_HELP };
+enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_FIRST_INDEX, OPT_SLOTS, OPT_HELP };
 
 /* The bundled sample bench: in the source tree, or in an install's share folder. */
 static const char *sample_bench(void)
@@ -50,7 +52,7 @@ typedef struct {
     char endpoint[256];
     char run_id[64];
     const sx_runopts_t *opts;
-    int capacity;
+    int capacity, slots;
     zsock_t *failures; /* PUSH: "failed" when the worker could not start */
 } worker_job_t;
 
@@ -70,7 +72,8 @@ static void worker_actor(zsock_t *pipe, void *arg)
         .index = job->index,
         .profile = job->opts->profile,
         .run_id = job->run_id,
-        .cache_dir = sx_runopts_cache_dir(job->opts, cache_dir, sizeof cache_dir)};
+        .cache_dir = sx_runopts_cache_dir(job->opts, cache_dir, sizeof cache_dir),
+        .slots = job->slots};
     sx_backend_t backend;
     sx_error_t err;
     sx_error_clear(&err);
@@ -140,6 +143,8 @@ static int apply_own(int c, char **argv, sx_local_run_t *args, sx_error_t *err)
     case OPT_FIRST_INDEX:
         return sx_option_int("first-index", optarg, 0, SX_RUNTIME_MAX_INDEX,
                              &args->first_index, err);
+    case OPT_SLOTS:
+        return sx_option_int("slots", optarg, 1, SX_PROTO_SLOTS_MAX, &args->slots, err);
     case OPT_HELP:
         return 1;
     default:
@@ -156,6 +161,7 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"first-index", required_argument, NULL, OPT_FIRST_INDEX},
+        {"slots", required_argument, NULL, OPT_SLOTS},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0}};
     int c;
@@ -210,6 +216,7 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
         snprintf(job->run_id, sizeof job->run_id, "run%ld-w%d", (long)time(NULL), i);
         job->opts = opts;
         job->capacity = (int)args->capacity;
+        job->slots = (int)args->slots;
         job->failures = zsock_new_push(">inproc://streamex-run-failures");
         actors[i] = zactor_new(worker_actor, job);
     }
@@ -238,7 +245,7 @@ int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
     sx_runopts_t opts = {0};
-    sx_local_run_t args = {2, 2, 0, false, NULL};
+    sx_local_run_t args = {.workers = 2, .capacity = 2, .slots = SX_RUN_SLOTS_DEFAULT};
     sx_error_t err;
     sx_error_clear(&err);
     int parsed = parse(argc, argv, &opts, &args, &err);

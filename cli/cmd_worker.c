@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/log.h"
+#include "proto/proto.h"
 #include "worker/runtime.h"
 #include "worker/backend.h"
 
@@ -22,7 +23,7 @@ static const char s_usage[] =
     "\n"
     "  --connect ENDPOINT     the coordinator\n"
     "  --name NAME            worker name (default HOST-INDEX)\n"
-    "  --capacity N           shards held at once (default 2)\n"
+    "  --capacity N           shards held at once (default 2)\n" SX_SLOTS_OPTION_HELP
     "  --work-dir DIR         cache, spool and CSVs (default ./streamex-worker-NAME)\n"
     "  --index I              local pair index: ports and folder (default 0)\n"
     "  --kafka-bootstrap H:P  use an existing pair instead of starting one; needs\n"
@@ -43,6 +44,7 @@ enum {
     OPT_CONNECT = SX_OPT_NEXT,
     OPT_NAME,
     OPT_CAPACITY,
+    OPT_SLOTS,
     OPT_WORK_DIR,
     OPT_INDEX,
     OPT_BOOTSTRAP,
@@ -63,6 +65,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         {"connect", required_argument, NULL, OPT_CONNECT},
         {"name", required_argument, NULL, OPT_NAME},
         {"capacity", required_argument, NULL, OPT_CAPACITY},
+        {"slots", required_argument, NULL, OPT_SLOTS},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},
         {"index", required_argument, NULL, OPT_INDEX},
         {"kafka-bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
@@ -94,6 +97,11 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
                 0)
                 return -1;
             agent->capacity = (int)value;
+            break;
+        case OPT_SLOTS:
+            if (sx_option_int("slots", optarg, 1, SX_PROTO_SLOTS_MAX, &value, err) != 0)
+                return -1;
+            backend->slots = (int)value;
             break;
         case OPT_WORK_DIR:
             agent->work_dir = optarg;
@@ -146,7 +154,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
 int sx_cmd_worker(int argc, char **argv)
 {
     sx_agent_config_t agent = {0};
-    sx_backend_config_t backend_config = {0};
+    sx_backend_config_t backend_config = {.slots = SX_RUN_SLOTS_DEFAULT};
     sx_runopts_t opts = {0};
     sx_error_t err;
     sx_error_clear(&err);

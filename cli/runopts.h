@@ -18,6 +18,10 @@
 #define SX_RUN_CAPACITY_MAX 1024  /* --capacity of run and worker */
 #define SX_RUN_REPEAT_MAX 100     /* --repeat of run, coordinator and doctor */
 #define SX_RUN_SUBSETS_MAX 100000 /* N of --shard I/N */
+/* --slots of run, worker and doctor: tasks a worker runs at once on its
+ * pair (docs/execution.md says how the default was measured: bench/scale
+ * was fastest with 4 on a 2-core machine, slower with 8). */
+#define SX_RUN_SLOTS_DEFAULT 4
 
 enum {
     SX_OPT_BENCH = 1000,
@@ -73,6 +77,11 @@ enum {
     "with\n"                                                                             \
     "                         --simulate or an existing pair)\n"                         \
     "  --no-cache             neither read nor write the result cache\n"
+
+#define SX_SLOTS_OPTION_HELP                                                             \
+    "  --slots N              tasks a worker runs at once on its pair (default 4; its\n" \
+    "                         Flink gets at least N TaskManager slots, an existing\n"    \
+    "                         one with fewer caps it)\n"
 
 #define SX_RUN_EXIT_HELP                                                                 \
     "Exit status: 0 every task settled and OUT written; 3 the same, but some tasks\n"    \
@@ -150,6 +159,7 @@ const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t siz
  * status (sx_run_exit_code). */
 typedef struct {
     long workers, capacity, first_index;
+    long slots; /* tasks each worker runs at once */
     bool quiet;
     const char *command; /* summary.json's "run" command (NULL: "run") */
 } sx_local_run_t;

@@ -477,21 +477,28 @@ static parse_t parse_uint64(const char *s, uint64_t *out, bool *negative)
     return PARSE_OK;
 }
 
+/* 10^0 .. 10^308, each the literal 1eN as the compiler writes it: a
+ * constant table, since a table filled on first use is raced on by the
+ * threads that score at once (a worker's slots, run's workers). */
+#define POW10_ROW(d)                                                                     \
+    1e##d##0, 1e##d##1, 1e##d##2, 1e##d##3, 1e##d##4, 1e##d##5, 1e##d##6, 1e##d##7,      \
+        1e##d##8, 1e##d##9
+static const double powers[309] = {
+    POW10_ROW(),   POW10_ROW(1),  POW10_ROW(2),  POW10_ROW(3),  POW10_ROW(4),
+    POW10_ROW(5),  POW10_ROW(6),  POW10_ROW(7),  POW10_ROW(8),  POW10_ROW(9),
+    POW10_ROW(10), POW10_ROW(11), POW10_ROW(12), POW10_ROW(13), POW10_ROW(14),
+    POW10_ROW(15), POW10_ROW(16), POW10_ROW(17), POW10_ROW(18), POW10_ROW(19),
+    POW10_ROW(20), POW10_ROW(21), POW10_ROW(22), POW10_ROW(23), POW10_ROW(24),
+    POW10_ROW(25), POW10_ROW(26), POW10_ROW(27), POW10_ROW(28), POW10_ROW(29),
+    1e300,         1e301,         1e302,         1e303,         1e304,
+    1e305,         1e306,         1e307,         1e308};
+
 /* pandas 2.x precise_xstrtod: up to 17 significant digits accumulated in a
  * double, then scaled by a power of ten; deliberately not correctly rounded
  * (so "0.30000000000000004" reads as 0.3). Returns false where pandas
  * reports an error or leaves characters unread. */
 static bool parse_double_pandas(const char *s, double *out)
 {
-    static double powers[309];
-    if (powers[0] == 0) {
-        /* Each entry as the compiler would write the literal 1eN. */
-        for (int i = 0; i <= 308; i++) {
-            char text[8];
-            snprintf(text, sizeof text, "1e%d", i);
-            powers[i] = strtod(text, NULL);
-        }
-    }
     const char *p = s;
     while (is_space_ascii(*p))
         p++;
@@ -911,9 +918,20 @@ static void test_unreadable_files_fail_like_pandas(void)
     SX_CHECK(strstr(err.msg, "/nonexistent/p.csv"));
 }
 
+/* The constant table holds exactly what strtod reads from each "1eN". */
+static void test_powers_are_the_literals(void)
+{
+    for (int i = 0; i <= 308; i++) {
+        char text[8];
+        snprintf(text, sizeof text, "1e%d", i);
+        SX_CHECK(powers[i] == strtod(text, NULL));
+    }
+}
+
 void sx_frame_test(bool verbose)
 {
     (void)verbose;
+    test_powers_are_the_literals();
     test_type_inference_follows_pandas();
     test_values_and_rows();
     test_unreadable_files_fail_like_pandas();

@@ -4,12 +4,14 @@
  * of units held by one worker; `worker_t` is one connected worker (one
  * routing id) with its credit and heartbeat deadline. The loop polls the
  * socket, applies each message, expires silent workers and overdue attempts,
- * and dispatches queued units to workers with free credit, idle ones first.
- * When the queue is empty and a worker holds nothing, a worker holding units
- * it has not started is sent a RECALL; its RELEASE gives them back unspent
- * (a worker holds shards of several units but runs one unit at a time, so
- * without this the last units of a run wait behind one slow task while
- * another worker idles).
+ * and dispatches queued units to workers with free credit, those with the
+ * most free slots first. A worker runs up to `slots` units at once (its
+ * HELLO says how many), the first ones it holds, in order. When the queue is
+ * empty and a worker has a free slot, a worker holding units it has not
+ * started is sent a RECALL; its RELEASE gives them back unspent (a worker
+ * holds shards of several units but runs only `slots` at a time, so without
+ * this the last units of a run wait behind slow tasks while another worker
+ * could run them).
  *
  * Safety does not depend on timing: a unit is in exactly one state (queued,
  * held by one shard of one worker under one attempt token, or settled), and
@@ -79,6 +81,7 @@ struct _worker_t {
     char *name;
     char *runtime; /* what it executes on, as its HELLO said */
     int capacity;
+    int slots;       /* units it runs at once: the first `slots` it holds */
     zlist_t *shards; /* shard_t* */
     int64_t expires_at;
     int64_t last_sent;
@@ -893,9 +896,10 @@ static void send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const cha
 }
 
 /* Requeues every unit a worker held, in their order, and forgets the worker.
- * With `lost` (it went silent, it died), the one it was running spends an
- * attempt: a worker runs its shards in order, so that is the first unit not
- * answered yet. The others never started. */
+ * With `lost` (it went silent, it died), the ones it may have been running
+ * spend an attempt: a worker starts its units in order, at most `slots` at
+ * once, and a unit leaves its hands only by a result or a release, so those
+ * are among its first `slots` units. The others never started. */
 static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost)
 {
     size_t count = 0;
@@ -913,7 +917,7 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
                 "attempt: dropped",
                 w->name, w->dropped);
     for (size_t i = count; i-- > 0;) {
-        bool spent = lost && i == 0;
+        bool spent = lost && i < (size_t)w->slots;
         end_attempt(self, units[i], w->name, why, spent, spent ? NULL : w->key);
     }
     free(units);
@@ -973,8 +977,9 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
         unit->state = UNIT_HELD;
         unit->shard = shard;
         unit->token = ++self->next_token;
-        /* The worker runs what it holds one after the other: this unit may
-         * wait for every one before it. */
+        /* The worker runs what it holds in order, `slots` at a time: this
+         * unit waits at most for every one before it (with one slot, exactly
+         * that; with more, the bound is generous, never short). */
         w->pending_ms += (int64_t)unit_timeout_s(self, unit) * 1000;
         unit->deadline = now + w->pending_ms + self->config.attempt_grace_ms;
         sx_msg_add_task(msg, self->methods[unit->method].name, unit->task_id, unit->sql,
@@ -996,23 +1001,51 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
     sx_msg_destroy(&msg);
 }
 
-/* Credit-based dispatch: a worker gets shards only up to its capacity. */
+/* The units w holds, started or not. */
+static size_t held_units(const worker_t *w)
+{
+    size_t count = 0;
+    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
+        count += zlist_size(shard->units);
+    return count;
+}
+
+/* Slots of w with nothing to run: a unit it got now would start at once. */
+static int free_slots(const worker_t *w)
+{
+    size_t held = held_units(w);
+    return held < (size_t)w->slots ? w->slots - (int)held : 0;
+}
+
+/* Credit: a worker gets shards up to its capacity, and past it while one of
+ * its slots has nothing to run (with many slots, a slot must not wait for a
+ * whole shard to end before the next one comes). */
+static bool has_credit(const worker_t *w)
+{
+    return (int)zlist_size(w->shards) < w->capacity || free_slots(w) > 0;
+}
+
+/* zlist_sort's order for dispatch: the most free slots first. */
+static int fewer_free_slots(void *a, void *b)
+{
+    return free_slots(b) - free_slots(a);
+}
+
+/* Credit-based dispatch (has_credit). */
 static void dispatch(sx_coordinator_t *self)
 {
     if (zlist_size(self->queue) == 0)
         return;
-    /* A list, not the table: take_units walks the table. Idle workers come
-     * first, so the units a busy one gave back (RELEASE) go to one that has
-     * nothing to run rather than back behind the busy one's running task. */
+    /* A list, not the table: take_units walks the table. The workers with the
+     * most free slots come first, so the units a busy one gave back (RELEASE)
+     * go where they start at once rather than back behind its running ones. */
     zlist_t *workers = zlist_new();
-    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
-        if (zlist_size(w->shards) == 0)
-            zlist_push(workers, w);
-        else if ((int)zlist_size(w->shards) < w->capacity)
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        if (has_credit(w))
             zlist_append(workers, w);
-    }
+    zlist_sort(workers, fewer_free_slots);
     for (worker_t *w = zlist_first(workers); w; w = zlist_next(workers)) {
-        while (zlist_size(self->queue) > 0 && (int)zlist_size(w->shards) < w->capacity) {
+        while (zlist_size(self->queue) > 0 && has_credit(w)) {
             zlist_t *units = take_units(self, w);
             if (zlist_size(units) == 0) {
                 zlist_destroy(&units);
@@ -1053,10 +1086,12 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
     w->name = sx_strdup(msg->worker);
     w->runtime = sx_strdup(msg->runtime);
     w->capacity = msg->capacity;
+    w->slots = msg->slots;
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
     zhashx_insert(self->workers, key, w);
-    sx_info("worker %s joined (capacity %d, %s)", w->name, w->capacity, w->runtime);
+    sx_info("worker %s joined (capacity %d, %d slot(s), %s)", w->name, w->capacity,
+            w->slots, w->runtime);
 }
 
 static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
@@ -1256,34 +1291,36 @@ static void on_message(sx_coordinator_t *self)
 /* ---- rebalancing ------------------------------------------------------- */
 
 /* Whether w holds a unit it may not have started yet that `idle` would take:
- * a worker runs what it holds in order, one unit at a time, so each unit
- * after its first may still be waiting. */
+ * a worker runs what it holds in order, `slots` units at a time, so each
+ * unit after its first `slots` may still be waiting. */
 static bool holds_unstarted_for(const worker_t *w, const worker_t *idle)
 {
-    bool first = true;
+    int position = 0;
     for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
         for (unit_t *unit = zlist_first(shard->units); unit;
-             unit = zlist_next(shard->units)) {
-            if (!first && !shuns(unit, idle))
+             unit = zlist_next(shard->units))
+            if (position++ >= w->slots && !shuns(unit, idle))
                 return true;
-            first = false;
-        }
     return false;
 }
 
-/* No task waits behind another while a worker has nothing to run: once the
- * queue is empty and some worker holds nothing, each worker holding units
- * such a one would take is sent a RECALL (at most one outstanding per
- * worker); its RELEASE puts the units it has not started back in the queue.
- * A worker that never answers keeps its units until its heartbeat or their
- * deadlines give them up, as before. */
+/* No task waits behind another while a slot has nothing to run: once the
+ * queue is empty and some worker has a free slot (it holds fewer units than
+ * it runs at once; with one slot, it holds nothing), each worker holding
+ * units such a one would take is sent a RECALL (at most one outstanding per
+ * worker); its RELEASE puts the units it has not started back in the queue,
+ * and dispatch hands them to the workers with the most free slots first. A
+ * worker with a free slot counts as idle, not only one holding nothing:
+ * otherwise the units a many-slot worker queues behind its slow ones wait
+ * while another's slots stand empty. A worker that never answers keeps its
+ * units until its heartbeat or their deadlines give them up, as before. */
 static void recall_for_idle(sx_coordinator_t *self)
 {
     if (zlist_size(self->queue) > 0)
         return;
     zlist_t *idle = zlist_new();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
-        if (zlist_size(w->shards) == 0)
+        if (free_slots(w) > 0)
             zlist_append(idle, w);
     for (worker_t *w = zlist_size(idle) ? zhashx_first(self->workers) : NULL; w;
          w = zhashx_next(self->workers)) {

@@ -39,11 +39,12 @@ sx_msg_t *sx_msg_new(sx_msg_type_t type)
     return self;
 }
 
-sx_msg_t *sx_msg_hello(const char *worker, int capacity, const char *runtime)
+sx_msg_t *sx_msg_hello(const char *worker, int capacity, int slots, const char *runtime)
 {
     sx_msg_t *self = sx_msg_new(SX_MSG_HELLO);
     self->worker = sx_strdup(worker);
     self->capacity = capacity;
+    self->slots = slots;
     self->runtime = sx_strdup(runtime);
     return self;
 }
@@ -189,7 +190,7 @@ static int field_count(sx_msg_type_t type)
 {
     switch (type) {
     case SX_MSG_HELLO:
-        return 3;
+        return 4;
     case SX_MSG_ASSIGN:
         return 4;
     case SX_MSG_RESULT:
@@ -221,6 +222,9 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
         if (!sx_name_is_safe(m->worker) || m->capacity < 1 || m->capacity > MAX_CAPACITY)
             return sx_error_set(err, "HELLO: bad worker name or capacity %d",
                                 m->capacity);
+        if (m->slots < 1 || m->slots > SX_PROTO_SLOTS_MAX)
+            return sx_error_set(err, "HELLO: slots %d is not between 1 and %d", m->slots,
+                                SX_PROTO_SLOTS_MAX);
         if (check_runtime(m->runtime, err) != 0)
             return sx_error_prefix(err, "HELLO"), -1;
         break;
@@ -276,6 +280,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_str(pk, m->worker);
         msgpack_pack_int(pk, m->capacity);
         pack_str(pk, m->runtime);
+        msgpack_pack_int(pk, m->slots);
         break;
     case SX_MSG_ASSIGN:
         msgpack_pack_uint64(pk, m->shard_id);
@@ -603,6 +608,9 @@ static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
             get_str(&f[2], "runtime", false, RUNTIME_MAX_LEN, &m->runtime, err) != 0)
             return -1;
         m->capacity = (int)number;
+        if (get_int(&f[3], "slots", 1, SX_PROTO_SLOTS_MAX, &number, err) != 0)
+            return -1;
+        m->slots = (int)number;
         return check_runtime(m->runtime, err);
     case SX_MSG_ASSIGN:
         return decode_assign(f, m, err);
@@ -892,9 +900,10 @@ static sx_msg_t *roundtrip(const sx_msg_t *m)
 
 static void test_roundtrips(void)
 {
-    sx_msg_t *hello = sx_msg_hello("w-1", 3, "test runtime");
+    sx_msg_t *hello = sx_msg_hello("w-1", 3, SX_PROTO_SLOTS_MAX, "test runtime");
     sx_msg_t *back = roundtrip(hello);
     SX_CHECK(strcmp(back->worker, "w-1") == 0 && back->capacity == 3 &&
+             back->slots == SX_PROTO_SLOTS_MAX &&
              strcmp(back->runtime, "test runtime") == 0);
     sx_msg_destroy(&back);
     sx_msg_destroy(&hello);
@@ -1015,13 +1024,14 @@ static char *forge_hello(size_t *size, const char *runtime)
     msgpack_sbuffer_init(&buffer);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
-    msgpack_pack_array(&pk, 6);
+    msgpack_pack_array(&pk, 7);
     pack_str(&pk, MAGIC);
     msgpack_pack_int(&pk, SX_PROTO_VERSION);
     msgpack_pack_int(&pk, SX_MSG_HELLO);
     pack_str(&pk, "w1");
     msgpack_pack_int(&pk, 1);
     pack_str(&pk, runtime);
+    msgpack_pack_int(&pk, 1);
     *size = buffer.size;
     char *data = msgpack_sbuffer_release(&buffer);
     msgpack_sbuffer_destroy(&buffer);
@@ -1040,7 +1050,7 @@ static void test_hello_runtime(void)
         const char *runtime = bad[i] ? bad[i] : longest;
         size_t size = 0;
         sx_error_t err;
-        sx_msg_t *hello = sx_msg_hello("w1", 1, runtime);
+        sx_msg_t *hello = sx_msg_hello("w1", 1, 1, runtime);
         SX_CHECK(sx_msg_encode(hello, &size, &err) == NULL);
         SX_CHECK(strcmp(err.msg, "HELLO: the runtime is no printable text of at most 256 "
                                  "bytes") == 0);
@@ -1084,12 +1094,12 @@ static void test_malformed(void)
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "fields, expected 0");
     free(data);
     /* HELLO whose worker name is an integer. */
-    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_HELLO, 3);
+    data = forge(&size, "SXP", SX_PROTO_VERSION, SX_MSG_HELLO, 4);
     expect_rejected(data, size, SX_PROTO_MAX_BYTES, "'worker' is not a string");
     free(data);
     test_hello_runtime();
 
-    sx_msg_t *hello = sx_msg_hello("w1", 1, "test runtime");
+    sx_msg_t *hello = sx_msg_hello("w1", 1, 1, "test runtime");
     data = sx_msg_encode(hello, &size, NULL);
     expect_rejected(data, size, size - 1, "over the");
     expect_rejected(data, size - 1, SX_PROTO_MAX_BYTES, "truncated");
@@ -1491,10 +1501,14 @@ static void test_decoding_names_the_field(void)
         {"a3 sSXP u18446744073709551615 i4", "field 'version' is not an integer"},
         {"a3 sSXP V st", "field 'type' is not an integer"},
         {"a3 sSXP V i0", "unknown message type 0"},
-        {"a6 sSXP V i1 sw1 s1 srt", "HELLO: field 'capacity' is not an integer"},
-        {"a6 sSXP V i1 sw1 i1 i5", "HELLO: field 'runtime' is not a string"},
-        {"a6 sSXP V i1 sw1 i1 s\x7f",
+        {"a6 sSXP V i1 sw1 i1 srt", "HELLO has 3 fields, expected 4"},
+        {"a7 sSXP V i1 sw1 s1 srt i1", "HELLO: field 'capacity' is not an integer"},
+        {"a7 sSXP V i1 sw1 i1 i5 i1", "HELLO: field 'runtime' is not a string"},
+        {"a7 sSXP V i1 sw1 i1 s\x7f i1",
          "HELLO: the runtime is no printable text of at most 256 bytes"},
+        {"a7 sSXP V i1 sw1 i1 srt s1", "HELLO: field 'slots' is not an integer"},
+        {"a7 sSXP V i1 sw1 i1 srt i0", "HELLO: field 'slots' = 0 is outside [1, 64]"},
+        {"a7 sSXP V i1 sw1 i1 srt i65", "HELLO: field 'slots' = 65 is outside [1, 64]"},
         {"a7 sSXP V i2 i-1 a0 a0 f",
          "ASSIGN: field 'shard_id' is not a non-negative integer"},
         {"a7 sSXP V i2 u1 i0 a0 f", "ASSIGN: field 'tasks' is not an array"},
@@ -1584,11 +1598,13 @@ static void test_encoding_checks_fields(void)
         sx_msg_t *msg;
         const char *error;
     } bad[] = {
-        {sx_msg_hello("w1", 0, "rt"), "HELLO: bad worker name or capacity 0"},
-        {sx_msg_hello("w1", 1025, "rt"), "HELLO: bad worker name or capacity 1025"},
-        {sx_msg_hello("w1", 1, "\x7f"),
+        {sx_msg_hello("w1", 0, 1, "rt"), "HELLO: bad worker name or capacity 0"},
+        {sx_msg_hello("w1", 1025, 1, "rt"), "HELLO: bad worker name or capacity 1025"},
+        {sx_msg_hello("w1", 1, 0, "rt"), "HELLO: slots 0 is not between 1 and 64"},
+        {sx_msg_hello("w1", 1, 65, "rt"), "HELLO: slots 65 is not between 1 and 64"},
+        {sx_msg_hello("w1", 1, 1, "\x7f"),
          "HELLO: the runtime is no printable text of at most 256 bytes"},
-        {sx_msg_hello("w1", 1, "rt"),
+        {sx_msg_hello("w1", 1, 1, "rt"),
          "HELLO: the runtime is no printable text of at most 256 bytes"},
         {sx_msg_new(SX_MSG_ASSIGN), "ASSIGN: bad task 0"},
         {sx_msg_new(SX_MSG_ASSIGN), "ASSIGN: bad task 0"},
@@ -1603,21 +1619,21 @@ static void test_encoding_checks_fields(void)
         {sx_msg_new(SX_MSG_FILE), "FILE: bad hash"},
         {sx_msg_new((sx_msg_type_t)99), "cannot encode message of unknown type 99"},
     };
-    free(bad[3].msg->runtime); /* none at all */
-    bad[3].msg->runtime = NULL;
-    sx_msg_add_task(bad[4].msg, "..", "t1", NULL, 1, 1);
-    sx_msg_add_task(bad[5].msg, "m1", "a/b", NULL, 1, 1);
-    sx_msg_add_task(bad[6].msg, "m1", "t1", NULL, 1, 1);
-    sx_msg_add_task(bad[6].msg, "m1", "t2", NULL, 0, 1);
-    sx_msg_add_file(bad[7].msg, "tasks/x", "0123", 1);
-    bad[8].msg->method = sx_strdup("m1"); /* and no task ID */
-    bad[9].msg->method = sx_strdup("..");
-    bad[9].msg->result.task_id = sx_strdup("t1");
+    free(bad[5].msg->runtime); /* none at all */
+    bad[5].msg->runtime = NULL;
+    sx_msg_add_task(bad[6].msg, "..", "t1", NULL, 1, 1);
+    sx_msg_add_task(bad[7].msg, "m1", "a/b", NULL, 1, 1);
+    sx_msg_add_task(bad[8].msg, "m1", "t1", NULL, 1, 1);
+    sx_msg_add_task(bad[8].msg, "m1", "t2", NULL, 0, 1);
+    sx_msg_add_file(bad[9].msg, "tasks/x", "0123", 1);
+    bad[10].msg->method = sx_strdup("m1"); /* and no task ID */
+    bad[11].msg->method = sx_strdup("..");
+    bad[11].msg->result.task_id = sx_strdup("t1");
     /* hash: none, too short, upper case, a character between '9' and 'a' */
-    bad[11].msg->hash = sx_strdup("0123");
-    bad[12].msg->hash = sx_strdup("0123456789ABCDEF0123456789abcdef01234567");
-    bad[13].msg->hash = sx_strdup("0123456789:bcdef0123456789abcdef01234567");
-    bad[14].msg->hash = sx_strdup("g123456789abcdef0123456789abcdef01234567");
+    bad[13].msg->hash = sx_strdup("0123");
+    bad[14].msg->hash = sx_strdup("0123456789ABCDEF0123456789abcdef01234567");
+    bad[15].msg->hash = sx_strdup("0123456789:bcdef0123456789abcdef01234567");
+    bad[16].msg->hash = sx_strdup("g123456789abcdef0123456789abcdef01234567");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         size_t size = 0;
         sx_error_t err;

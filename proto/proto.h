@@ -26,13 +26,17 @@
 /* 2: attempt tokens on ASSIGN tasks, RESULT and ACK. 3: RESULT says whether
  * the worker's result cache served the final CSV, ASSIGN whether it may;
  * HELLO says what the worker runs on. 4: RECALL and RELEASE, so the tasks a
- * busy worker has not started can go to an idle one. */
-#define SX_PROTO_VERSION 4
+ * busy worker has not started can go to an idle one. 5: HELLO says how many
+ * tasks the worker runs at once (its slots). */
+#define SX_PROTO_VERSION 5
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
+/* Most tasks a worker may say it runs at once (HELLO's slots): a thread and
+ * a Flink job each, on one Kafka + Flink pair. */
+#define SX_PROTO_SLOTS_MAX 64
 
 typedef enum {
-    SX_MSG_HELLO = 1, /* worker name, capacity (shards it may hold), runtime */
+    SX_MSG_HELLO = 1, /* worker name, capacity (shards it may hold), runtime, slots */
     SX_MSG_ASSIGN,    /* one shard: tasks and the bench files they need */
     SX_MSG_RESULT,    /* one task's verdict and final CSV, with its attempt token */
     SX_MSG_HEARTBEAT, /* either way, when nothing else was sent lately */
@@ -66,6 +70,7 @@ typedef struct {
     sx_msg_type_t type;
     char *worker;         /* HELLO */
     int capacity;         /* HELLO */
+    int slots;            /* HELLO: tasks it runs at once */
     char *runtime;        /* HELLO: what the worker executes on (printable text) */
     uint64_t shard_id;    /* ASSIGN */
     uint64_t token;       /* RESULT, ACK: the attempt token of the ASSIGN task */
@@ -90,7 +95,7 @@ void sx_msg_destroy(sx_msg_t **self_p);
 const char *sx_msg_type_name(sx_msg_type_t type);
 
 /* A HELLO (copies the strings). */
-sx_msg_t *sx_msg_hello(const char *worker, int capacity, const char *runtime);
+sx_msg_t *sx_msg_hello(const char *worker, int capacity, int slots, const char *runtime);
 /* Appends a task / file to an ASSIGN (copies the strings). */
 void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
                      const char *sql, int attempt, uint64_t token);

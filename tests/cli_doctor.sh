@@ -42,7 +42,7 @@ grep -qx "doctor: $total tasks, each reference run 2 time(s): $((total - 3)) mat
 echo "== the two checks' options are not mixed"
 code=0
 "$STREAMEX" doctor --oracle batch --bench "$bench" --repeat 2 > /dev/null 2> "$tmp/err.txt" || code=$?
-[ "$code" = 2 ] && grep -qF -- "--repeat, --workers and --simulate are for the streaming check" "$tmp/err.txt" ||
+[ "$code" = 2 ] && grep -qF -- "--repeat, --workers, --slots and --simulate are for the streaming check" "$tmp/err.txt" ||
     fail "--oracle batch --repeat: exit $code"
 code=0
 "$STREAMEX" doctor --bench "$bench" --flink-rest http://127.0.0.1:1 > /dev/null 2> "$tmp/err.txt" || code=$?

@@ -70,9 +70,14 @@ for command in check score run coordinator worker doctor exec merge report keyge
     refused "unknown option '--bogus=1'" "$command" --bogus=1
 done
 refused "unknown option '--bogus'" runtime status --bogus 1
-# The runtime options are `runtime`'s (worker/runtime.h), not a worker's.
-refused "unknown option '--slots'" worker --slots 4
-refused "unknown option '--slots'" run --slots 4
+# The pair's sizes are `runtime`'s (worker/runtime.h), not a worker's: a
+# worker's --slots is the tasks it runs at once, its pair's TaskManager
+# slots follow from it.
+refused "unknown option '--taskmanager-heap-mb'" worker --taskmanager-heap-mb 512
+refused "unknown option '--taskmanager-heap-mb'" run --taskmanager-heap-mb 512
+refused "--slots '0': expected an integer in [1, 64]" worker --slots 0
+refused "--slots '65': expected an integer in [1, 64]" run --slots 65
+refused "unknown option '--slots'" coordinator --slots 4
 
 echo "== an option without its value"
 refused "--bench needs a value" check --bench
@@ -125,11 +130,11 @@ refused "the worker index must be between 0 and 199, got 200" runtime status --i
 
 echo "== valid values, the bounds included, still work"
 accepted 0 exec --index 0 --index 199 --help
-accepted 0 doctor --index 199 --repeat 100 --workers 1 --help
-accepted 0 worker --capacity 1024 --index 199 --heartbeat-ms 10 --dead-after-ms 3600000 --help
+accepted 0 doctor --index 199 --repeat 100 --workers 1 --slots 64 --help
+accepted 0 worker --capacity 1024 --slots 64 --index 199 --heartbeat-ms 10 --dead-after-ms 3600000 --help
 accepted 0 coordinator --shard-size 10000 --retries 100 --repeat 100 --shard 99999/100000 --help
 accepted 0 run --workers 64 --first-index 136 --capacity 1 --help
-accepted 0 run --simulate delay_ms=1 --output "$tmp/run" --workers 1 --capacity 1 \
+accepted 0 run --simulate delay_ms=1 --output "$tmp/run" --workers 1 --capacity 1 --slots 1 \
     --shard-size 1 --retries 1 --heartbeat-ms 100 --dead-after-ms 3000 \
     --first-index 199 --repeat 1 --shard 0/2
 grep -q "^sample: EX = " "$tmp/out" || fail "the simulated run printed no EX line"

@@ -7,7 +7,10 @@
  * acknowledged and re-sent after the coordinator vanishes and comes back,
  * garbage is ignored, a cache that cannot take a file turns the task into
  * infra_error, a final goodbye ends the agent, and a RECALL gives back
- * exactly the tasks not started. */
+ * exactly the tasks not started. With slots, tasks run at once (the
+ * simulated executor counts how many), one failing leaves the others alone,
+ * a RECALL gives back only those no slot took, and a task whose earlier
+ * dispatch still runs waits for it. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
@@ -173,87 +176,254 @@ static sx_msg_t *shard_of(const sx_msg_t *like, uint64_t id, const char *first_s
     return assign;
 }
 
+/* An agent with the simulated executor (spec) on a thread, against a fake
+ * coordinator (a ROUTER on an ipc endpoint of its own), whose first task
+ * (t001, attempt 1) has fetched the bench files, so later shards shipping
+ * the same files start at once. */
+typedef struct {
+    char *endpoint;
+    zsock_t *router;
+    sx_simexec_t *sim;
+    run_t run;
+    zactor_t *actor;
+    zframe_t *who;
+    int slots_said; /* in its HELLO */
+    sx_msg_t *warm; /* the first shard: the files later ones ship */
+} fixture_t;
+
+static void fixture_start(fixture_t *f, const char *bench, sx_agent_config_t config,
+                          const char *spec)
+{
+    f->endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
+    f->router = zsock_new_router(f->endpoint);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-%s", bench, config.name);
+    f->sim = sx_simexec_new(spec, NULL);
+    config.endpoint = f->endpoint;
+    config.work_dir = work;
+    config.runtime = "agent test runtime";
+    config.exec = sx_simexec_run;
+    config.exec_ctx = f->sim;
+    config.heartbeat_ms = BEAT_MS;
+    f->run = (run_t){sx_agent_new(&config, NULL), -1};
+    SX_CHECK(f->run.agent);
+    f->actor = zactor_new(agent_actor, &f->run);
+    f->who = NULL;
+    sx_msg_t *hello = expect(f->router, SX_MSG_HELLO, &f->who, WAIT_MS);
+    SX_CHECK(hello);
+    f->slots_said = hello->slots;
+    sx_msg_destroy(&hello);
+    f->warm = make_assign(bench, "t001", 1);
+    sx_msg_send(f->warm, f->router, f->who, NULL);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(f->router, bench, f->warm, &f->who, &requests);
+    SX_CHECK(result && requests == 2);
+    sx_msg_destroy(&result);
+}
+
+/* A final goodbye ends the agent, which executed `executed` tasks. */
+static void fixture_end(fixture_t *f, size_t executed)
+{
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = sx_strdup("run complete");
+    bye->final = true;
+    sx_msg_send(bye, f->router, f->who, NULL);
+    sx_msg_destroy(&bye);
+    zpoller_t *poller = zpoller_new(f->actor, NULL);
+    SX_CHECK(zpoller_wait(poller, WAIT_MS) == f->actor);
+    zpoller_destroy(&poller);
+    char *done = zstr_recv(f->actor);
+    zstr_free(&done);
+    SX_CHECK(f->run.rc == 0 && sx_agent_executed(f->run.agent) == executed);
+    zactor_destroy(&f->actor);
+    sx_agent_destroy(&f->run.agent);
+    sx_simexec_destroy(&f->sim);
+    sx_msg_destroy(&f->warm);
+    zframe_destroy(&f->who);
+    zsock_destroy(&f->router);
+    zstr_free(&f->endpoint);
+}
+
 /* RECALL while the first task of two shards runs: the agent gives back
  * (RELEASE) exactly the three tasks it has not started, under their tokens,
  * and forgets them; the running one finishes and is reported; a second
  * RECALL finds nothing left to give back. */
 static void test_recall_releases_unstarted(const char *bench)
 {
-    char *endpoint = zsys_sprintf("ipc://%s/recall.sock", bench);
-    zsock_t *router = zsock_new_router(endpoint);
-    char work[PATH_MAX];
-    snprintf(work, sizeof work, "%s/work-recall", bench);
-    sx_simexec_t *sim = sx_simexec_new("delay_ms=20", NULL);
-    sx_agent_config_t config = {.endpoint = endpoint,
-                                .name = "w2",
-                                .runtime = "agent test runtime",
-                                .capacity = 2,
-                                .work_dir = work,
-                                .exec = sx_simexec_run,
-                                .exec_ctx = sim,
-                                .heartbeat_ms = BEAT_MS,
-                                .dead_after_ms = DEAD_MS};
-    run_t run = {sx_agent_new(&config, NULL), -1};
-    SX_CHECK(run.agent);
-    zactor_t *actor = zactor_new(agent_actor, &run);
-    zframe_t *who = NULL;
-    sx_msg_t *hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS);
-    SX_CHECK(hello);
-    sx_msg_destroy(&hello);
-    /* Its files first, so that the shards below start at once. */
-    sx_msg_t *warm = make_assign(bench, "t001", 1);
-    sx_msg_send(warm, router, who, NULL);
-    int requests = 0;
-    sx_msg_t *result = serve_until_result(router, bench, warm, &who, &requests);
-    SX_CHECK(result && requests == 2);
-    sx_msg_destroy(&result);
-
+    fixture_t f;
+    fixture_start(
+        &f, bench,
+        (sx_agent_config_t){.name = "w2", .capacity = 2, .dead_after_ms = DEAD_MS},
+        "delay_ms=20");
     const char *methods[] = {"m1", "m2", "m3", "m4"};
     const uint64_t tokens[] = {11, 12, 13, 14};
-    sx_msg_t *shards[2] = {shard_of(warm, 2, "SELECT 1 /*sim:slow*/", methods, tokens, 2),
-                           shard_of(warm, 3, "SELECT 1", methods + 2, tokens + 2, 2)};
+    sx_msg_t *shards[2] = {
+        shard_of(f.warm, 2, "SELECT 1 /*sim:slow*/", methods, tokens, 2),
+        shard_of(f.warm, 3, "SELECT 1", methods + 2, tokens + 2, 2)};
     for (int i = 0; i < 2; i++)
-        SX_CHECK(sx_msg_send(shards[i], router, who, NULL) == 0);
+        SX_CHECK(sx_msg_send(shards[i], f.router, f.who, NULL) == 0);
     sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
-    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
-    sx_msg_t *release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(sx_msg_send(recall, f.router, f.who, NULL) == 0);
+    sx_msg_t *release = expect(f.router, SX_MSG_RELEASE, &f.who, WAIT_MS);
     SX_CHECK(release && release->task_count == 3);
     for (size_t i = 0; i < 3; i++)
         SX_CHECK(strcmp(release->tasks[i].method, methods[i + 1]) == 0 &&
                  strcmp(release->tasks[i].task_id, "t001") == 0 &&
                  release->tasks[i].token == tokens[i + 1]);
     sx_msg_destroy(&release);
-    result = expect(router, SX_MSG_RESULT, &who, WAIT_MS);
+    sx_msg_t *result = expect(f.router, SX_MSG_RESULT, &f.who, WAIT_MS);
     SX_CHECK(result && strcmp(result->method, "m1") == 0 && result->token == 11 &&
              result->result.status == SX_STATUS_MATCH);
     sx_msg_destroy(&result);
-    SX_CHECK(sx_msg_send(recall, router, who, NULL) == 0);
-    release = expect(router, SX_MSG_RELEASE, &who, WAIT_MS);
+    SX_CHECK(sx_msg_send(recall, f.router, f.who, NULL) == 0);
+    release = expect(f.router, SX_MSG_RELEASE, &f.who, WAIT_MS);
     SX_CHECK(release && release->task_count == 0);
     sx_msg_destroy(&release);
-    SX_CHECK(expect(router, SX_MSG_RESULT, &who, 300) == NULL);
-
-    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
-    bye->reason = sx_strdup("run complete");
-    bye->final = true;
-    sx_msg_send(bye, router, who, NULL);
-    sx_msg_destroy(&bye);
-    zpoller_t *poller = zpoller_new(actor, NULL);
-    SX_CHECK(zpoller_wait(poller, 3000) == actor);
-    zpoller_destroy(&poller);
-    char *done = zstr_recv(actor);
-    zstr_free(&done);
-    SX_CHECK(run.rc == 0 && sx_agent_executed(run.agent) == 2);
-    zactor_destroy(&actor);
-    sx_agent_destroy(&run.agent);
-    sx_simexec_destroy(&sim);
+    SX_CHECK(expect(f.router, SX_MSG_RESULT, &f.who, 300) == NULL);
     sx_msg_destroy(&recall);
     for (int i = 0; i < 2; i++)
         sx_msg_destroy(&shards[i]);
-    sx_msg_destroy(&warm);
-    zframe_destroy(&who);
-    zsock_destroy(&router);
-    zstr_free(&endpoint);
+    fixture_end(&f, 2);
+}
+
+/* Sends a shard of task t001 under the given methods, SQL and tokens. */
+static void send_shard(zsock_t *router, zframe_t *who, const sx_msg_t *like, uint64_t id,
+                       const char *const *methods, const char *const *sql,
+                       const uint64_t *tokens, size_t count)
+{
+    sx_msg_t *assign = shard_of(like, id, sql[0], methods, tokens, count);
+    for (size_t i = 1; i < count; i++) {
+        free(assign->tasks[i].sql);
+        assign->tasks[i].sql = sx_strdup(sql[i]);
+    }
+    SX_CHECK(sx_msg_send(assign, router, who, NULL) == 0);
+    sx_msg_destroy(&assign);
+}
+
+/* The tokens of the first `count` RESULTs with a token from `from` to 99, in
+ * the order they first came (the spool's resends skipped). */
+static void result_order(zsock_t *router, zframe_t **who, uint64_t from, uint64_t *order,
+                         size_t count)
+{
+    for (size_t n = 0; n < count;) {
+        sx_msg_t *result = expect(router, SX_MSG_RESULT, who, WAIT_MS);
+        SX_CHECK(result);
+        bool seen = false;
+        for (size_t i = 0; i < n; i++)
+            seen |= order[i] == result->token;
+        if (!seen && result->token >= from && result->token < 100) {
+            SX_CHECK(result->result.status == SX_STATUS_MATCH);
+            order[n++] = result->token;
+        }
+        sx_msg_destroy(&result);
+    }
+}
+
+/* Three slots, four tasks: three run at once (the simulated executor saw
+ * three in hand together, never four), the fourth waits and a RECALL gives
+ * back exactly it; a task failing on one slot (infra_error, flink_error)
+ * leaves the others' verdicts alone. Then a task whose earlier dispatch
+ * (before a reconnect) still runs on a slot waits for it, and so does the
+ * one after it: their results come after the first's. */
+static void test_slots_run_tasks_at_once(const char *bench)
+{
+    fixture_t f;
+    /* This fake coordinator never beats: only its GOODBYE below may make
+     * the agent reconnect. */
+    fixture_start(&f, bench,
+                  (sx_agent_config_t){.name = "w3",
+                                      .capacity = 2,
+                                      .slots = 3,
+                                      .dead_after_ms = 3 * WAIT_MS,
+                                      .reconnect_min_ms = 50,
+                                      .reconnect_max_ms = 200},
+                  "delay_ms=300");
+    SX_CHECK(f.slots_said == 3 && sx_simexec_most_at_once(f.sim) == 1);
+
+    /* The agent starts a shard's tasks before it reads the next message, so
+     * the RECALL finds three on slots and one waiting. */
+    const char *methods[] = {"m1", "m2", "m3", "m4"};
+    const char *sql[] = {"SELECT 1 /*sim:infra_error*/", "SELECT 1",
+                         "SELECT 1 /*sim:flink_error*/", "SELECT 1"};
+    const uint64_t tokens[] = {11, 12, 13, 14};
+    send_shard(f.router, f.who, f.warm, 2, methods, sql, tokens, 4);
+    sx_msg_t *recall = sx_msg_new(SX_MSG_RECALL);
+    SX_CHECK(sx_msg_send(recall, f.router, f.who, NULL) == 0);
+    sx_msg_destroy(&recall);
+    sx_msg_t *release = expect(f.router, SX_MSG_RELEASE, &f.who, WAIT_MS);
+    SX_CHECK(release && release->task_count == 1 &&
+             strcmp(release->tasks[0].method, "m4") == 0 &&
+             release->tasks[0].token == 14);
+    sx_msg_destroy(&release);
+    const sx_status_t want[] = {SX_STATUS_INFRA_ERROR, SX_STATUS_MATCH,
+                                SX_STATUS_FLINK_ERROR};
+    for (int i = 0; i < 3; i++) {
+        sx_msg_t *result = expect(f.router, SX_MSG_RESULT, &f.who, WAIT_MS);
+        SX_CHECK(result && result->token >= 11 && result->token <= 13);
+        SX_CHECK(result->result.status == want[result->token - 11]);
+        sx_msg_destroy(&result);
+    }
+    SX_CHECK(sx_simexec_most_at_once(f.sim) == 3);
+
+    /* m1/t001 runs (slow: 3 s) when the coordinator asks for a reconnect
+     * and sends it again (same attempt, new token), then m2/t001. */
+    const char *slow[] = {"SELECT 1 /*sim:slow*/"};
+    send_shard(f.router, f.who, f.warm, 3, methods, slow, (const uint64_t[]){21}, 1);
+    sx_msg_t *again = sx_msg_new(SX_MSG_GOODBYE);
+    again->reason = sx_strdup("reconnect");
+    SX_CHECK(sx_msg_send(again, f.router, f.who, NULL) == 0);
+    sx_msg_destroy(&again);
+    sx_msg_t *hello = expect(f.router, SX_MSG_HELLO, &f.who, WAIT_MS);
+    SX_CHECK(hello);
+    sx_msg_destroy(&hello);
+    const char *plain[] = {"SELECT 1", "SELECT 1"};
+    send_shard(f.router, f.who, f.warm, 4, methods, plain, (const uint64_t[]){22, 23}, 2);
+    uint64_t order[3];
+    result_order(f.router, &f.who, 21, order, 3);
+    SX_CHECK(order[0] == 21 && order[1] + order[2] == 45);
+    fixture_end(&f, 7);
+}
+
+/* A slot whose executor cannot be made stops the agent from being made,
+ * naming the slot and why; the slots made before it are closed again. */
+static int s_opened, s_closed;
+
+static void *open_second_fails(void *ctx, int slot, sx_error_t *err)
+{
+    if (slot == 1)
+        return sx_error_set(err, "no Kafka client"), NULL;
+    s_opened++;
+    return ctx;
+}
+
+static void close_counted(void *slot_ctx)
+{
+    (void)slot_ctx;
+    s_closed++;
+}
+
+static void test_slot_that_cannot_open(const char *bench)
+{
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-noslot", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    sx_agent_config_t config = {.endpoint = "ipc:///nonexistent/agent.sock",
+                                .name = "w4",
+                                .slots = 3,
+                                .work_dir = work,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .open_slot = open_second_fails,
+                                .close_slot = close_counted};
+    sx_error_t err;
+    SX_CHECK(sx_agent_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "worker w4: slot 1: no Kafka client") == 0);
+    SX_CHECK(s_opened == 1 && s_closed == 1);
+    config.slots = SX_PROTO_SLOTS_MAX + 1;
+    SX_CHECK(sx_agent_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "--slots 65: at most 64 tasks run at once on one worker") ==
+             0);
+    sx_simexec_destroy(&sim);
 }
 
 int main(void)
@@ -390,7 +560,7 @@ int main(void)
     /* A worker's message sent to the worker and an empty shard change
      * nothing (nothing more is executed, see the count at the end); a
      * goodbye that is not final makes it connect again. */
-    sx_msg_t *stray = sx_msg_hello("w9", 1, "test runtime");
+    sx_msg_t *stray = sx_msg_hello("w9", 1, 1, "test runtime");
     SX_CHECK(sx_msg_send(stray, router, who, NULL) == 0);
     sx_msg_destroy(&stray);
     sx_msg_t *empty = sx_msg_new(SX_MSG_ASSIGN);
@@ -425,6 +595,8 @@ int main(void)
     zstr_free(&endpoint);
     zsock_destroy(&router);
     test_recall_releases_unstarted(bench);
+    test_slots_run_tasks_at_once(bench);
+    test_slot_that_cannot_open(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");

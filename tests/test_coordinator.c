@@ -163,18 +163,26 @@ typedef struct {
     int64_t last_beat;
 } fake_t;
 
-static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
+/* A fake worker that says HELLO with capacity and slots (none when capacity
+ * is 0). */
+static fake_t *fake_new_slots(const char *endpoint, const char *name, int capacity,
+                              int slots)
 {
     fake_t *f = sx_alloc(1, sizeof *f);
     f->sock = zsock_new_dealer(endpoint);
     zsock_set_sndtimeo(f->sock, 100); /* a refused CURVE peer must not block the test */
     snprintf(f->name, sizeof f->name, "%s", name);
     if (capacity > 0) {
-        sx_msg_t *hello = sx_msg_hello(name, capacity, "test runtime");
+        sx_msg_t *hello = sx_msg_hello(name, capacity, slots, "test runtime");
         SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
         sx_msg_destroy(&hello);
     }
     return f;
+}
+
+static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
+{
+    return fake_new_slots(endpoint, name, capacity, 1);
 }
 
 static void fake_destroy(fake_t **f_p)
@@ -474,7 +482,7 @@ static void test_malformed_messages_rejected(void)
     sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
     sx_msg_destroy(&bye);
-    sx_msg_t *hello = sx_msg_hello("fw", 1, "test runtime");
+    sx_msg_t *hello = sx_msg_hello("fw", 1, 1, "test runtime");
     sx_msg_send(hello, f->sock, NULL, NULL);
     sx_msg_destroy(&hello);
     sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
@@ -489,7 +497,7 @@ static void test_malformed_messages_rejected(void)
 /* Sends HELLO on the fake's socket (again, maybe under another name). */
 static void fake_hello(fake_t *f, const char *name, int capacity)
 {
-    sx_msg_t *hello = sx_msg_hello(name, capacity, "test runtime");
+    sx_msg_t *hello = sx_msg_hello(name, capacity, 1, "test runtime");
     SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
     sx_msg_destroy(&hello);
 }
@@ -805,10 +813,16 @@ static void test_csv_that_cannot_be_stored_stops_the_run(void)
     SX_CHECK(ended && h->run.rc == 1);
     char path[PATH_MAX + 64], want[PATH_MAX + 192];
     snprintf(path, sizeof path, "%s/m1/csv/%s.csv", h->out, assign->tasks[0].task_id);
-    snprintf(want, sizeof want,
-             "cannot settle m1/%s: %s.tmp.%d: write failed: File too large",
+    /* The temporary name is PATH.tmp.PID.N, N counting this process's
+     * atomic writes. */
+    snprintf(want, sizeof want, "cannot settle m1/%s: %s.tmp.%d.",
              assign->tasks[0].task_id, path, (int)getpid());
-    SX_CHECK(strcmp(h->run.err.msg, want) == 0);
+    const char *tail = ": write failed: File too large";
+    const char *msg = h->run.err.msg;
+    SX_CHECK(strncmp(msg, want, strlen(want)) == 0);
+    SX_CHECK(strspn(msg + strlen(want), "0123456789") > 0);
+    SX_CHECK(
+        strcmp(msg + strlen(want) + strspn(msg + strlen(want), "0123456789"), tail) == 0);
     SX_CHECK(!sx_file_exists(path));
     snprintf(path, sizeof path, "%s/journal.jsonl", h->out);
     SX_CHECK(sx_testbench_count_lines(path) == 0);
@@ -1318,6 +1332,103 @@ static void test_idle_worker_gets_unstarted_units(void)
     harness_destroy(&h);
 }
 
+/* A worker running three units at once gets shards past its capacity (1)
+ * while a slot would have nothing to run, and no more once it holds a unit
+ * per slot. When it goes silent, the units it may have been running (its
+ * first three) spend an attempt, the one after them does not. */
+static void test_slots_credit_and_loss(void)
+{
+    harness_t *h = harness_new(6, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *wide = fake_new_slots(h->endpoint, "wide", 1, 3);
+    sx_msg_t *lost[2] = {fake_expect(wide, SX_MSG_ASSIGN, WAIT_MS),
+                         fake_expect(wide, SX_MSG_ASSIGN, WAIT_MS)};
+    SX_CHECK(lost[0] && lost[1] && lost[0]->task_count == 2 && lost[1]->task_count == 2);
+    SX_CHECK(fake_expect(wide, SX_MSG_ASSIGN, 300) == NULL);
+    fake_t *alive = fake_new(h->endpoint, "alive", 3);
+    sx_msg_t *own = fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(own && own->task_count == 2);
+    /* wide stays silent: dead after DEAD_MS, its units come to alive. */
+    sx_msg_t *back[2] = {fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS),
+                         fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS)};
+    SX_CHECK(back[0] && back[1] && back[0]->task_count == 2 && back[1]->task_count == 2);
+    for (size_t i = 0; i < 4; i++) {
+        const sx_msg_task_t *was = &lost[i / 2]->tasks[i % 2];
+        const sx_msg_task_t *now = &back[i / 2]->tasks[i % 2];
+        SX_CHECK(strcmp(now->task_id, was->task_id) == 0);
+        SX_CHECK(now->attempt == (i < 3 ? 2 : 1));
+    }
+    fake_answer(alive, own, SX_STATUS_MATCH);
+    for (int i = 0; i < 2; i++)
+        fake_answer(alive, back[i], SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", lost[1]->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 2 &&
+             strcmp(r.worker, "alive") == 0);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", lost[1]->tasks[1].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 1);
+    sx_result_clear(&r);
+    for (int i = 0; i < 2; i++) {
+        sx_msg_destroy(&lost[i]);
+        sx_msg_destroy(&back[i]);
+    }
+    sx_msg_destroy(&own);
+    fake_destroy(&wide);
+    fake_destroy(&alive);
+    harness_destroy(&h);
+}
+
+/* A free slot makes a worker idle: two workers of two slots hold three
+ * units each, and nobody is recalled while every slot has a unit; once one
+ * finishes two, the other is recalled, and the unit it had not started
+ * moves to the free slot, unspent. */
+static void test_free_slot_counts_as_idle(void)
+{
+    harness_t *h = harness_new(6, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 3;
+    harness_start(h, &c);
+    fake_t *a = fake_new_slots(h->endpoint, "a", 1, 2);
+    sx_msg_t *held = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(held && held->task_count == 3);
+    fake_t *b = fake_new_slots(h->endpoint, "b", 1, 2);
+    sx_msg_t *own = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(own && own->task_count == 3);
+    SX_CHECK(fake_expect(a, SX_MSG_RECALL, 300) == NULL);
+    fake_result(b, &own->tasks[0], SX_STATUS_MATCH);
+    fake_result(b, &own->tasks[1], SX_STATUS_MATCH);
+    sx_msg_t *recall = fake_expect(a, SX_MSG_RECALL, WAIT_MS);
+    SX_CHECK(recall);
+    const sx_msg_task_t *unstarted[] = {&held->tasks[2]};
+    fake_release(a, unstarted, 1);
+    sx_msg_t *moved = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(moved && moved->task_count == 1 && moved->tasks[0].attempt == 1 &&
+             strcmp(moved->tasks[0].task_id, held->tasks[2].task_id) == 0);
+    SX_CHECK(fake_expect(a, SX_MSG_ASSIGN, 300) == NULL);
+    fake_result(a, &held->tasks[0], SX_STATUS_MATCH);
+    fake_result(a, &held->tasks[1], SX_STATUS_MATCH);
+    fake_result(b, &own->tasks[2], SX_STATUS_MATCH);
+    fake_answer(b, moved, SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", held->tasks[2].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MISMATCH && r.attempts == 1 &&
+             strcmp(r.worker, "b") == 0);
+    sx_result_clear(&r);
+    sx_msg_destroy(&held);
+    sx_msg_destroy(&own);
+    sx_msg_destroy(&recall);
+    sx_msg_destroy(&moved);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    harness_destroy(&h);
+}
+
 /* ---- real agents with the simulated executor --------------------------- */
 
 typedef struct {
@@ -1333,8 +1444,9 @@ static void agent_actor(zsock_t *pipe, void *arg)
     zstr_send(pipe, "done");
 }
 
-/* Two agents, several methods, every kind of verdict: every task ID ends up
- * exactly once in each method's results, flaky tasks recover on attempt 2. */
+/* Two agents (one slot and two slots), several methods, every kind of
+ * verdict: every task ID ends up exactly once in each method's results,
+ * flaky tasks recover on attempt 2. */
 static void test_agents_complete_run(void)
 {
     const char *markers[] = {
@@ -1356,6 +1468,7 @@ static void test_agents_complete_run(void)
         sx_agent_config_t ac = {.endpoint = h->endpoint,
                                 .name = name,
                                 .capacity = 2,
+                                .slots = i + 1,
                                 .work_dir = dir,
                                 .exec = sx_simexec_run,
                                 .exec_ctx = sim,
@@ -1460,7 +1573,7 @@ static void test_curve_allow_list(void)
         zcert_destroy(&mine);
         zsock_set_curve_serverkey(fakes[i]->sock, zcert_public_txt(server_cert));
         SX_CHECK(zsock_connect(fakes[i]->sock, "%s", h->endpoint) == 0);
-        sx_msg_t *hello = sx_msg_hello(fakes[i]->name, 1, "test runtime");
+        sx_msg_t *hello = sx_msg_hello(fakes[i]->name, 1, 1, "test runtime");
         sx_msg_send(hello, fakes[i]->sock, NULL, NULL);
         sx_msg_destroy(&hello);
     }
@@ -1504,6 +1617,8 @@ int main(void)
     test_rehello_does_not_keep_the_unit();
     test_shunned_everywhere_still_dispatched();
     test_idle_worker_gets_unstarted_units();
+    test_slots_credit_and_loss();
+    test_free_slot_counts_as_idle();
     test_agents_complete_run();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();

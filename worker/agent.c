@@ -1,9 +1,13 @@
 /* agent.c: the worker's loop (see agent.h). The main thread owns the DEALER
- * socket: it heartbeats, receives shards and files, spools and sends results,
- * and gives back the tasks it has not started when the coordinator recalls
- * them (RECALL, for an idle worker). One executor thread (a zactor) runs one
- * task at a time, so a long Flink job never stops the heartbeats. Local layout
- * under work_dir:
+ * socket: it heartbeats, receives shards and files, hands tasks to free
+ * slots in order, spools and sends results, and gives back the tasks it has
+ * not handed to a slot when the coordinator recalls them (RECALL, for an
+ * idle worker). Each slot is a thread (a zactor) that makes, uses and
+ * destroys its own executor and runs one task at a time, so a long Flink job
+ * never stops the heartbeats and `slots` tasks overlap on one pair. A job
+ * travels to a slot and back as a pointer over the slot's pipe; between the
+ * two sends the slot's thread alone touches it. Local layout under
+ * work_dir:
  *   cache/HASH          bench files by content hash, each received once
  *   bench/...           hard links into cache/, laid out as a bench folder
  *   spool/              results not yet acknowledged
@@ -31,7 +35,7 @@
 /* Paths under work_dir must leave room for bench file paths. */
 #define WORK_DIR_MAX 1024
 
-/* One task on its way through the executor thread. */
+/* One task on its way through a slot. */
 typedef struct {
     sx_msg_task_t task; /* owned copies */
     char csv_path[PATH_MAX];
@@ -52,18 +56,19 @@ typedef struct {
     int64_t received; /* when it arrived */
 } local_shard_t;
 
+typedef struct _slot_t slot_t;
+
 struct _sx_agent_t {
     sx_agent_config_t config;
     char *endpoint, *name, *work_dir, *cert_path, *server_cert_path, *runtime;
     char cache_dir[WORK_DIR_MAX + 16], bench_dir[WORK_DIR_MAX + 16],
         csv_dir[WORK_DIR_MAX + 16];
     sx_spool_t *spool;
-    sx_resultcache_t *cache; /* NULL = none; read and written on the executor thread */
+    sx_resultcache_t *cache; /* NULL = none; read and written on the slots' threads */
     zsock_t *dealer;
-    zactor_t *runner;
-    zlist_t *shards;     /* local_shard_t* in arrival order */
-    zhashx_t *requested; /* hashes asked for and not yet received */
-    job_t *running;
+    slot_t *slots;        /* config.slots of them */
+    zlist_t *shards;      /* local_shard_t* in arrival order */
+    zhashx_t *requested;  /* hashes asked for and not yet received */
     int64_t last_file_at; /* when a bench file was last stored */
     int64_t coordinator_expires;
     int64_t last_sent;
@@ -71,7 +76,17 @@ struct _sx_agent_t {
     size_t executed;
 };
 
-/* ---- the executor thread ----------------------------------------------- */
+/* One slot: a thread running one job at a time on its own executor. */
+struct _slot_t {
+    sx_agent_t *agent;
+    int index;
+    zactor_t *actor;
+    job_t *job;       /* the job it runs, NULL = free (the main thread's record) */
+    bool opened;      /* its executor was made; set before zactor_new returns */
+    sx_error_t error; /* why it was not */
+};
+
+/* ---- the slots' threads ------------------------------------------------ */
 
 /* A cache hit: the CSV copied from the cache and scored again. */
 static bool serve_from_cache(sx_agent_t *self, job_t *job,
@@ -98,45 +113,62 @@ static void store_in_cache(sx_agent_t *self, const job_t *job)
         sx_warn("task %s: %s", job->task.task_id, err.msg);
 }
 
-/* Runs one job on the executor thread: from the cache when it holds the
- * job's key, else through the executor (and into the cache). */
-static void run_job(sx_agent_t *self, job_t *job)
+/* Runs one job on a slot's thread: from the cache when it holds the job's
+ * key, else through the slot's executor (and into the cache). */
+static void run_job(sx_agent_t *self, void *slot_ctx, job_t *job)
 {
     sx_exec_request_t request = {self->bench_dir,   job->task.task_id, job->task.sql,
                                  job->task.attempt, job->csv_path,     job->task.method};
     bool cached = self->cache && job->cache_key[0];
     if (cached && serve_from_cache(self, job, &request))
         return;
-    self->config.exec(self->config.exec_ctx, &request, &job->result, &job->timings);
+    self->config.exec(slot_ctx, &request, &job->result, &job->timings);
     if (cached)
         store_in_cache(self, job);
 }
 
-static void runner_actor(zsock_t *pipe, void *arg)
+/* The next job the main thread hands this slot; NULL when the slot is to
+ * end ($TERM, or the pipe interrupted). */
+static job_t *next_job(zsock_t *pipe)
 {
-    sx_agent_t *self = arg;
-    zsock_signal(pipe, 0);
-    while (true) {
+    for (;;) {
         zmsg_t *msg = zmsg_recv(pipe);
         if (!msg)
-            break;
+            return NULL;
         zframe_t *frame = zmsg_first(msg);
         bool term = zframe_streq(frame, "$TERM");
         job_t *job = NULL;
         if (!term && zframe_size(frame) == sizeof job)
             memcpy(&job, zframe_data(frame), sizeof job);
         zmsg_destroy(&msg);
-        if (term)
-            break;
-        if (!job)
-            continue;
+        if (term || job)
+            return job;
+    }
+}
+
+/* A slot's thread: makes the slot's executor, runs the jobs it is handed,
+ * one at a time, and closes the executor when the agent ends. */
+static void slot_actor(zsock_t *pipe, void *arg)
+{
+    slot_t *slot = arg;
+    const sx_agent_config_t *c = &slot->agent->config;
+    void *ctx =
+        c->open_slot ? c->open_slot(c->exec_ctx, slot->index, &slot->error) : c->exec_ctx;
+    slot->opened = ctx != NULL;
+    zsock_signal(pipe, 0); /* zactor_new returns: `opened` is set */
+    job_t *job;
+    while (slot->opened && (job = next_job(pipe)) != NULL) {
         int64_t start = zclock_mono();
-        run_job(self, job);
+        run_job(slot->agent, ctx, job);
         job->seconds = (double)(zclock_mono() - start) / 1000.0;
         zsock_send(pipe, "p", job);
-        if (self->config.finish)
-            self->config.finish(self->config.exec_ctx);
+        /* The job is the main thread's again: work the executor may leave
+         * until after its result is sent (its cleanup) goes here. */
+        if (c->finish)
+            c->finish(ctx);
     }
+    if (slot->opened && c->close_slot)
+        c->close_slot(ctx);
 }
 
 static void job_destroy(job_t **job_p)
@@ -153,6 +185,34 @@ static void job_destroy(job_t **job_p)
 }
 
 /* ---- set-up ------------------------------------------------------------ */
+
+/* Starts every slot's thread; each makes its executor before zactor_new
+ * returns, so a slot that could not is known here. */
+static int start_slots(sx_agent_t *self, sx_error_t *err)
+{
+    int count = self->config.slots;
+    self->slots = sx_alloc((size_t)count, sizeof *self->slots);
+    for (int i = 0; i < count; i++) {
+        slot_t *slot = &self->slots[i];
+        *slot = (slot_t){.agent = self, .index = i};
+        slot->actor = zactor_new(slot_actor, slot);
+        if (!slot->opened)
+            return sx_error_set(err, "worker %s: slot %d: %s", self->name, i,
+                                slot->error.msg);
+    }
+    return 0;
+}
+
+/* Ends every slot's thread, each once its running task is over. */
+static void stop_slots(sx_agent_t *self)
+{
+    for (int i = 0; self->slots && i < self->config.slots; i++) {
+        zactor_destroy(&self->slots[i].actor);
+        job_destroy(&self->slots[i].job);
+    }
+    free(self->slots);
+    self->slots = NULL;
+}
 
 sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
 {
@@ -172,6 +232,10 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
     if (strlen(config->work_dir) > WORK_DIR_MAX)
         return sx_error_set(err, "%s: work folder path longer than %d bytes",
                             config->work_dir, WORK_DIR_MAX),
+               NULL;
+    if (config->slots > SX_PROTO_SLOTS_MAX)
+        return sx_error_set(err, "--slots %d: at most %d tasks run at once on one worker",
+                            config->slots, SX_PROTO_SLOTS_MAX),
                NULL;
     if (config->cert_path && !config->server_cert_path)
         return sx_error_set(err, "--cert needs --server-cert, the coordinator's public "
@@ -202,6 +266,8 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
         c->reconnect_max_ms = 32 * c->reconnect_min_ms;
     if (c->files_wait_ms <= 0)
         c->files_wait_ms = 60000;
+    if (c->slots <= 0)
+        c->slots = 1;
     snprintf(self->cache_dir, sizeof self->cache_dir, "%s/cache", self->work_dir);
     snprintf(self->bench_dir, sizeof self->bench_dir, "%s/bench", self->work_dir);
     snprintf(self->csv_dir, sizeof self->csv_dir, "%s/csv", self->work_dir);
@@ -221,7 +287,10 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err)
         sx_agent_destroy(&self);
         return NULL;
     }
-    self->runner = zactor_new(runner_actor, self);
+    if (start_slots(self, err) != 0) {
+        sx_agent_destroy(&self);
+        return NULL;
+    }
     self->backoff_ms = c->reconnect_min_ms;
     return self;
 }
@@ -250,8 +319,7 @@ void sx_agent_destroy(sx_agent_t **self_p)
     sx_agent_t *self = *self_p;
     if (!self)
         return;
-    zactor_destroy(&self->runner); /* waits for a running task to end */
-    job_destroy(&self->running);
+    stop_slots(self); /* waits for the running tasks to end */
     zsock_destroy(&self->dealer);
     if (self->shards)
         forget_shards(self);
@@ -326,7 +394,8 @@ static int connect_coordinator(sx_agent_t *self, sx_error_t *err)
         return -1;
     if (zsock_connect(self->dealer, "%s", self->endpoint) != 0)
         return sx_error_set(err, "cannot connect to %s", self->endpoint);
-    sx_msg_t *hello = sx_msg_hello(self->name, self->config.capacity, self->runtime);
+    sx_msg_t *hello = sx_msg_hello(self->name, self->config.capacity, self->config.slots,
+                                   self->runtime);
     send_msg(self, hello);
     sx_msg_destroy(&hello);
     sx_spool_each(self->spool, resend_one, self, NULL);
@@ -512,18 +581,45 @@ static bool files_stalled(sx_agent_t *self, local_shard_t *shard)
     return true;
 }
 
-static void start_next_task(sx_agent_t *self)
+/* A slot with nothing to run, or NULL. */
+static slot_t *free_slot(sx_agent_t *self)
+{
+    for (int i = 0; i < self->config.slots; i++)
+        if (!self->slots[i].job)
+            return &self->slots[i];
+    return NULL;
+}
+
+/* Whether a slot runs this method's task (then the task waits: agent.h). */
+static bool slot_runs(const sx_agent_t *self, const sx_msg_task_t *task)
+{
+    for (int i = 0; i < self->config.slots; i++) {
+        const job_t *job = self->slots[i].job;
+        if (job && strcmp(job->task.task_id, task->task_id) == 0 &&
+            strcmp(job->task.method, task->method) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Hands the next task in order to `slot` (or answers a failed shard).
+ * Returns whether it did, so the caller may go on with the next one. */
+static bool start_next_task(sx_agent_t *self, slot_t *slot)
 {
     local_shard_t *shard = zlist_first(self->shards);
-    if (self->running || !shard)
-        return;
+    if (!shard)
+        return false;
     if (!shard_ready(self, shard) && !files_stalled(self, shard))
-        return;
+        return false;
     if (shard->failed) {
         answer_failed_shard(self, shard);
-        return;
+        return true;
     }
-    job_t *job = job_new(self, &shard->assign->tasks[shard->next_task++]);
+    const sx_msg_task_t *task = &shard->assign->tasks[shard->next_task];
+    if (slot_runs(self, task))
+        return false;
+    job_t *job = job_new(self, task);
+    shard->next_task++;
     if (self->cache && job->task.sql && !shard->assign->no_cache)
         sx_resultcache_key(self->cache, job->task.task_id, job->task.sql,
                            shard->assign->files, shard->assign->file_count,
@@ -532,8 +628,17 @@ static void start_next_task(sx_agent_t *self)
         zlist_pop(self->shards);
         shard_destroy(&shard);
     }
-    self->running = job;
-    zsock_send(self->runner, "p", job);
+    slot->job = job;
+    zsock_send(slot->actor, "p", job);
+    return true;
+}
+
+/* Fills the free slots with the next tasks, in order. */
+static void start_tasks(sx_agent_t *self)
+{
+    slot_t *slot;
+    while ((slot = free_slot(self)) != NULL && start_next_task(self, slot))
+        ;
 }
 
 /* One entry per dispatch: the token tells two dispatches of one attempt apart. */
@@ -601,22 +706,23 @@ static void finish_job(sx_agent_t *self, job_t *job)
     self->executed++;
 }
 
-static void on_runner(sx_agent_t *self)
+/* A slot's job came back: its result goes out, and the slot is free. */
+static void on_slot(sx_agent_t *self, slot_t *slot)
 {
     job_t *job = NULL;
-    if (zsock_recv(self->runner, "p", &job) != 0 || job != self->running)
+    if (zsock_recv(slot->actor, "p", &job) != 0 || job != slot->job)
         return;
     finish_job(self, job);
-    self->running = NULL;
+    slot->job = NULL;
     job_destroy(&job);
 }
 
 /* Answers a RECALL: gives back every task of the shards held here that has
- * not gone to the executor thread, and forgets those shards, so the
- * coordinator can hand them to an idle worker. A task on the executor thread
- * is in no shard's remainder (next_task is past it): it is never given back,
- * and its RESULT comes as usual. This thread alone starts tasks, so "not
- * started" cannot change while the answer is made. */
+ * not gone to a slot, and forgets those shards, so the coordinator can hand
+ * them to an idle worker. A task on a slot is in no shard's remainder
+ * (next_task is past it): it is never given back, and its RESULT comes as
+ * usual. This thread alone starts tasks, so "not started" cannot change
+ * while the answer is made. */
 static void on_recall(sx_agent_t *self)
 {
     sx_msg_t *release = sx_msg_new(SX_MSG_RELEASE);
@@ -686,25 +792,49 @@ static void heartbeat(sx_agent_t *self)
     sx_msg_destroy(&beat);
 }
 
+/* Waits up to ms for the coordinator, a slot or `stop`; returns which
+ * (a slot's actor for a slot), NULL on timeout, with *terminated set when
+ * the wait was interrupted. */
+static void *wait_for_input(sx_agent_t *self, zsock_t *stop, int ms, bool *terminated)
+{
+    zpoller_t *poller = zpoller_new(self->dealer, NULL);
+    for (int i = 0; i < self->config.slots; i++)
+        zpoller_add(poller, self->slots[i].actor);
+    if (stop)
+        zpoller_add(poller, stop);
+    void *which = zpoller_wait(poller, ms);
+    *terminated = zpoller_terminated(poller);
+    zpoller_destroy(&poller);
+    return which;
+}
+
+/* The slot whose actor is `which`, or NULL. */
+static slot_t *slot_of(sx_agent_t *self, void *which)
+{
+    for (int i = 0; which && i < self->config.slots; i++)
+        if (which == (void *)self->slots[i].actor)
+            return &self->slots[i];
+    return NULL;
+}
+
 int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
 {
     if (connect_coordinator(self, err) != 0)
         return -1;
     int rc = 1;
     while (!sx_signals_caught()) {
-        start_next_task(self);
-        zpoller_t *poller =
-            zpoller_new(self->dealer, zactor_sock(self->runner), stop, NULL);
-        void *which = zpoller_wait(poller, self->config.heartbeat_ms / 2);
-        bool terminated = zpoller_terminated(poller);
-        zpoller_destroy(&poller);
+        start_tasks(self);
+        bool terminated = false;
+        void *which =
+            wait_for_input(self, stop, self->config.heartbeat_ms / 2, &terminated);
         if (stop && which == stop)
             break;
         int state = 0;
+        slot_t *slot = slot_of(self, which);
         if (which == self->dealer)
             state = on_coordinator(self);
-        else if (which == zactor_sock(self->runner))
-            on_runner(self);
+        else if (slot)
+            on_slot(self, slot);
         else if (terminated)
             break;
         if (state == 1) {

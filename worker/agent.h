@@ -2,8 +2,9 @@
  * DEALER socket to the coordinator, says HELLO with its capacity, receives
  * shards, fetches the bench files each shard needs by content hash into a
  * local cache (laid out as a bench folder, so nothing is shared with the
- * coordinator's file system and no file travels twice), runs each task
- * through an executor on its own thread, and returns results. Every result
+ * coordinator's file system and no file travels twice), runs up to `slots`
+ * tasks at once, each through its slot's own executor on the slot's own
+ * thread, starting them in the order it received them, and returns results. Every result
  * is spooled to disk before it is sent and dropped only on ACK; after a
  * reconnect (the coordinator went silent: back-off doubling from
  * reconnect_min_ms to reconnect_max_ms) or a restart the spool is sent again.
@@ -13,8 +14,12 @@
  * files cannot be stored here (disk full) or stop coming (files_wait_ms) is
  * answered with infra_error at once, so the coordinator retries it
  * elsewhere instead of waiting. On RECALL the agent gives back (RELEASE)
- * every task of its shards that it has not started, so an idle worker can
- * run them; the one running finishes and is reported as usual.
+ * every task of its shards that it has not handed to a slot, so an idle
+ * worker can run them; those running finish and are reported as usual. A
+ * task is not started while a slot still runs the same method and task (a
+ * dispatch of the coordinator's before a reconnect): the two would share the
+ * attempt's topics and final CSV; it waits for that slot, and so do the
+ * tasks after it, so the running ones stay the first the agent holds.
  *
  * The executor is a function pointer so tests can plug in a simulated one;
  * the real one wraps sx_executor_run. */
@@ -27,10 +32,15 @@
 #include <czmq.h>
 #include <stdbool.h>
 
-/* Runs one task; same contract as sx_executor_run. Called on the agent's
- * executor thread, one task at a time. */
-typedef void(sx_agent_exec_fn)(void *ctx, const sx_exec_request_t *request,
+/* Runs one task; same contract as sx_executor_run. Called on a slot's
+ * thread with the slot's context, one task at a time per slot. */
+typedef void(sx_agent_exec_fn)(void *slot_ctx, const sx_exec_request_t *request,
                                sx_result_t *result, sx_timings_t *timings);
+/* Makes slot number `slot`'s context (its own executor) on the slot's
+ * thread, which alone uses it and closes it; NULL with err set when it
+ * cannot (the agent is not made). */
+typedef void *(sx_agent_open_slot_fn)(void *ctx, int slot, sx_error_t *err);
+typedef void(sx_agent_close_slot_fn)(void *slot_ctx);
 /* Scores the final CSV already at request->csv_path (a result cache hit)
  * as the executor would have: fills status, score, strict, detail, csv. */
 typedef void(sx_agent_score_fn)(void *ctx, const sx_exec_request_t *request,
@@ -42,12 +52,20 @@ typedef struct {
     const char *runtime;  /* what the executor runs on, said in HELLO (the
                              coordinator's summary lists it per worker) */
     int capacity;         /* shards held at once (default 2: one running, one ready) */
+    int slots;            /* tasks run at once (default 1; 1 to SX_PROTO_SLOTS_MAX) */
     const char *work_dir; /* cache/, bench/, spool/ and csv/ live here */
     sx_agent_exec_fn *exec;
     void *exec_ctx;
-    /* Called (with exec_ctx) on the executor thread once a task's result
-     * went to the main thread: the task's cleanup. NULL: none. */
-    void (*finish)(void *ctx);
+    /* Each slot's context: open_slot(exec_ctx, slot) on the slot's thread
+     * before its first task, close_slot on it when the agent ends. Without
+     * open_slot every slot runs exec on exec_ctx itself, which must then be
+     * safe to use from several threads at once. */
+    sx_agent_open_slot_fn *open_slot;
+    sx_agent_close_slot_fn *close_slot;
+    /* Called with the slot's context on the slot's thread once a task's
+     * result went to the main thread: the task's cleanup, which the verdict
+     * does not wait for. NULL: none. */
+    void (*finish)(void *slot_ctx);
     /* The result cache (worker/resultcache.h): its folder (NULL = none), what
      * the executor is (its versions, part of every key) and how a cached CSV
      * is scored again (with exec_ctx). A hit never reaches exec. */

@@ -246,11 +246,13 @@ int sx_pair_terminate(sx_runtime_t *self, sx_error_t *err)
 void sx_runtime_identify(sx_runtime_t *self, sx_runtime_identity_t *identity)
 {
     memset(identity, 0, sizeof *identity);
+    pthread_mutex_lock(&self->lock);
     for (int c = 0; c < SX_RUNTIME_COMPONENTS && !self->external; c++) {
         identity->pid[c] = sx_pair_find(self, (component_t)c);
         identity->started[c] =
             identity->pid[c] > 0 ? process_start_time(identity->pid[c]) : 0;
     }
+    pthread_mutex_unlock(&self->lock);
 }
 
 long sx_pair_resident_kb(pid_t pid)

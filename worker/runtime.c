@@ -45,6 +45,11 @@ sx_runtime_t *sx_runtime_new(const sx_runtime_config_t *config, sx_error_t *err)
     if (sx_runtime_config_validate(config, err) != 0)
         return NULL;
     sx_runtime_t *self = sx_new(sx_runtime_t);
+    pthread_mutexattr_t recursive;
+    pthread_mutexattr_init(&recursive);
+    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&self->lock, &recursive);
+    pthread_mutexattr_destroy(&recursive);
     self->config = *config;
     self->runtime_dir = sx_install_runtime_dir(config->runtime_dir);
     self->external = config->kafka_bootstrap != NULL;
@@ -81,6 +86,7 @@ void sx_runtime_destroy(sx_runtime_t **self_p)
             sx_warn("pair %d: %s", self->config.index, err.msg);
     }
     sx_kafka_destroy(&self->kafka);
+    pthread_mutex_destroy(&self->lock);
     free(self->runtime_dir);
     free(self->pair_dir);
     free(self->bootstrap);
@@ -431,7 +437,7 @@ int sx_runtime_stop(sx_runtime_t *self, sx_error_t *err)
 
 /* ---- watchdog and status ---------------------------------------------- */
 
-int sx_runtime_watch(sx_runtime_t *self, sx_error_t *err)
+static int watch_components(sx_runtime_t *self, sx_error_t *err)
 {
     if (self->external || !self->started)
         return 0;
@@ -474,6 +480,14 @@ int sx_runtime_watch(sx_runtime_t *self, sx_error_t *err)
     return restarted;
 }
 
+int sx_runtime_watch(sx_runtime_t *self, sx_error_t *err)
+{
+    pthread_mutex_lock(&self->lock);
+    int rc = watch_components(self, err);
+    pthread_mutex_unlock(&self->lock);
+    return rc;
+}
+
 /* An external pair: each service answers (the TaskManager through the
  * JobManager's count of registered ones). */
 static int external_intact(sx_runtime_t *self, sx_error_t *err)
@@ -485,8 +499,8 @@ static int external_intact(sx_runtime_t *self, sx_error_t *err)
     return 0;
 }
 
-int sx_runtime_intact(sx_runtime_t *self, const sx_runtime_identity_t *since,
-                      sx_error_t *err)
+static int components_intact(sx_runtime_t *self, const sx_runtime_identity_t *since,
+                             sx_error_t *err)
 {
     if (self->external)
         return external_intact(self, err);
@@ -506,6 +520,15 @@ int sx_runtime_intact(sx_runtime_t *self, const sx_runtime_identity_t *since,
                                 (int)now.pid[c]);
     }
     return 0;
+}
+
+int sx_runtime_intact(sx_runtime_t *self, const sx_runtime_identity_t *since,
+                      sx_error_t *err)
+{
+    pthread_mutex_lock(&self->lock);
+    int rc = components_intact(self, since, err);
+    pthread_mutex_unlock(&self->lock);
+    return rc;
 }
 
 int sx_runtime_status(sx_runtime_t *self, sx_runtime_status_t *status, sx_error_t *err)

@@ -116,7 +116,11 @@ int sx_runtime_start(sx_runtime_t *self, sx_error_t *err);
  * SIGKILL after the grace period. A pair that does not run is fine. */
 int sx_runtime_stop(sx_runtime_t *self, sx_error_t *err);
 
-/* The watchdog: restarts every component this object started that has died
+/* sx_runtime_watch, sx_runtime_identify and sx_runtime_intact may be called
+ * from several threads at once (a worker's slots share one pair); each
+ * holds the pair's lock, the watchdog for as long as a restart takes.
+ *
+ * The watchdog: restarts every component this object started that has died
  * and, when it restarted any, waits until the whole pair is healthy again (a
  * restarted JobManager is only useful once the TaskManager registered with
  * it). Returns the number restarted, or -1

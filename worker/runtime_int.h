@@ -16,6 +16,7 @@
 #include "worker/kafka.h"
 #include "worker/runtime.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,10 @@ struct _sx_runtime_t {
     pid_t pids[SX_RUNTIME_COMPONENTS];
     int restarts[SX_RUNTIME_COMPONENTS];
     sx_kafka_t *kafka; /* health-check client, made on first use */
+    /* Held by the watchdog, identify and intact (recursive: intact
+     * identifies): a worker's slots watch and check one pair from several
+     * threads, and the watchdog rewrites pids[] and restarts[]. */
+    pthread_mutex_t lock;
 };
 
 /* ---- pairconf.c --------------------------------------------------------- */

@@ -5,16 +5,27 @@
 #include "common/selftest.h"
 #include "common/files.h"
 
+#include "common/log.h"
+
 #include <czmq.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct _sx_simexec_t {
     int delay_ms;
-    zlist_t *broken; /* task IDs that fail with infra_error (infra_error=ID) */
+    zlist_t *broken; /* task IDs that fail with infra_error (infra_error=ID);
+                        read-only once made, walked without its cursor */
+    atomic_int in_flight, most_at_once;
+    atomic_int runs;
 };
+
+static int compare_ids(void *a, void *b)
+{
+    return strcmp(a, b);
+}
 
 sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
 {
@@ -22,6 +33,7 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
     self->delay_ms = 10;
     self->broken = zlist_new();
     zlist_autofree(self->broken);
+    zlist_comparefn(self->broken, compare_ids);
     char *copy = sx_strdup(spec ? spec : "");
     char *save = NULL;
     for (char *item = strtok_r(copy, ",", &save); item;
@@ -55,17 +67,34 @@ void sx_simexec_destroy(sx_simexec_t **self_p)
     sx_simexec_t *self = *self_p;
     if (!self)
         return;
+    if (atomic_load(&self->runs) > 0)
+        sx_info("simulated executor: %d task(s), at most %d at once",
+                atomic_load(&self->runs), atomic_load(&self->most_at_once));
     zlist_destroy(&self->broken);
     free(self);
     *self_p = NULL;
 }
 
+/* zlist_exists leaves the list's cursor alone (zlist_first/next move it),
+ * so several slots may ask at once. */
 static bool is_broken(sx_simexec_t *self, const char *task_id)
 {
-    for (const char *id = zlist_first(self->broken); id; id = zlist_next(self->broken))
-        if (strcmp(id, task_id) == 0)
-            return true;
-    return false;
+    return zlist_exists(self->broken, (void *)task_id);
+}
+
+/* One more task in hand: the most at once is raised if this is a new high. */
+static void count_in(sx_simexec_t *self)
+{
+    atomic_fetch_add(&self->runs, 1);
+    int now = atomic_fetch_add(&self->in_flight, 1) + 1;
+    int most = atomic_load(&self->most_at_once);
+    while (now > most && !atomic_compare_exchange_weak(&self->most_at_once, &most, now))
+        ;
+}
+
+int sx_simexec_most_at_once(const sx_simexec_t *self)
+{
+    return atomic_load(&self->most_at_once);
 }
 
 /* The status a marker asks for on this attempt. */
@@ -94,7 +123,9 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
         return;
     }
     bool slow = strstr(request->sql, "/*sim:slow*/") != NULL;
+    count_in(self);
     zclock_sleep(self->delay_ms * (slow ? 10 : 1));
+    atomic_fetch_sub(&self->in_flight, 1);
     timings->run = self->delay_ms / 1000.0;
     if (is_broken(self, request->task_id)) {
         sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR,

@@ -15,7 +15,10 @@
  * outside the prediction (its verdict's inputs stay the same, as for a real
  * broker outage: what `--rerun infra_error` is for). A CSV it wrote is
  * scored again (a result cache hit) as it scored it: match, or mismatch for
- * a candidate marked sim:mismatch. */
+ * a candidate marked sim:mismatch. One simulated executor serves every slot
+ * of a worker at once (its calls are thread-safe); it counts the tasks it
+ * ran at the same time, and logs the most when destroyed ("at most K at
+ * once"), which is how tests see that slots overlap without a clock. */
 #ifndef SX_SIMEXEC_H
 #define SX_SIMEXEC_H
 
@@ -34,6 +37,9 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
 
 /* The sx_agent_score_fn of a simulated executor (ctx is an sx_simexec_t). */
 void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result);
+
+/* The most tasks sx_simexec_run had in hand at the same moment so far. */
+int sx_simexec_most_at_once(const sx_simexec_t *self);
 
 void sx_simexec_test(bool verbose);
 

@@ -132,11 +132,14 @@ static void start_coordinator(model_t *m, bool resume, rlim_t fsize)
     m->coordinator_done = false;
 }
 
+/* Workers run 1 + seed % 3 tasks at once (--slots), from the seed alone so
+ * that the schedule a seed draws stays the same. */
 static void start_worker(model_t *m, proc_t *w, rlim_t fsize)
 {
-    char dir[PATH_MAX + 64], delay[32];
+    char dir[PATH_MAX + 64], delay[32], slots[16];
     snprintf(dir, sizeof dir, "%s/%s", m->log_dir, w->name);
     snprintf(delay, sizeof delay, "delay_ms=%d", pick(m, 40));
+    snprintf(slots, sizeof slots, "%u", 1 + m->seed % 3);
     char *argv[] = {(char *)s_streamex,
                     "worker",
                     "--connect",
@@ -145,6 +148,8 @@ static void start_worker(model_t *m, proc_t *w, rlim_t fsize)
                     w->name,
                     "--capacity",
                     (char *)(pick(m, 2) ? "1" : "2"),
+                    "--slots",
+                    slots,
                     "--work-dir",
                     dir,
                     "--simulate",
@@ -197,7 +202,8 @@ static void forger_hello(model_t *m)
         snprintf(name, sizeof name, "w%d", pick(m, (int)m->next_worker));
     else
         snprintf(name, sizeof name, "forger%d", m->forger_names++ % 2);
-    forger_send(m, sx_msg_hello(name, 1 + pick(m, 2), "forged runtime"));
+    forger_send(
+        m, sx_msg_hello(name, 1 + pick(m, 2), 1 + (int)(m->seed % 3), "forged runtime"));
 }
 
 static void forger_result(model_t *m, const char *task_id, uint64_t token, int attempt)
