@@ -12,6 +12,8 @@
 #     claim kept on uninstall, the NetworkPolicy's selectors matching the
 #     pods;
 #   - values.schema.json refusing bad values, naming them;
+#   - files/shard.sh running streamex run with the shard's options, passing a
+#     deleted pod's TERM on (it is PID 1) and taking exit 3 for done;
 #   - `checkov` on the three renderings: every finding is one the chart's
 #     README justifies, and every justification still matches a finding.
 # Without the tools it says so and exits 77 (a failure under CI=true).
@@ -194,6 +196,42 @@ refused --set workers.count=0 -- "at '/workers/count'"
 refused --set keys.workerSecret=Bad_Name -- "at '/keys/workerSecret'"
 refused --set workers.resources.limits.memory=lots -- "at '/workers/resources/limits/memory'"
 refused --set nosuchvalue=1 -- "nosuchvalue"
+
+echo "== files/shard.sh: streamex run's options, TERM passed on, exit 3 a complete shard"
+# A stand-in streamex: records its options, exits 1 on TERM (as streamex
+# does once a run has settled something), or exits with $FAKE_EXIT.
+mkdir -p "$tmp/fake"
+cat >"$tmp/fake/streamex" <<'FAKE'
+#!/usr/bin/env bash
+echo "$*" >"$FAKE_DIR/args"
+[ -z "${FAKE_EXIT:-}" ] || exit "$FAKE_EXIT"
+trap 'echo term >"$FAKE_DIR/signalled"; exit 1' TERM
+echo $$ >"$FAKE_DIR/started"
+for ((i = 0; i < 300; i++)); do sleep 0.1; done
+exit 9
+FAKE
+chmod +x "$tmp/fake/streamex"
+# shard.sh as the Job runs it for index 1 of 3.
+shard=(env PATH="$tmp/fake:$PATH" FAKE_DIR="$tmp/fake" JOB_COMPLETION_INDEX=1 SHARDS=3 OUT=/results/sx
+    bash "$chart/files/shard.sh" --bench /bench)
+FAKE_EXIT=3 "${shard[@]}" || fail "shard.sh exited $? for a complete shard with infra_error tasks (exit 3), not 0"
+[ "$(cat "$tmp/fake/args")" = "run --bench /bench --shard 1/3 --output /results/sx/shards/1 --workers 1 --resume" ] ||
+    fail "shard.sh ran streamex $(cat "$tmp/fake/args")"
+FAKE_EXIT=2 "${shard[@]}" && fail "shard.sh exited 0 when streamex exited 2"
+[ "$?" = 2 ] || fail "shard.sh did not exit with streamex's 2"
+"${shard[@]}" &
+pid=$!
+for ((i = 0; i < 100; i++)); do
+    [ -e "$tmp/fake/started" ] && break
+    sleep 0.1
+done
+[ -e "$tmp/fake/started" ] || fail "shard.sh did not start streamex within 10 s"
+kill_at_exit "$(cat "$tmp/fake/started")"
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$(cat "$tmp/fake/signalled" 2>/dev/null)" = term ] || fail "shard.sh did not pass TERM on to streamex"
+[ "$rc" = 1 ] || fail "shard.sh exited $rc after TERM, not streamex's 1"
 
 echo "== checkov: every finding justified in the chart's README"
 # The README's table of accepted findings: | CKV_... | resource kinds | why |

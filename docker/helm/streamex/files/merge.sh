@@ -27,6 +27,8 @@ for part in filter(None, status.get("completedIndexes", "").split(",")):
 print("ended" if ended else "running", *done)'
 }
 
+# PID 1 of its container: a deleted pod's TERM ends the wait.
+trap 'exit 143' TERM INT
 echo "merge.sh: waiting for the shard Job $SHARD_JOB to end"
 until state=$(job_state) && [ "${state%% *}" = ended ]; do
     sleep 10
