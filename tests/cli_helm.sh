@@ -37,7 +37,8 @@ declare -A modes=(
     [shard]="--set mode=shard"
     [shared]="--set sharedRuntime.enabled=true --set sharedRuntime.kafkaBootstrap=kafka:9092
               --set sharedRuntime.flinkGateway=http://gateway:8083
-              --set sharedRuntime.flinkRest=http://jobmanager:8081"
+              --set sharedRuntime.flinkRest=http://jobmanager:8081
+              --set hostAliases[0].ip=10.96.0.20 --set hostAliases[0].hostnames={kafka}"
 )
 
 echo "== helm lint --strict, helm template, kubernetes-validate --strict -k 1.33.0"
@@ -163,6 +164,8 @@ for mode in ("coordinator", "shard", "shared"):
           [wargs[wargs.index(o) + 1] if o in wargs else None
            for o in ("--kafka-bootstrap", "--flink-gateway", "--flink-rest")],
           ["kafka:9092", "http://gateway:8083", "http://jobmanager:8081"] if shared else [None] * 3)
+    check("%s: host aliases" % mode, pod(workers).get("hostAliases"),
+          [{"ip": "10.96.0.20", "hostnames": ["kafka"]}] if shared else None)
     check("%s: worker memory limit" % mode, container(workers)["resources"]["limits"]["memory"],
           "1Gi" if shared else "4Gi")
 
@@ -196,6 +199,8 @@ refused --set workers.count=0 -- "at '/workers/count'"
 refused --set keys.workerSecret=Bad_Name -- "at '/keys/workerSecret'"
 refused --set workers.resources.limits.memory=lots -- "at '/workers/resources/limits/memory'"
 refused --set nosuchvalue=1 -- "nosuchvalue"
+refused --set bench.volume.hostPath.path=/b -- "bench.volume is set but predictions.volume is not"
+refused --set predictions.volume.hostPath.path=/p -- "predictions.volume is set but bench.volume is not"
 
 echo "== files/shard.sh: streamex run's options, TERM passed on, exit 3 a complete shard"
 # A stand-in streamex: records its options, exits 1 on TERM (as streamex

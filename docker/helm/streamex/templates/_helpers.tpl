@@ -162,6 +162,10 @@ imagePullSecrets:
   - name: {{ . }}
   {{- end }}
 {{- end }}
+{{- with .Values.hostAliases }}
+hostAliases:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- with .Values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
