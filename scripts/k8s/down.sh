@@ -58,7 +58,7 @@ stop_shims() {
     for cmdline in /proc/[0-9]*/cmdline; do
         pid=${cmdline#/proc/}
         pid=${pid%/cmdline}
-        tr '\0' ' ' <"$cmdline" 2>/dev/null | grep -q -- "-address $socket " || continue
+        tr '\0' ' ' 2>/dev/null <"$cmdline" | grep -q -- "-address $socket " || continue
         kill -KILL "$pid" 2>/dev/null || true
     done
 }

@@ -3,7 +3,7 @@
 # containerd of the running single-node Kubernetes (up.sh): there is no
 # registry to pull from, so pods name them as Podman does
 # (localhost/streamex-worker:latest) with imagePullPolicy: Never.
-# `podman save` in Docker's archive format, piped into
+# `podman save` of them all in one archive of Docker's format, piped into
 # `ctr -n k8s.io images import`. An image already imported with the same
 # Podman image ID is skipped, so a second run copies nothing. Prints each
 # image's reference as the cluster knows it.
@@ -16,6 +16,8 @@ socket="$k8s_run/containerd/containerd.sock"
 command -v podman >/dev/null || die "no podman: run scripts/setup-podman.sh and build the images"
 mkdir -p "$k8s_run/images"
 
+# The images to copy: those not imported yet with their current ID.
+refs=() stamps=() ids=()
 for image in "$@"; do
     id=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null) ||
         die "no image $image in Podman's store (build it: podman-compose -f docker/compose.yaml build)"
@@ -24,12 +26,17 @@ for image in "$@"; do
     if [ "$(cat "$stamp" 2>/dev/null)" = "$id" ]; then
         say "$ref: already loaded"
     else
-        start=$(date +%s)
-        podman save --format docker-archive "$ref" |
-            ctr --address "$socket" -n k8s.io images import - >/dev/null ||
-            die "could not import $ref into containerd"
-        echo "$id" >"$stamp"
-        say "$ref: loaded in $(($(date +%s) - start)) s"
+        refs+=("$ref") stamps+=("$stamp") ids+=("$id")
     fi
-    echo "$ref"
 done
+# One archive for all of them: the layers they share (Debian and its
+# packages, most of each image) are written and imported once.
+if [ ${#refs[@]} -gt 0 ]; then
+    start=$(date +%s)
+    podman save --multi-image-archive --format docker-archive "${refs[@]}" |
+        ctr --address "$socket" -n k8s.io images import - >/dev/null ||
+        die "could not import ${refs[*]} into containerd"
+    for i in "${!refs[@]}"; do echo "${ids[$i]}" >"${stamps[$i]}"; done
+    say "${refs[*]}: loaded in $(($(date +%s) - start)) s"
+fi
+for image in "$@"; do podman image inspect --format '{{index .RepoTags 0}}' "$image"; done

@@ -23,25 +23,15 @@ case "$what" in
 all | chart-tools) ;;
 *) die "usage: setup.sh [all|chart-tools]" ;;
 esac
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 # The Go module proxy's toolchains are not wanted: the local Go builds it, or
 # this script says why not.
 export GOTOOLCHAIN=local GOWORK=off
 
 install_packages() {
-    local missing=() p
-    for p in etcd-server containerd containernetworking-plugins runc iptables ipset \
-        conntrack openssl iproute2 gcc libc6-dev; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-    done
-    [ ${#missing[@]} -gt 0 ] || return 0
-    say "installing ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null
-    # Debian starts the daemons it installs where systemd runs; the cluster
-    # runs its own etcd and containerd, on their own ports and sockets.
+    # Debian starts no daemon here (no systemd): up.sh runs its own etcd and
+    # containerd, on their own ports and sockets.
+    "$(dirname "$0")/../apt-install.sh" etcd-server containerd containernetworking-plugins runc \
+        iptables ipset conntrack openssl iproute2 gcc libc6-dev
 }
 
 # The Go to build with: /usr/local/go/bin/go, else go on PATH.
@@ -119,7 +109,7 @@ build_kubernetes() {
     stamped "$k8s_bin/.kubernetes" "$stamp" && return 0
     fetch_sources
     check_go_version
-    say "building ${commands[*]} $K8S_VERSION with $("$go" env GOVERSION) into $k8s_bin (cold: about 10 min on 2 cores)"
+    say "building ${commands[*]} $K8S_VERSION with $("$go" env GOVERSION) into $k8s_bin (cold: 7 to 20 min on 2 cores, by load; with Go's build cache, half a minute)"
     mkdir -p "$k8s_bin"
     start=$(date +%s)
     for c in "${commands[@]}"; do
@@ -134,7 +124,7 @@ build_kubernetes() {
 build_helm() {
     local stamp="$HELM_VERSION $("$go" env GOVERSION)" start
     stamped "$k8s_bin/.helm" "$stamp" && return 0
-    say "building helm $HELM_VERSION by go install into $k8s_bin (cold: about 4 min)"
+    say "building helm $HELM_VERSION by go install into $k8s_bin (cold: 3 to 4 min)"
     mkdir -p "$k8s_bin"
     start=$(date +%s)
     GOBIN="$k8s_bin" GOFLAGS=-buildvcs=false CGO_ENABLED=0 nice -n 10 "$go" install -trimpath \

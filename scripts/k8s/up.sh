@@ -5,10 +5,10 @@
 # bridge, kubelet and kube-proxy, each in the background with its PID and
 # log in $SX_K8S_RUN (default /var/tmp/sx-k8s); then waits until the node is
 # Ready and the default ServiceAccount exists. Prints the kubeconfig's path
-# on its last line. The facts behind each setting are in
-# ../../../shared/cluster/KUBERNETES.md's terms: no systemd here, cgroup v1,
-# no registry (the sandbox image is scripts/k8s/pause.c, built and imported
-# here), no DNS, no storage provisioner.
+# on its last line. What the settings answer: no systemd (cgroupfs, no QoS
+# cgroups), a kernel that refuses to lower oom_score_adj, no registry (the
+# sandbox image is pause.c, built and imported here), no cluster DNS and no
+# storage provisioner (docs/kubernetes.md).
 # Safe to run twice: a cluster that is up is left as it is; what a failed
 # or killed earlier start left is cleaned first (down.sh), and a start that
 # fails cleans up after itself. Needs root.
