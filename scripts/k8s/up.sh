@@ -192,7 +192,7 @@ EOF
   "cniVersion": "0.4.0",
   "name": "sx-k8s",
   "plugins": [
-    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true,
+    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
      "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]],
               "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$k8s_run/cni/ipam"}},
     {"type": "portmap", "capabilities": {"portMappings": true}},
