@@ -27,8 +27,8 @@
 #                cluster from docker/cluster/run.sh; both workers settle
 #                tasks, and no job runs and no topic is left on it after.
 # By default (the CI form) the shard run starts in the coordinator run's
-# tail, when all but three of its tasks are settled, so that its pairs come
-# up while that run ends (SX_K8S_OVERLAP=0: one after the other).
+# tail, once a worker is idle, so that its pairs come up while that run
+# ends (SX_K8S_OVERLAP=0: one after the other).
 # SX_K8S_RUNS picks the runs (default "coordinator shard"); SX_K8S_KILLS=none
 # runs them without deleting pods (a clean wall time). SX_K8S_KEEP=1 leaves
 # the cluster up at the end. Needs root, Podman (scripts/setup-podman.sh)
@@ -429,12 +429,17 @@ EOF
     done
 }
 
-# Flink jobs not ended, then sx.* topics, on the shared cluster.
+# Flink jobs not ended, then sx.* topics not deleted (a topic's folder in
+# the broker's log.dirs; a deleted one is renamed ...-delete first: the
+# runtime's Kafka has no topic tool), on the shared cluster, "JOBS/TOPICS".
 shared_leftovers() {
-    k exec sx-jobmanager -- curl -sf http://localhost:8081/jobs/overview | python3 -c 'import json, sys
-print(sum(1 for j in json.load(sys.stdin)["jobs"] if j["state"] not in ("FINISHED", "CANCELED", "FAILED")))'
-    k exec sx-kafka -- bash -c 'java -cp "/opt/streamex/.runtime/kafka/libs/*" \
-        kafka.admin.TopicCommand --bootstrap-server localhost:9092 --list 2>/dev/null' | grep -c '^sx\.' || true
+    local jobs folders
+    jobs=$(k exec sx-jobmanager -- curl -sf http://localhost:8081/jobs/overview) ||
+        fail "cannot read the shared JobManager's jobs"
+    folders=$(k exec sx-kafka -- ls /var/lib/kafka) || fail "cannot list the shared broker's log.dirs"
+    echo "$(python3 -c 'import json, sys
+print(sum(1 for j in json.load(sys.stdin)["jobs"] if j["state"] not in ("FINISHED", "CANCELED", "FAILED")))' <<<"$jobs")/$(
+        grep '^sx\.' <<<"$folders" | grep -vc -- '-delete$' || true)"
 }
 
 shared() {
@@ -453,8 +458,9 @@ shared() {
     workers=$(python3 -c 'import json, sys
 print(len({json.loads(l)["worker"] for l in open(sys.argv[1])} - {""}))' "$out/method/results.jsonl")
     [ "$workers" = 2 ] || fail "$workers worker(s) settled tasks on the shared cluster, not 2"
-    [ "$(shared_leftovers | paste -sd/)" = 0/0 ] ||
-        fail "left on the shared cluster (running jobs/sx.* topics): $(shared_leftovers | paste -sd/)"
+    local left
+    left=$(shared_leftovers)
+    [ "$left" = 0/0 ] || fail "left on the shared cluster (running jobs/sx.* topics): $left"
     uninstall
     k delete pods,services -l sx-shared --wait=false >/dev/null
     k delete services kafka jobmanager gateway --wait=false >/dev/null
@@ -489,9 +495,18 @@ run() {
     peak_mb=()
 }
 
-# The coordinator run's tail: all but its last three tasks settled (at the
-# end, one worker runs the sample's 120 s timeout while the other idles).
-coordinator_tail() { [ "$(journaled "$tmp/pv-sx/sx/journal.jsonl")" -ge 27 ]; }
+# The coordinator run's tail, as its progress line says: two thirds of the
+# tasks settled, every task handed out and a worker idle (the other runs the
+# last ones, often the sample's 120 s timeout); or the run over.
+coordinator_tail() {
+    job_condition sx-streamex-coordinator Complete && return 0
+    k logs -l app.kubernetes.io/instance=sx,app.kubernetes.io/component=coordinator --tail 5 2>/dev/null |
+        grep '^{"done"' | tail -n 1 | python3 -c '
+import json, sys
+line = sys.stdin.read()
+progress = json.loads(line) if line else {"done": 0, "workers": []}
+sys.exit(0 if progress["done"] >= 20 and any(w["state"] == "idle" for w in progress["workers"]) else 1)'
+}
 
 if [ "$runs" = "coordinator shard" ] && [ "${SX_K8S_OVERLAP:-1}" = 1 ]; then
     # The CI form: the shard run starts in the coordinator run's tail, so
@@ -500,7 +515,7 @@ if [ "$runs" = "coordinator shard" ] && [ "${SX_K8S_OVERLAP:-1}" = 1 ]; then
     run coordinator &
     first=$!
     kill_at_exit "$first"
-    (wait_until 1200 "the coordinator run's last three tasks" coordinator_tail &&
+    (wait_until 1200 "the coordinator run's tail" coordinator_tail &&
         echo "== the shard run starts in the coordinator run's tail" && run shard) &
     second=$!
     kill_at_exit "$second"
