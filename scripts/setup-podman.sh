@@ -28,17 +28,9 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
 install_packages() {
-    local missing=() p
     # iptables: netavark 1.4 sets up container networks with it, and only
     # recommends it (without it: "netavark: No such file or directory").
-    for p in podman runc netavark aardvark-dns iptables debootstrap python3-venv; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-    done
-    [ ${#missing[@]} -gt 0 ] || return 0
-    say "installing ${missing[*]}"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null
+    "$(dirname "$0")/apt-install.sh" podman runc netavark aardvark-dns iptables debootstrap python3-venv
 }
 
 install_compose() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh: the README's test command. Installs everything the tests need
 # (Debian packages, the Kafka + Flink runtime, the pandas reference venv,
-# Podman and its base image for the docker/ test), builds streamex twice
+# Podman and its base image for the docker/ test, the single-node Kubernetes,
+# Helm and the chart's validators of scripts/k8s), builds streamex twice
 # (plain, and with ASan+UBSan) and runs the suites: every test on the plain
 # build, the unit and command-line tests on the sanitizer build.
 set -euo pipefail
@@ -11,6 +12,7 @@ scripts/setup-deps.sh
 scripts/setup-runtime.sh
 scripts/setup-python.sh
 scripts/setup-podman.sh
+scripts/k8s/setup.sh
 scripts/build.sh build
 scripts/build.sh build-asan -DSX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 

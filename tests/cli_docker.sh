@@ -6,7 +6,8 @@
 # they name must be made by docker/make-keys.sh in the folder compose.yaml
 # mounts at /keys; the worker image's runtime is where streamex looks for it;
 # compose-shared.yaml's workers pass options streamex has, and its cluster
-# services run roles docker/cluster/run.sh knows.
+# services run roles docker/cluster/run.sh knows; the build context leaves
+# out what git ignores at the top (local builds and installs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
@@ -114,4 +115,11 @@ roles=$(grep -oE 'cluster/run.sh", "[a-z]+"' "$shared" | sed 's/.*"\([a-z]*\)"$/
 for role in $roles; do
     grep -qE "^$role\)$" "$docker/cluster/run.sh" || fail "docker/cluster/run.sh has no role $role"
 done
+echo "== the build context leaves out every folder git ignores at the top"
+# The images install and build their own; .k8s/ (Kubernetes and Helm
+# binaries, Go sources) once grew the worker image from 3.3 to 4.2 GB.
+while read -r folder; do
+    grep -qxF "${folder#/}" "$SX_SOURCE_DIR/.dockerignore" ||
+        fail ".gitignore ignores $folder but .dockerignore does not leave out ${folder#/}"
+done < <(grep -E '^/[^/]+/$' "$SX_SOURCE_DIR/.gitignore")
 echo "cli_docker: OK"

@@ -174,3 +174,40 @@ sim_predictions() {
 pair_down() {
     "$STREAMEX" -q runtime down --index "$1" > /dev/null 2>&1 || true
 }
+
+# build_images LOGDIR: builds the images of docker/ (streamex-coordinator,
+# then streamex-worker: they share their first layers) with podman-compose,
+# as docker/README.md says, each build's log in LOGDIR; prints the time and
+# the images' sizes. Docker's image format: the default OCI format drops
+# HEALTHCHECK. Returns non-zero, with the failed build's tail on stderr.
+build_images() {
+    local logs=$1 service start
+    start=$(date +%s)
+    for service in coordinator worker; do
+        BUILDAH_FORMAT=docker nice -n 10 podman-compose --no-ansi \
+            -f "$SX_SOURCE_DIR/docker/compose.yaml" build "$service" > "$logs/build-$service.log" 2>&1 || {
+            tail -n 30 "$logs/build-$service.log" >&2
+            echo "building the $service image failed (log: $logs/build-$service.log)" >&2
+            return 1
+        }
+    done
+    echo "built in $(($(date +%s) - start)) s: streamex-coordinator $(image_mb streamex-coordinator)," \
+        "streamex-worker $(image_mb streamex-worker)"
+}
+
+# image_mb IMAGE: the size of a Podman image, "N MB".
+image_mb() {
+    podman image inspect --format '{{.Size}}' "$1" | awk '{ printf "%d MB", $1 / 1e6 }'
+}
+
+# require_podman: skips (fails under CI=true) unless Podman, podman-compose
+# and the base image of scripts/setup-podman.sh are here and can run a
+# container.
+require_podman() {
+    command -v podman > /dev/null || skip_unless_ci "no podman: run scripts/setup-podman.sh"
+    command -v podman-compose > /dev/null || skip_unless_ci "no podman-compose: run scripts/setup-podman.sh"
+    podman image exists debian:bookworm ||
+        skip_unless_ci "no debian:bookworm base image: run scripts/setup-podman.sh"
+    podman run --rm debian:bookworm true > /dev/null 2>&1 ||
+        skip_unless_ci "podman cannot run a container here: $(podman run --rm debian:bookworm true 2>&1 | tail -n 1)"
+}
