@@ -32,7 +32,13 @@ run_ctest() {
     rm -f "$log"
 }
 
+# The unit and command-line tests run two at once, as scripts/flaky.sh runs
+# them under a CPU hog (each waits for conditions, never for a time, and
+# owns its folders and ports). The e2e tests run one at a time: each starts
+# Kafka + Flink pairs that want the machine's cores and memory.
 echo "== unit and command-line tests under ASan+UBSan"
-run_ctest --test-dir build-asan -L 'unit|cli'
-echo "== all tests (cli_fuzz ran above: its clang build is the same for both)"
-run_ctest --test-dir build -E '^cli_fuzz$'
+run_ctest --test-dir build-asan -L 'unit|cli' -j2
+echo "== unit and command-line tests (cli_fuzz ran above: its clang build is the same for both)"
+run_ctest --test-dir build -L 'unit|cli' -E '^cli_fuzz$' -j2
+echo "== end-to-end tests on real Kafka and Flink"
+run_ctest --test-dir build -L e2e
