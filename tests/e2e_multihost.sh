@@ -119,13 +119,16 @@ start_coordinator() {
 }
 
 # start_worker RUN NAME DELAY_MS: in NAME's namespace, with NAME's key, one
-# shard at a time; log in $tmp/RUN-NAME.log; sets $worker.
+# shard and one task at a time (run 2 needs the run still going when w1's
+# link comes back: with 4 slots, w2 alone finished the sample before w1's
+# resent results reached the coordinator); log in $tmp/RUN-NAME.log; sets
+# $worker.
 start_worker() {
     local run="$1" name="$2" delay="$3"
     ip netns exec "$(ns_of "$name")" "$STREAMEX" worker --connect "$endpoint" \
         --name "$name" --cert "$keys/$name/$name.cert" \
         --server-cert "$keys/$name/coordinator.cert" --simulate "delay_ms=$delay" \
-        --capacity 1 --work-dir "$tmp/$run-$name" \
+        --capacity 1 --slots 1 --work-dir "$tmp/$run-$name" \
         --heartbeat-ms 100 --dead-after-ms 2000 2> "$tmp/$run-$name.log" &
     worker=$!
     pids+=("$worker")
@@ -244,7 +247,7 @@ w1=$worker
 start_worker cut w2 600
 w2=$worker
 # w1 has finished one task of its first shard and runs the next one.
-wait_until 30 "w1 to finish a task" grep -q "task m/" "$tmp/cut-w1.log"
+wait_until 30 "w1 to finish a task" grep -qs "task m/" "$tmp/cut-w1.log"
 ip -n "$(ns_of w1)" link set eth0 down
 wait_until 10 "the coordinator to declare w1 dead" grep -q "worker w1 silent" "$tmp/cut-coord.log"
 grep -qE "worker w1 silent .* [1-9][0-9]* shards go back" "$tmp/cut-coord.log" ||
