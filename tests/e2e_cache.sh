@@ -24,8 +24,7 @@ tmp=$(make_tmpdir)
 at_exit "pair_down $index"
 
 bench="$tmp/bench"
-cp -r "$SX_SOURCE_DIR/examples/sample-bench" "$bench"
-sed -i 's/"timeout_s": 120/"timeout_s": 30/' "$bench/tasks/sb17_trades_hopping/task.json"
+sample_short_timeout "$bench"
 preds="$tmp/preds.jsonl"
 cp "$bench/predictions.jsonl" "$preds"
 cache="$tmp/xdg/streamex"

@@ -2,7 +2,7 @@
 # e2e_compose.sh: docker/ for real, on Podman (scripts/setup-podman.sh). As a
 # user would: builds both images from docker/compose.yaml, makes the CURVE
 # keys with docker/make-keys.sh, and runs the bundled sample bench with its
-# predictions in the two deployments of docker/:
+# predictions (sb17's timeout at 30 s) in the two deployments of docker/:
 #   pairs   docker/compose.yaml: a coordinator and two worker containers, each
 #           starting its own Kafka + Flink pair; one worker container is
 #           killed (`podman kill`) after its first task: the coordinator
@@ -26,10 +26,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 
-bench="$SX_SOURCE_DIR/examples/sample-bench"
 deployments="${SX_COMPOSE_DEPLOYMENTS:-pairs shared}"
 prefix="${SX_COMPOSE_PROJECT:-sxe2e-$$}"
 tmp=$(make_tmpdir)
+# The sample with sb17's timeout at 30 s (tests/lib.sh sample_short_timeout),
+# mounted as the bench and the predictions of both deployments.
+bench="$tmp/sample-bench"
+sample_short_timeout "$bench"
 # The deployment being run: its compose file, project and containers.
 compose_file="" project="" coord="" workers=()
 
@@ -101,6 +104,7 @@ up() {
     echo "== $1: up $2 on the sample bench (project $project)"
     start=$(date +%s)
     STREAMEX_KEYS="$tmp/keys" STREAMEX_PORT="$port" STREAMEX_WORKERS=2 \
+        STREAMEX_BENCH="$bench" STREAMEX_PREDICTIONS_DIR="$bench" \
         compose up -d --no-build || fail "compose up (see $tmp/compose.log)"
     wait_until 600 "both workers to join with their pairs up" both_joined
     up_seconds=$(($(date +%s) - start))

@@ -82,7 +82,9 @@ sys.exit(1 if bad else 0)
 PY
 
 # ---- 2. the sample, two methods, one worker ---------------------------------
-sample="$SX_SOURCE_DIR/examples/sample-bench"
+# (sb17's timeout at 30 s: tests/lib.sh sample_short_timeout)
+sample="$out/sample-bench"
+sample_short_timeout "$sample"
 "$STREAMEX" run --bench "$sample" --method "sample=$sample/predictions.jsonl" \
     --method "reference=$sample/reference.jsonl" --output "$out/sample" --workers 1 \
     --no-cache >"$out/sample.log" 2>&1 || {
