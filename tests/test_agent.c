@@ -10,7 +10,9 @@
  * exactly the tasks not started. With slots, tasks run at once (the
  * simulated executor counts how many), one failing leaves the others alone,
  * a RECALL gives back only those no slot took, and a task whose earlier
- * dispatch still runs waits for it. */
+ * dispatch still runs waits for it. Each executed task is finished (its
+ * cleanup) once, and a silent coordinator is retried after a back-off that
+ * doubles up to its maximum. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
@@ -23,7 +25,9 @@
 #include "proto/proto.h"
 #include "worker/simexec.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,17 +248,29 @@ static void fixture_end(fixture_t *f, size_t executed)
     zstr_free(&f->endpoint);
 }
 
+/* Tasks whose cleanup (sx_agent_config_t.finish) ran, on the slots' threads. */
+static atomic_int s_finished;
+
+static void finish_counted(void *slot_ctx)
+{
+    (void)slot_ctx;
+    s_finished++;
+}
+
 /* RECALL while the first task of two shards runs: the agent gives back
  * (RELEASE) exactly the three tasks it has not started, under their tokens,
  * and forgets them; the running one finishes and is reported; a second
- * RECALL finds nothing left to give back. */
+ * RECALL finds nothing left to give back. Each task executed was finished
+ * (its cleanup) once. */
 static void test_recall_releases_unstarted(const char *bench)
 {
     fixture_t f;
-    fixture_start(
-        &f, bench,
-        (sx_agent_config_t){.name = "w2", .capacity = 2, .dead_after_ms = DEAD_MS},
-        "delay_ms=20");
+    fixture_start(&f, bench,
+                  (sx_agent_config_t){.name = "w2",
+                                      .capacity = 2,
+                                      .dead_after_ms = DEAD_MS,
+                                      .finish = finish_counted},
+                  "delay_ms=20");
     const char *methods[] = {"m1", "m2", "m3", "m4"};
     const uint64_t tokens[] = {11, 12, 13, 14};
     sx_msg_t *shards[2] = {
@@ -284,6 +300,7 @@ static void test_recall_releases_unstarted(const char *bench)
     for (int i = 0; i < 2; i++)
         sx_msg_destroy(&shards[i]);
     fixture_end(&f, 2);
+    SX_CHECK(s_finished == 2);
 }
 
 /* Sends a shard of task t001 under the given methods, SQL and tokens. */
@@ -382,6 +399,77 @@ static void test_slots_run_tasks_at_once(const char *bench)
     result_order(f.router, &f.who, 21, order, 3);
     SX_CHECK(order[0] == 21 && order[1] + order[2] == 45);
     fixture_end(&f, 7);
+}
+
+/* The back-offs the agent's log gave, "reconnecting in N ms", from the
+ * file its stderr went to: at most `most` of them, into ms; returns how
+ * many. */
+static int logged_backoffs(const char *path, int *ms, int most)
+{
+    FILE *log = fopen(path, "r");
+    SX_CHECK(log);
+    char line[1024];
+    int count = 0;
+    while (count < most && fgets(line, sizeof line, log)) {
+        const char *at = strstr(line, "reconnecting in ");
+        if (at && sscanf(at, "reconnecting in %d ms", &ms[count]) == 1)
+            count++;
+    }
+    fclose(log);
+    return count;
+}
+
+/* A coordinator that never answers is given up after dead_after_ms and
+ * tried again after a back-off that doubles from reconnect_min_ms and stays
+ * at reconnect_max_ms: 50, 100, 200, 200 ms (each a fresh HELLO). The
+ * agent's warnings, on stderr, are caught in a file for the time. */
+static void test_backoff_doubles(const char *bench)
+{
+    char *endpoint = zsys_sprintf("ipc://%s/silent.sock", bench);
+    zsock_t *router = zsock_new_router(endpoint);
+    char work[PATH_MAX], log[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-w5", bench);
+    snprintf(log, sizeof log, "%s/w5.log", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    sx_agent_config_t config = {.endpoint = endpoint,
+                                .name = "w5",
+                                .work_dir = work,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .heartbeat_ms = BEAT_MS,
+                                .dead_after_ms = 2 * BEAT_MS,
+                                .reconnect_min_ms = 50,
+                                .reconnect_max_ms = 200};
+    run_t run = {sx_agent_new(&config, NULL), -1};
+    SX_CHECK(run.agent);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO), file = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    SX_CHECK(saved >= 0 && file >= 0 && dup2(file, STDERR_FILENO) == STDERR_FILENO);
+    sx_log_level_t level = sx_log_level();
+    sx_log_set_level(SX_LOG_WARN);
+    zactor_t *actor = zactor_new(agent_actor, &run);
+    zframe_t *who = NULL;
+    int hellos = 0;
+    sx_msg_t *hello;
+    while (hellos < 5 && (hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS)) != NULL) {
+        hellos++;
+        sx_msg_destroy(&hello);
+    }
+    zactor_destroy(&actor);
+    sx_log_set_level(level);
+    fflush(stderr);
+    SX_CHECK(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
+    close(saved);
+    close(file);
+    int ms[4] = {0};
+    SX_CHECK(hellos == 5 && run.rc == 1);
+    SX_CHECK(logged_backoffs(log, ms, 4) == 4);
+    SX_CHECK(ms[0] == 50 && ms[1] == 100 && ms[2] == 200 && ms[3] == 200);
+    sx_agent_destroy(&run.agent);
+    sx_simexec_destroy(&sim);
+    zframe_destroy(&who);
+    zsock_destroy(&router);
+    zstr_free(&endpoint);
 }
 
 /* A slot whose executor cannot be made stops the agent from being made,
@@ -597,6 +685,7 @@ int main(void)
     test_recall_releases_unstarted(bench);
     test_slots_run_tasks_at_once(bench);
     test_slot_that_cannot_open(bench);
+    test_backoff_doubles(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");
