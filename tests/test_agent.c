@@ -401,6 +401,88 @@ static void test_slots_run_tasks_at_once(const char *bench)
     fixture_end(&f, 7);
 }
 
+/* sx_agent_new(config) fails with exactly `want`. */
+static void check_refused(const sx_agent_config_t *config, const char *want)
+{
+    sx_error_t err;
+    SX_CHECK(sx_agent_new(config, &err) == NULL);
+    if (strcmp(err.msg, want) != 0)
+        fprintf(stderr, "got \"%s\"\nwant \"%s\"\n", err.msg, want);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+}
+
+/* sx_agent_run(config) cannot reach the coordinator: -1, exactly `want`. */
+static void check_unconnected(const sx_agent_config_t *config, const char *want)
+{
+    sx_error_t err;
+    sx_agent_t *agent = sx_agent_new(config, &err);
+    SX_CHECK(agent);
+    SX_CHECK(sx_agent_run(agent, NULL, &err) == -1);
+    if (strcmp(err.msg, want) != 0)
+        fprintf(stderr, "got \"%s\"\nwant \"%s\"\n", err.msg, want);
+    SX_CHECK(strcmp(err.msg, want) == 0 && sx_agent_executed(agent) == 0);
+    sx_agent_destroy(&agent);
+}
+
+/* A worker that cannot work says why, naming what is wrong, before it
+ * connects (no executor, a result cache without a scorer, a work folder
+ * path too long, --cert alone, a name that is no file name) or when it
+ * connects (a certificate that does not load, an endpoint ZeroMQ refuses). */
+static void test_refusals(const char *bench)
+{
+    char work[PATH_MAX], cert[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-w6", bench);
+    snprintf(cert, sizeof cert, "%s/w6.cert", bench);
+    char *endpoint = zsys_sprintf("ipc://%s/none.sock", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    const sx_agent_config_t good = {.endpoint = endpoint,
+                                    .name = "w6",
+                                    .work_dir = work,
+                                    .exec = sx_simexec_run,
+                                    .exec_ctx = sim};
+    const char *needs = "worker needs an endpoint, a work folder and an executor (and "
+                        "a scorer for a result cache)";
+    sx_agent_config_t config = good;
+    config.exec = NULL;
+    check_refused(&config, needs);
+    config = good;
+    config.result_cache_dir = work;
+    check_refused(&config, needs);
+    char long_dir[1100], want[PATH_MAX + 64];
+    memset(long_dir, 'w', 1025);
+    long_dir[0] = '/';
+    long_dir[1025] = '\0';
+    config = good;
+    config.work_dir = long_dir;
+    snprintf(want, sizeof want, "%s: work folder path longer than 1024 bytes", long_dir);
+    check_refused(&config, want);
+    config = good;
+    config.cert_path = cert;
+    check_refused(&config, "--cert needs --server-cert, the coordinator's public "
+                           "certificate");
+    config = good;
+    config.name = "w 6";
+    check_refused(&config, "worker name 'w 6' must be [A-Za-z0-9_.-]+");
+
+    config = good;
+    config.cert_path = cert;
+    config.server_cert_path = "/nonexistent/coordinator.cert";
+    snprintf(want, sizeof want, "%s: cannot load the worker certificate", cert);
+    check_unconnected(&config, want);
+    zcert_t *mine = zcert_new();
+    SX_CHECK(zcert_save(mine, cert) == 0);
+    zcert_destroy(&mine);
+    check_unconnected(&config,
+                      "/nonexistent/coordinator.cert: cannot load the coordinator "
+                      "certificate");
+    config = good;
+    config.endpoint = "bogus://nowhere";
+    config.insecure = true;
+    check_unconnected(&config, "cannot connect to bogus://nowhere");
+    sx_simexec_destroy(&sim);
+    zstr_free(&endpoint);
+}
+
 /* The back-offs the agent's log gave, "reconnecting in N ms", from the
  * file its stderr went to: at most `most` of them, into ms; returns how
  * many. */
@@ -686,6 +768,7 @@ int main(void)
     test_slots_run_tasks_at_once(bench);
     test_slot_that_cannot_open(bench);
     test_backoff_doubles(bench);
+    test_refusals(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");
