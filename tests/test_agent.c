@@ -303,6 +303,36 @@ static void test_recall_releases_unstarted(const char *bench)
     SX_CHECK(s_finished == 2);
 }
 
+/* A task whose files came but cannot be laid out in the worker's bench
+ * folder (a file where its folder goes) is answered with infra_error at
+ * once, naming the file and why, so the coordinator retries it elsewhere. */
+static void test_files_not_placed(const char *bench)
+{
+    fixture_t f;
+    fixture_start(
+        &f, bench,
+        (sx_agent_config_t){.name = "w7", .capacity = 2, .dead_after_ms = DEAD_MS},
+        "delay_ms=0");
+    char blocker[PATH_MAX], want[2 * PATH_MAX];
+    snprintf(blocker, sizeof blocker, "%s/work-w7/bench/tasks/t002", bench);
+    FILE *file = fopen(blocker, "w");
+    SX_CHECK(file && fclose(file) == 0);
+    sx_msg_t *assign = make_assign(bench, "t002", 1);
+    SX_CHECK(sx_msg_send(assign, f.router, f.who, NULL) == 0);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(f.router, bench, assign, &f.who, &requests);
+    snprintf(want, sizeof want,
+             "worker w7 cannot get the task's files: %s/task.json: cannot link from the "
+             "cache: Not a directory",
+             blocker);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(strcmp(result->result.detail, want) == 0);
+    SX_CHECK(result->result.attempts == 1 && result->size == 0 && requests == 2);
+    sx_msg_destroy(&result);
+    sx_msg_destroy(&assign);
+    fixture_end(&f, 2);
+}
+
 /* Sends a shard of task t001 under the given methods, SQL and tokens. */
 static void send_shard(zsock_t *router, zframe_t *who, const sx_msg_t *like, uint64_t id,
                        const char *const *methods, const char *const *sql,
@@ -769,6 +799,7 @@ int main(void)
     test_slot_that_cannot_open(bench);
     test_backoff_doubles(bench);
     test_refusals(bench);
+    test_files_not_placed(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");
