@@ -509,6 +509,8 @@ static void test_refusals(const char *bench)
     config.endpoint = "bogus://nowhere";
     config.insecure = true;
     check_unconnected(&config, "cannot connect to bogus://nowhere");
+    sx_agent_t *none = NULL;
+    sx_agent_destroy(&none); /* harmless, as every destructor here */
     sx_simexec_destroy(&sim);
     zstr_free(&endpoint);
 }
@@ -531,57 +533,117 @@ static int logged_backoffs(const char *path, int *ms, int most)
     return count;
 }
 
-/* A coordinator that never answers is given up after dead_after_ms and
- * tried again after a back-off that doubles from reconnect_min_ms and stays
- * at reconnect_max_ms: 50, 100, 200, 200 ms (each a fresh HELLO). The
- * agent's warnings, on stderr, are caught in a file for the time. */
-static void test_backoff_doubles(const char *bench)
+/* An agent on a thread whose coordinator (a ROUTER) never answers, its
+ * warnings caught in a file from stderr meanwhile. */
+typedef struct {
+    char *endpoint;
+    zsock_t *router;
+    sx_simexec_t *sim;
+    run_t run;
+    zactor_t *actor;
+    zframe_t *who;
+    char log[PATH_MAX];
+    int saved_stderr;
+    sx_log_level_t saved_level;
+} silent_t;
+
+static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
 {
-    char *endpoint = zsys_sprintf("ipc://%s/silent.sock", bench);
-    zsock_t *router = zsock_new_router(endpoint);
-    char work[PATH_MAX], log[PATH_MAX];
-    snprintf(work, sizeof work, "%s/work-w5", bench);
-    snprintf(log, sizeof log, "%s/w5.log", bench);
-    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
-    sx_agent_config_t config = {.endpoint = endpoint,
-                                .name = "w5",
-                                .work_dir = work,
-                                .exec = sx_simexec_run,
-                                .exec_ctx = sim,
-                                .heartbeat_ms = BEAT_MS,
-                                .dead_after_ms = 2 * BEAT_MS,
-                                .reconnect_min_ms = 50,
-                                .reconnect_max_ms = 200};
-    run_t run = {sx_agent_new(&config, NULL), -1};
-    SX_CHECK(run.agent);
+    s->endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
+    s->router = zsock_new_router(s->endpoint);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-%s", bench, config.name);
+    snprintf(s->log, sizeof s->log, "%s/%s.log", bench, config.name);
+    s->sim = sx_simexec_new("delay_ms=0", NULL);
+    config.endpoint = s->endpoint;
+    config.work_dir = work;
+    config.exec = sx_simexec_run;
+    config.exec_ctx = s->sim;
+    config.heartbeat_ms = BEAT_MS;
+    config.dead_after_ms = 2 * BEAT_MS;
+    s->run = (run_t){sx_agent_new(&config, NULL), -1};
+    SX_CHECK(s->run.agent);
     fflush(stderr);
-    int saved = dup(STDERR_FILENO), file = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    SX_CHECK(saved >= 0 && file >= 0 && dup2(file, STDERR_FILENO) == STDERR_FILENO);
-    sx_log_level_t level = sx_log_level();
+    s->saved_stderr = dup(STDERR_FILENO);
+    int file = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    SX_CHECK(s->saved_stderr >= 0 && file >= 0);
+    SX_CHECK(dup2(file, STDERR_FILENO) == STDERR_FILENO && close(file) == 0);
+    s->saved_level = sx_log_level();
     sx_log_set_level(SX_LOG_WARN);
-    zactor_t *actor = zactor_new(agent_actor, &run);
-    zframe_t *who = NULL;
+    s->actor = zactor_new(agent_actor, &s->run);
+    s->who = NULL;
+}
+
+/* HELLOs the agent says within WAIT_MS each, at most `most`. */
+static int silent_hellos(silent_t *s, int most)
+{
     int hellos = 0;
     sx_msg_t *hello;
-    while (hellos < 5 && (hello = expect(router, SX_MSG_HELLO, &who, WAIT_MS)) != NULL) {
+    while (hellos < most &&
+           (hello = expect(s->router, SX_MSG_HELLO, &s->who, WAIT_MS)) != NULL) {
         hellos++;
         sx_msg_destroy(&hello);
     }
-    zactor_destroy(&actor);
-    sx_log_set_level(level);
+    return hellos;
+}
+
+/* Stops the agent (a message on its stop socket), gives stderr back. */
+static void silent_stop(silent_t *s)
+{
+    zactor_destroy(&s->actor);
+    sx_log_set_level(s->saved_level);
     fflush(stderr);
-    SX_CHECK(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
-    close(saved);
-    close(file);
+    SX_CHECK(dup2(s->saved_stderr, STDERR_FILENO) == STDERR_FILENO);
+    close(s->saved_stderr);
+}
+
+static void silent_end(silent_t *s)
+{
+    sx_agent_destroy(&s->run.agent);
+    sx_simexec_destroy(&s->sim);
+    zframe_destroy(&s->who);
+    zsock_destroy(&s->router);
+    zstr_free(&s->endpoint);
+}
+
+/* A coordinator that never answers is given up after dead_after_ms and
+ * tried again after a back-off that doubles from reconnect_min_ms and stays
+ * at reconnect_max_ms: 50, 100, 200, 200 ms (each a fresh HELLO). */
+static void test_backoff_doubles(const char *bench)
+{
+    silent_t s;
+    silent_start(&s, bench,
+                 (sx_agent_config_t){
+                     .name = "w5", .reconnect_min_ms = 50, .reconnect_max_ms = 200});
+    int hellos = silent_hellos(&s, 5);
+    silent_stop(&s);
     int ms[4] = {0};
-    SX_CHECK(hellos == 5 && run.rc == 1);
-    SX_CHECK(logged_backoffs(log, ms, 4) == 4);
+    SX_CHECK(hellos == 5 && s.run.rc == 1);
+    SX_CHECK(logged_backoffs(s.log, ms, 4) == 4);
     SX_CHECK(ms[0] == 50 && ms[1] == 100 && ms[2] == 200 && ms[3] == 200);
-    sx_agent_destroy(&run.agent);
-    sx_simexec_destroy(&sim);
-    zframe_destroy(&who);
-    zsock_destroy(&router);
-    zstr_free(&endpoint);
+    silent_end(&s);
+}
+
+/* A stop during the back-off ends the agent at once (rc 1), without a
+ * second HELLO: the wait is cut short, not sat out. The stop comes once the
+ * agent's warning says it waits (a 60 s back-off). */
+static void test_stop_during_backoff(const char *bench)
+{
+    silent_t s;
+    silent_start(&s, bench,
+                 (sx_agent_config_t){
+                     .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000});
+    int hellos = silent_hellos(&s, 1);
+    int ms = 0;
+    int64_t deadline = zclock_mono() + WAIT_MS;
+    while (logged_backoffs(s.log, &ms, 1) == 0 && zclock_mono() < deadline)
+        zclock_sleep(10); /* polls the log file for the line, with a deadline */
+    int64_t stopped = zclock_mono();
+    silent_stop(&s);
+    SX_CHECK(hellos == 1 && ms == 60000 && s.run.rc == 1);
+    SX_CHECK(zclock_mono() - stopped < WAIT_MS);
+    SX_CHECK(expect(s.router, SX_MSG_HELLO, &s.who, 200) == NULL);
+    silent_end(&s);
 }
 
 /* A slot whose executor cannot be made stops the agent from being made,
@@ -798,6 +860,7 @@ int main(void)
     test_slots_run_tasks_at_once(bench);
     test_slot_that_cannot_open(bench);
     test_backoff_doubles(bench);
+    test_stop_during_backoff(bench);
     test_refusals(bench);
     test_files_not_placed(bench);
     sx_testbench_remove(&bench);
