@@ -862,8 +862,17 @@ int main(void)
     test_unreachable_kafka(executor, bench);
     sx_executor_destroy(&executor);
     SX_CHECK(executor == NULL);
+    sx_executor_destroy(&executor); /* twice: harmless */
     config.run_id = NULL;
     SX_CHECK(sx_executor_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "executor needs Kafka, gateway and REST addresses and a "
+                             "run id") == 0);
+    config.run_id = "selftest";
+    config.bootstrap = "";
+    SX_CHECK(sx_executor_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg,
+                    "Kafka client needs a bootstrap address and a positive timeout") ==
+             0);
     test_interrupt_in_child(bench);
     with_mock_kafka(bench, fake_flink_tests);
     char command[PATH_MAX + 16];
