@@ -608,20 +608,30 @@ static void silent_end(silent_t *s)
 
 /* A coordinator that never answers is given up after dead_after_ms and
  * tried again after a back-off that doubles from reconnect_min_ms and stays
- * at reconnect_max_ms: 50, 100, 200, 200 ms (each a fresh HELLO). */
+ * at reconnect_max_ms (each try a fresh HELLO): 50, 100, 200, 200 ms from
+ * 50 up to 200; left unset (0), from 250 up to 32 times that (agent.h). */
 static void test_backoff_doubles(const char *bench)
 {
-    silent_t s;
-    silent_start(&s, bench,
-                 (sx_agent_config_t){
-                     .name = "w5", .reconnect_min_ms = 50, .reconnect_max_ms = 200});
-    int hellos = silent_hellos(&s, 5);
-    silent_stop(&s);
-    int ms[4] = {0};
-    SX_CHECK(hellos == 5 && s.run.rc == 1);
-    SX_CHECK(logged_backoffs(s.log, ms, 4) == 4);
-    SX_CHECK(ms[0] == 50 && ms[1] == 100 && ms[2] == 200 && ms[3] == 200);
-    silent_end(&s);
+    const struct {
+        const char *name;
+        int min_ms, max_ms;
+        int want[4];
+    } cases[] = {{"w5", 50, 200, {50, 100, 200, 200}}, {"w9", 0, 0, {250, 500, 1000, 0}}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int tries = cases[i].want[3] ? 4 : 3;
+        silent_t s;
+        silent_start(&s, bench,
+                     (sx_agent_config_t){.name = cases[i].name,
+                                         .reconnect_min_ms = cases[i].min_ms,
+                                         .reconnect_max_ms = cases[i].max_ms});
+        int hellos = silent_hellos(&s, tries + 1);
+        silent_stop(&s);
+        int ms[4] = {0};
+        SX_CHECK(hellos == tries + 1 && s.run.rc == 1);
+        SX_CHECK(logged_backoffs(s.log, ms, tries) == tries);
+        SX_CHECK(memcmp(ms, cases[i].want, sizeof ms) == 0);
+        silent_end(&s);
+    }
 }
 
 /* A stop during the back-off ends the agent at once (rc 1), without a
