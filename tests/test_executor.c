@@ -472,6 +472,12 @@ static void test_replay_verdicts(harness_t *h, sink_output_t *output)
                                   "has 2");
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
     sx_fakeflink_destroy(&fake);
+    /* A shared source's DDL is checked before its replay: never replayed. */
+    fake = expect(h, &script, "t6", SX_STATUS_INPUT_ERROR,
+                  "task t6: DDL of source s: unknown placeholder ${group} in the string "
+                  "at line 1, column 167 (only ${topic} and ${bootstrap} are filled)");
+    sx_fakeflink_destroy(&fake);
+    SX_CHECK(sx_replays_count(h->replays) == 1);
     expect_refused_replay(h, "sx.reg.src.");
     SX_CHECK(sx_replays_count(h->replays) == 2);
     sx_replays_destroy(&h->replays);
