@@ -333,6 +333,41 @@ static void test_files_not_placed(const char *bench)
     fixture_end(&f, 2);
 }
 
+/* A bench file of 600 KiB (the protocol takes messages of up to
+ * SX_PROTO_MAX_BYTES) comes whole in one FILE and the task runs: a socket
+ * limit below the protocol's would drop it and the task would never run. */
+static void test_big_file(const char *bench)
+{
+    fixture_t f;
+    fixture_start(
+        &f, bench,
+        (sx_agent_config_t){.name = "w10", .capacity = 2, .dead_after_ms = DEAD_MS},
+        "delay_ms=0");
+    char path[PATH_MAX], placed[PATH_MAX], hash[41], copy[41];
+    snprintf(path, sizeof path, "%s/tasks/t001/big.bin", bench);
+    size_t size = 600 * 1024;
+    char *data = sx_alloc(size, 1);
+    for (size_t i = 0; i < size; i++)
+        data[i] = (char)(i * 7919 % 251);
+    sx_error_t err;
+    SX_CHECK(sx_file_write_atomic(path, data, size, &err) == 0);
+    free(data);
+    uint64_t bytes = 0;
+    SX_CHECK(sx_hash_file(path, hash, &bytes, NULL) == 0 && bytes == size);
+    sx_msg_t *assign = make_assign(bench, "t001", 2);
+    sx_msg_add_file(assign, "tasks/t001/big.bin", hash, bytes);
+    SX_CHECK(sx_msg_send(assign, f.router, f.who, NULL) == 0);
+    int requests = 0;
+    sx_msg_t *result = serve_until_result(f.router, bench, assign, &f.who, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_MATCH && requests == 1);
+    snprintf(placed, sizeof placed, "%s/work-w10/bench/tasks/t001/big.bin", bench);
+    SX_CHECK(sx_hash_file(placed, copy, &bytes, NULL) == 0 && strcmp(copy, hash) == 0);
+    SX_CHECK(unlink(path) == 0);
+    sx_msg_destroy(&result);
+    sx_msg_destroy(&assign);
+    fixture_end(&f, 2);
+}
+
 /* Sends a shard of task t001 under the given methods, SQL and tokens. */
 static void send_shard(zsock_t *router, zframe_t *who, const sx_msg_t *like, uint64_t id,
                        const char *const *methods, const char *const *sql,
@@ -873,6 +908,7 @@ int main(void)
     test_stop_during_backoff(bench);
     test_refusals(bench);
     test_files_not_placed(bench);
+    test_big_file(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");
