@@ -452,6 +452,34 @@ static void expect_refused_replay(harness_t *h, const char *topic)
     sx_fakeflink_destroy(&fake);
 }
 
+static void broker_down(void *arg)
+{
+    (void)arg;
+    SX_CHECK(rd_kafka_mock_broker_set_down(sx_mockkafka_cluster(s_mock), 1) == 0);
+}
+
+/* Kafka gone when the finished job's output is read (its broker taken down
+ * the moment the job starts): infra_error naming the output topic once the
+ * client's 10 s deadline passes, never a verdict on an output nobody read. */
+static void test_output_unreadable(harness_t *h)
+{
+    sx_fakeflink_script_t script = {.states = "RUNNING,FINISHED",
+                                    .on_insert = broker_down};
+    sx_result_t result;
+    sx_fakeflink_t *fake = run_on_fake(h, &script, "t1", &result);
+    SX_CHECK(rd_kafka_mock_broker_set_up(sx_mockkafka_cluster(s_mock), 1) == 0);
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want,
+             "Kafka at %s: end offset of sx.fake%d.t1.3.result: ", h->bootstrap, h->runs);
+    if (result.status != SX_STATUS_INFRA_ERROR ||
+        strncmp(result.detail, want, strlen(want)) != 0)
+        fprintf(stderr, "got %s: \"%s\"\n", sx_status_name(result.status), result.detail);
+    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR && result.csv == NULL);
+    SX_CHECK(strncmp(result.detail, want, strlen(want)) == 0);
+    sx_result_clear(&result);
+    sx_fakeflink_destroy(&fake);
+}
+
 /* Verdicts decided by the replay, private (the task's own source topic) or
  * through a registry of shared source topics: a source whose rows do not
  * convert is the task's input_error, Kafka refusing the records is
@@ -803,6 +831,7 @@ static void fake_flink_tests(harness_t *h, sink_output_t *output)
     test_submit_verdicts(h);
     test_timeouts(h);
     test_output_verdicts(h, output);
+    test_output_unreadable(h);
     test_pair_changed(h, output);
     test_sweep_shared_pair(h);
     test_session_reuse(h, output);
