@@ -303,24 +303,39 @@ static void test_recall_releases_unstarted(const char *bench)
     SX_CHECK(s_finished == 2);
 }
 
+/* The fixture with one slot whose tasks take no time, named `name`. */
+static void fixture_start_quick(fixture_t *f, const char *bench, const char *name)
+{
+    fixture_start(
+        f, bench,
+        (sx_agent_config_t){.name = name, .capacity = 2, .dead_after_ms = DEAD_MS},
+        "delay_ms=0");
+}
+
+/* Sends `assign` to the fixture's agent and serves the files it asks for
+ * until its RESULT, which it returns; *requests counts the asks. */
+static sx_msg_t *fixture_task(fixture_t *f, const char *bench, const sx_msg_t *assign,
+                              int *requests)
+{
+    SX_CHECK(sx_msg_send(assign, f->router, f->who, NULL) == 0);
+    *requests = 0;
+    return serve_until_result(f->router, bench, assign, &f->who, requests);
+}
+
 /* A task whose files came but cannot be laid out in the worker's bench
  * folder (a file where its folder goes) is answered with infra_error at
  * once, naming the file and why, so the coordinator retries it elsewhere. */
 static void test_files_not_placed(const char *bench)
 {
     fixture_t f;
-    fixture_start(
-        &f, bench,
-        (sx_agent_config_t){.name = "w7", .capacity = 2, .dead_after_ms = DEAD_MS},
-        "delay_ms=0");
+    fixture_start_quick(&f, bench, "w7");
     char blocker[PATH_MAX], want[2 * PATH_MAX];
     snprintf(blocker, sizeof blocker, "%s/work-w7/bench/tasks/t002", bench);
     FILE *file = fopen(blocker, "w");
     SX_CHECK(file && fclose(file) == 0);
     sx_msg_t *assign = make_assign(bench, "t002", 1);
-    SX_CHECK(sx_msg_send(assign, f.router, f.who, NULL) == 0);
-    int requests = 0;
-    sx_msg_t *result = serve_until_result(f.router, bench, assign, &f.who, &requests);
+    int requests;
+    sx_msg_t *result = fixture_task(&f, bench, assign, &requests);
     snprintf(want, sizeof want,
              "worker w7 cannot get the task's files: %s/task.json: cannot link from the "
              "cache: Not a directory",
@@ -339,10 +354,7 @@ static void test_files_not_placed(const char *bench)
 static void test_big_file(const char *bench)
 {
     fixture_t f;
-    fixture_start(
-        &f, bench,
-        (sx_agent_config_t){.name = "w10", .capacity = 2, .dead_after_ms = DEAD_MS},
-        "delay_ms=0");
+    fixture_start_quick(&f, bench, "w10");
     char path[PATH_MAX], placed[PATH_MAX], hash[41], copy[41];
     snprintf(path, sizeof path, "%s/tasks/t001/big.bin", bench);
     size_t size = 600 * 1024;
@@ -356,9 +368,8 @@ static void test_big_file(const char *bench)
     SX_CHECK(sx_hash_file(path, hash, &bytes, NULL) == 0 && bytes == size);
     sx_msg_t *assign = make_assign(bench, "t001", 2);
     sx_msg_add_file(assign, "tasks/t001/big.bin", hash, bytes);
-    SX_CHECK(sx_msg_send(assign, f.router, f.who, NULL) == 0);
-    int requests = 0;
-    sx_msg_t *result = serve_until_result(f.router, bench, assign, &f.who, &requests);
+    int requests;
+    sx_msg_t *result = fixture_task(&f, bench, assign, &requests);
     SX_CHECK(result && result->result.status == SX_STATUS_MATCH && requests == 1);
     snprintf(placed, sizeof placed, "%s/work-w10/bench/tasks/t001/big.bin", bench);
     SX_CHECK(sx_hash_file(placed, copy, &bytes, NULL) == 0 && strcmp(copy, hash) == 0);
@@ -569,14 +580,10 @@ static int logged_backoffs(const char *path, int *ms, int most)
 }
 
 /* An agent on a thread whose coordinator (a ROUTER) never answers, its
- * warnings caught in a file from stderr meanwhile. */
+ * warnings caught in a file from stderr meanwhile; a fixture_t without its
+ * first task. */
 typedef struct {
-    char *endpoint;
-    zsock_t *router;
-    sx_simexec_t *sim;
-    run_t run;
-    zactor_t *actor;
-    zframe_t *who;
+    fixture_t f;
     char log[PATH_MAX];
     int saved_stderr;
     sx_log_level_t saved_level;
@@ -584,20 +591,20 @@ typedef struct {
 
 static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
 {
-    s->endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
-    s->router = zsock_new_router(s->endpoint);
+    s->f.endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
+    s->f.router = zsock_new_router(s->f.endpoint);
     char work[PATH_MAX];
     snprintf(work, sizeof work, "%s/work-%s", bench, config.name);
     snprintf(s->log, sizeof s->log, "%s/%s.log", bench, config.name);
-    s->sim = sx_simexec_new("delay_ms=0", NULL);
-    config.endpoint = s->endpoint;
+    s->f.sim = sx_simexec_new("delay_ms=0", NULL);
+    config.endpoint = s->f.endpoint;
     config.work_dir = work;
     config.exec = sx_simexec_run;
-    config.exec_ctx = s->sim;
+    config.exec_ctx = s->f.sim;
     config.heartbeat_ms = BEAT_MS;
     config.dead_after_ms = 2 * BEAT_MS;
-    s->run = (run_t){sx_agent_new(&config, NULL), -1};
-    SX_CHECK(s->run.agent);
+    s->f.run = (run_t){sx_agent_new(&config, NULL), -1};
+    SX_CHECK(s->f.run.agent);
     fflush(stderr);
     s->saved_stderr = dup(STDERR_FILENO);
     int file = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -605,8 +612,8 @@ static void silent_start(silent_t *s, const char *bench, sx_agent_config_t confi
     SX_CHECK(dup2(file, STDERR_FILENO) == STDERR_FILENO && close(file) == 0);
     s->saved_level = sx_log_level();
     sx_log_set_level(SX_LOG_WARN);
-    s->actor = zactor_new(agent_actor, &s->run);
-    s->who = NULL;
+    s->f.actor = zactor_new(agent_actor, &s->f.run);
+    s->f.who = NULL;
 }
 
 /* HELLOs the agent says within WAIT_MS each, at most `most`. */
@@ -615,7 +622,7 @@ static int silent_hellos(silent_t *s, int most)
     int hellos = 0;
     sx_msg_t *hello;
     while (hellos < most &&
-           (hello = expect(s->router, SX_MSG_HELLO, &s->who, WAIT_MS)) != NULL) {
+           (hello = expect(s->f.router, SX_MSG_HELLO, &s->f.who, WAIT_MS)) != NULL) {
         hellos++;
         sx_msg_destroy(&hello);
     }
@@ -625,7 +632,7 @@ static int silent_hellos(silent_t *s, int most)
 /* Stops the agent (a message on its stop socket), gives stderr back. */
 static void silent_stop(silent_t *s)
 {
-    zactor_destroy(&s->actor);
+    zactor_destroy(&s->f.actor);
     sx_log_set_level(s->saved_level);
     fflush(stderr);
     SX_CHECK(dup2(s->saved_stderr, STDERR_FILENO) == STDERR_FILENO);
@@ -634,11 +641,11 @@ static void silent_stop(silent_t *s)
 
 static void silent_end(silent_t *s)
 {
-    sx_agent_destroy(&s->run.agent);
-    sx_simexec_destroy(&s->sim);
-    zframe_destroy(&s->who);
-    zsock_destroy(&s->router);
-    zstr_free(&s->endpoint);
+    sx_agent_destroy(&s->f.run.agent);
+    sx_simexec_destroy(&s->f.sim);
+    zframe_destroy(&s->f.who);
+    zsock_destroy(&s->f.router);
+    zstr_free(&s->f.endpoint);
 }
 
 /* A coordinator that never answers is given up after dead_after_ms and
@@ -662,7 +669,7 @@ static void test_backoff_doubles(const char *bench)
         int hellos = silent_hellos(&s, tries + 1);
         silent_stop(&s);
         int ms[4] = {0};
-        SX_CHECK(hellos == tries + 1 && s.run.rc == 1);
+        SX_CHECK(hellos == tries + 1 && s.f.run.rc == 1);
         SX_CHECK(logged_backoffs(s.log, ms, tries) == tries);
         SX_CHECK(memcmp(ms, cases[i].want, sizeof ms) == 0);
         silent_end(&s);
@@ -685,9 +692,9 @@ static void test_stop_during_backoff(const char *bench)
         zclock_sleep(10); /* polls the log file for the line, with a deadline */
     int64_t stopped = zclock_mono();
     silent_stop(&s);
-    SX_CHECK(hellos == 1 && ms == 60000 && s.run.rc == 1);
+    SX_CHECK(hellos == 1 && ms == 60000 && s.f.run.rc == 1);
     SX_CHECK(zclock_mono() - stopped < WAIT_MS);
-    SX_CHECK(expect(s.router, SX_MSG_HELLO, &s.who, 200) == NULL);
+    SX_CHECK(expect(s.f.router, SX_MSG_HELLO, &s.f.who, 200) == NULL);
     silent_end(&s);
 }
 

@@ -298,20 +298,26 @@ static void test_flink_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_destroy(&fake);
 }
 
+/* The verdict of a gateway that cannot open a session (HTTP 503). */
+static void check_no_session(sx_result_t *result, sx_fakeflink_t *fake)
+{
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want,
+             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
+             "Internal server error.",
+             sx_fakeflink_url(fake));
+    check_verdict(result, SX_STATUS_INFRA_ERROR, want);
+}
+
 /* Verdicts decided while the job is being submitted: a session, DDL or
  * INSERT the cluster cannot take is infra trouble (retried elsewhere), never
  * the task's or the query's fault; the fake's address is in each detail. */
 static void test_submit_verdicts(harness_t *h)
 {
-    char want[SX_ERROR_MAX];
     sx_result_t result;
     sx_fakeflink_script_t no_session = {.session_status = 503};
     sx_fakeflink_t *fake = run_on_fake(h, &no_session, "t1", &result);
-    snprintf(want, sizeof want,
-             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
-             "Internal server error.",
-             sx_fakeflink_url(fake));
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    check_no_session(&result, fake);
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
     sx_fakeflink_destroy(&fake);
     sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
@@ -689,12 +695,7 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
     sx_fakeflink_forget_session(fake);
     script.session_status = 503;
     run_on(executor, h, "t1", ++attempt, &result);
-    char want[SX_ERROR_MAX];
-    snprintf(want, sizeof want,
-             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
-             "Internal server error.",
-             sx_fakeflink_url(fake));
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    check_no_session(&result, fake);
     SX_CHECK(sessions(fake, "POST") == 4);
     sx_executor_destroy(&executor);
     sx_fakeflink_destroy(&fake);
