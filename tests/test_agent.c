@@ -348,6 +348,17 @@ static void test_files_not_placed(const char *bench)
     fixture_end(&f, 2);
 }
 
+/* An idle agent keeps beating, so the coordinator does not drop it. */
+static void test_idle_beats(const char *bench)
+{
+    fixture_t f;
+    fixture_start_quick(&f, bench, "w11");
+    sx_msg_t *beat = expect(f.router, SX_MSG_HEARTBEAT, &f.who, WAIT_MS);
+    SX_CHECK(beat);
+    sx_msg_destroy(&beat);
+    fixture_end(&f, 1);
+}
+
 /* A bench file of 600 KiB (the protocol takes messages of up to
  * SX_PROTO_MAX_BYTES) comes whole in one FILE and the task runs: a socket
  * limit below the protocol's would drop it and the task would never run. */
@@ -591,6 +602,7 @@ typedef struct {
 
 static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
 {
+    *s = (silent_t){0};
     s->f.endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
     s->f.router = zsock_new_router(s->f.endpoint);
     char work[PATH_MAX];
@@ -916,6 +928,7 @@ int main(void)
     test_refusals(bench);
     test_files_not_placed(bench);
     test_big_file(bench);
+    test_idle_beats(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");
