@@ -72,17 +72,19 @@ static void write_task(const char *dir, const char *id, int timeout_s,
  * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation), t3,
  * whose sink DDL has a placeholder the executor does not fill, t4, t1
  * with a TEMPORARY source table, t5, whose source CSV has a row of three
- * fields, and t6, whose source DDL has a placeholder the executor does not fill. */
+ * fields, t6, whose source DDL has a placeholder the executor does not fill,
+ * and t7 (30 s, no gold nor evaluation). */
 static void write_bench(const char *dir)
 {
     const char *group = ",'properties.group.id'='${group}'";
-    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\n");
+    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\nt7\n");
     write_task(dir, "t1", 30, "", "", "CREATE TABLE");
     write_task(dir, "t2", 1, "", "", "CREATE TABLE");
     write_task(dir, "t3", 30, "", group, "CREATE TABLE");
     write_task(dir, "t4", 30, "", "", "CREATE TEMPORARY TABLE");
     write_task(dir, "t5", 30, "", "", "CREATE TABLE");
     write_task(dir, "t6", 30, group, "", "CREATE TABLE");
+    write_task(dir, "t7", 30, "", "", "CREATE TABLE");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/tasks/t5/sources", dir);
     write_file(path, "s.csv", "id,v\n1,a,b\n");
@@ -427,11 +429,13 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     SX_CHECK(sx_fakeflink_tables(fake) == 2);
     sx_fakeflink_destroy(&fake);
     h->keep = false;
-    /* Gold and evaluation are the bench's: missing, they are eval_error. */
+    /* Gold and evaluation are the bench's: missing, they are eval_error. A
+     * task of 30 s (t7): on a loaded machine t2's 1 s can pass in the
+     * submit alone, and the verdict is then timeout. */
     output->value = "{\"id\":1}";
     snprintf(want, sizeof want,
-             "%s/evaluation/t2.json: cannot open: No such file or directory", h->bench);
-    fake = expect(h, &finished, "t2", SX_STATUS_EVAL_ERROR, want);
+             "%s/evaluation/t7.json: cannot open: No such file or directory", h->bench);
+    fake = expect(h, &finished, "t7", SX_STATUS_EVAL_ERROR, want);
     sx_fakeflink_destroy(&fake);
 }
 
