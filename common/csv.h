@@ -54,8 +54,11 @@ long sx_csv_record_index(const sx_csv_record_t *record, const char *name);
  * of no fields) handed to `each` as it ends instead of kept: the record and
  * its fields are valid during the call only, so a large file costs no
  * memory per row. A non-zero return from `each` stops the reading and is
- * returned (`each` fills err). The whole input is checked for a NUL byte
- * before the first record. */
+ * returned (`each` fills err). sx_csv_parse_each checks the whole input for
+ * a NUL byte before the first record; sx_csv_read_each reads and parses the
+ * file in pieces of 1 MB (never whole in memory) and checks each piece
+ * before parsing it, so the records before a NUL byte's piece have been
+ * handed over when it is the error. */
 typedef int(sx_csv_record_fn)(const sx_csv_record_t *record, void *arg, sx_error_t *err);
 int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg,
                      sx_error_t *err);
