@@ -411,18 +411,35 @@ static int keep_first(const sx_csv_record_t *record, void *arg, sx_error_t *err)
     return first->quoteless ? 1 : 0;
 }
 
+/* A first reading for sx_csv_read_first: refuses a NUL byte anywhere, as
+ * the parse would, and stops (1) at the first quote. */
+typedef struct {
+    const char *name;
+    size_t lines;
+    bool started;
+} quote_search_t;
+
+static int find_quote(const char *data, size_t size, void *arg, sx_error_t *err)
+{
+    quote_search_t *q = arg;
+    bool first = !q->started;
+    q->started = true;
+    if (memchr(data, '"', size))
+        return 1;
+    return check_input(q->name, &data, &size, first, &q->lines, err);
+}
+
 sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err)
 {
     sx_error_clear(err);
-    size_t size = 0;
-    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, err);
-    if (!data)
+    quote_search_t search = {.name = path};
+    int quotes = sx_file_read_chunks(NULL, path, SX_FILE_CSV, READ_CHUNK, find_quote,
+                                     &search, err);
+    if (quotes < 0)
         return NULL;
-    first_t first = {.table = sx_new(sx_csv_table_t),
-                     .quoteless = memchr(data, '"', size) == NULL};
-    if (sx_csv_parse_each(path, data, size, keep_first, &first, err) < 0)
+    first_t first = {.table = sx_new(sx_csv_table_t), .quoteless = quotes == 0};
+    if (sx_csv_read_each(path, keep_first, &first, err) < 0)
         sx_csv_table_destroy(&first.table);
-    free(data);
     return first.table;
 }
 

@@ -66,8 +66,9 @@ int sx_csv_parse_each(const char *name, const char *data, size_t size,
                       sx_csv_record_fn *each, void *arg, sx_error_t *err);
 /* Reads and checks the whole file as sx_csv_read does, but keeps only its
  * first record (a table of 0 or 1 records): a header, for the memory of one
- * row. A file without a quote cannot be malformed, and is parsed no further
- * than its first record. */
+ * row. The file is read in pieces, first searched for a quote (and a NUL
+ * byte): a file without a quote cannot be malformed, and is parsed no
+ * further than its first record. */
 sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err);
 
 /* Writes one record; a NULL field is written as an empty field. Fields that
