@@ -151,7 +151,7 @@ static void check_task_inputs(const sx_task_t *task, sx_problems_t *warnings,
         snprintf(where, sizeof where, "sources[%zu].ddl", i);
         check_ddl(task, where, source->ddl, source->name, true, problems);
         sx_error_t err;
-        sx_prepare_t *prepared = sx_prepare_new(task->task_id, source, &err);
+        sx_prepare_t *prepared = sx_prepare_scan(task->task_id, source, &err);
         if (!prepared)
             sx_problems_add(problems, "%s", err.msg);
         else if (warnings)

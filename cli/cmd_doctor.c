@@ -212,7 +212,7 @@ static int print_causes(const sx_task_t *task, const char *sql, long gold_rows,
     }
     sx_problems_t *hazards = sx_problems_new();
     for (size_t i = 0; hazards && i < task->source_count; i++) {
-        sx_prepare_t *prepared = sx_prepare_new(task->task_id, &task->sources[i], NULL);
+        sx_prepare_t *prepared = sx_prepare_scan(task->task_id, &task->sources[i], NULL);
         if (prepared)
             sx_hazards_source(task->task_id, &task->sources[i], prepared, hazards);
         sx_prepare_destroy(&prepared);

@@ -19,6 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A file is read and parsed in pieces of this size. */
+#define READ_CHUNK (1u << 20)
+
 /* libcsv's pstate values (libcsv.c): no field of this row seen yet; a quoted
  * field's closing quote may have been read. */
 #define LIBCSV_ROW_NOT_BEGUN 0
@@ -212,8 +215,10 @@ static int malformed(struct csv_parser *parser, const reader_t *reader, const ch
                         csv_strerror(csv_error(parser)));
 }
 
-static int parse_all(struct csv_parser *parser, reader_t *reader, const char *name,
-                     const char *data, size_t size, sx_error_t *err)
+/* Feeds one piece of the input (the whole of it, or a chunk of a file: a
+ * field or record may go on in the next piece). */
+static int parse_piece(struct csv_parser *parser, reader_t *reader, const char *name,
+                       const char *data, size_t size, sx_error_t *err)
 {
     size_t pos = 0;
     while (pos < size) {
@@ -236,47 +241,70 @@ static int parse_all(struct csv_parser *parser, reader_t *reader, const char *na
             return ok ? reader->each_rc : malformed(parser, reader, name, err);
         pos += body + (pos + body < size ? 1 : 0);
     }
-    reader->field_quoted = parser->quoted != 0; /* the last field, if unended */
+    return 0;
+}
+
+/* Ends the input: the last field and record, if unended. */
+static int parse_end(struct csv_parser *parser, reader_t *reader, const char *name,
+                     sx_error_t *err)
+{
+    reader->field_quoted = parser->quoted != 0;
     if (csv_fini(parser, on_field, on_record, reader) != 0)
         return malformed(parser, reader, name, err);
     return reader->each_rc;
 }
 
-/* Drops a UTF-8 BOM; refuses a NUL byte anywhere (a field is a C string: a
- * NUL would cut it short unseen) before anything is parsed. */
-static int check_input(const char *name, const char **data, size_t *size, sx_error_t *err)
+/* Drops a UTF-8 BOM from the first piece; refuses a NUL byte anywhere (a
+ * field is a C string: a NUL would cut it short unseen) before the piece is
+ * parsed. *lines counts the LFs of the pieces before, for the message. */
+static int check_input(const char *name, const char **data, size_t *size, bool first,
+                       size_t *lines, sx_error_t *err)
 {
     static const char bom[] = "\xEF\xBB\xBF";
-    if (*size >= 3 && memcmp(*data, bom, 3) == 0) {
+    if (first && *size >= 3 && memcmp(*data, bom, 3) == 0) {
         *data += 3;
         *size -= 3;
     }
     const char *nul = memchr(*data, '\0', *size);
+    const char *end = nul ? nul : *data + *size;
+    for (const char *p = *data; p < end; p++)
+        *lines += *p == '\n';
     if (!nul)
         return 0;
-    size_t line = 1;
-    for (const char *p = *data; p < nul; p++)
-        line += *p == '\n';
-    return sx_error_set(err, "%s:%zu: a NUL byte (a CSV field is text)", name, line);
+    return sx_error_set(err, "%s:%zu: a NUL byte (a CSV field is text)", name,
+                        *lines + 1);
+}
+
+static void parser_init(struct csv_parser *parser, reader_t *reader)
+{
+    reader->line = reader->record_line = 1;
+    csv_init(parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
+    csv_set_space_func(parser, never_space);
+}
+
+static void parser_free(struct csv_parser *parser, reader_t *reader)
+{
+    csv_free(parser);
+    if (reader->each)
+        reader->current.count = 0; /* its fields point into chars */
+    record_free(&reader->current);
+    free(reader->chars);
+    free(reader->starts);
 }
 
 /* Parses into reader->table, or through reader->each. */
 static int parse(reader_t *reader, const char *name, const char *data, size_t size,
                  sx_error_t *err)
 {
-    if (check_input(name, &data, &size, err) != 0)
+    size_t lines = 0;
+    if (check_input(name, &data, &size, true, &lines, err) != 0)
         return -1;
-    reader->line = reader->record_line = 1;
     struct csv_parser parser;
-    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
-    csv_set_space_func(&parser, never_space);
-    int rc = parse_all(&parser, reader, name, data, size, err);
-    csv_free(&parser);
-    if (reader->each)
-        reader->current.count = 0; /* its fields point into chars */
-    record_free(&reader->current);
-    free(reader->chars);
-    free(reader->starts);
+    parser_init(&parser, reader);
+    int rc = parse_piece(&parser, reader, name, data, size, err);
+    if (rc == 0)
+        rc = parse_end(&parser, reader, name, err);
+    parser_free(&parser, reader);
     return rc;
 }
 
@@ -314,16 +342,42 @@ sx_csv_table_t *sx_csv_read(const char *path, unsigned flags, sx_error_t *err)
     return table;
 }
 
-int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg, sx_error_t *err)
+/* A file parsed as it is read. */
+typedef struct {
+    struct csv_parser parser;
+    reader_t reader;
+    const char *name;
+    size_t lines; /* LFs read */
+    bool started;
+} streaming_t;
+
+static int parse_chunk(const char *data, size_t size, void *arg, sx_error_t *err)
+{
+    streaming_t *s = arg;
+    bool first = !s->started;
+    s->started = true;
+    if (check_input(s->name, &data, &size, first, &s->lines, err) != 0)
+        return -1;
+    return parse_piece(&s->parser, &s->reader, s->name, data, size, err);
+}
+
+/* sx_csv_read_each in pieces of `chunk` bytes (the self-test's are tiny). */
+static int read_each(const char *path, size_t chunk, sx_csv_record_fn *each, void *arg,
+                     sx_error_t *err)
 {
     sx_error_clear(err);
-    size_t size = 0;
-    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, err);
-    if (!data)
-        return -1;
-    int rc = sx_csv_parse_each(path, data, size, each, arg, err);
-    free(data);
+    streaming_t s = {.reader = {.each = each, .arg = arg, .err = err}, .name = path};
+    parser_init(&s.parser, &s.reader);
+    int rc = sx_file_read_chunks(NULL, path, SX_FILE_CSV, chunk, parse_chunk, &s, err);
+    if (rc == 0)
+        rc = parse_end(&s.parser, &s.reader, path, err);
+    parser_free(&s.parser, &s.reader);
     return rc;
+}
+
+int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg, sx_error_t *err)
+{
+    return read_each(path, READ_CHUNK, each, arg, err);
 }
 
 /* What sx_csv_read_first keeps, and whether the rest needs reading. */
@@ -357,18 +411,35 @@ static int keep_first(const sx_csv_record_t *record, void *arg, sx_error_t *err)
     return first->quoteless ? 1 : 0;
 }
 
+/* A first reading for sx_csv_read_first: refuses a NUL byte anywhere, as
+ * the parse would, and stops (1) at the first quote. */
+typedef struct {
+    const char *name;
+    size_t lines;
+    bool started;
+} quote_search_t;
+
+static int find_quote(const char *data, size_t size, void *arg, sx_error_t *err)
+{
+    quote_search_t *q = arg;
+    bool first = !q->started;
+    q->started = true;
+    if (memchr(data, '"', size))
+        return 1;
+    return check_input(q->name, &data, &size, first, &q->lines, err);
+}
+
 sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err)
 {
     sx_error_clear(err);
-    size_t size = 0;
-    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, err);
-    if (!data)
+    quote_search_t search = {.name = path};
+    int quotes = sx_file_read_chunks(NULL, path, SX_FILE_CSV, READ_CHUNK, find_quote,
+                                     &search, err);
+    if (quotes < 0)
         return NULL;
-    first_t first = {.table = sx_new(sx_csv_table_t),
-                     .quoteless = memchr(data, '"', size) == NULL};
-    if (sx_csv_parse_each(path, data, size, keep_first, &first, err) < 0)
+    first_t first = {.table = sx_new(sx_csv_table_t), .quoteless = quotes == 0};
+    if (sx_csv_read_each(path, keep_first, &first, err) < 0)
         sx_csv_table_destroy(&first.table);
-    free(data);
     return first.table;
 }
 
@@ -631,9 +702,69 @@ static void test_same_relation(void)
     rmdir(dir);
 }
 
+/* Appends a record to a text dump: line, then each field with its length
+ * and quoting. */
+static int dump_record(const sx_csv_record_t *record, void *arg, sx_error_t *err)
+{
+    (void)err;
+    FILE *out = arg;
+    fprintf(out, "@%zu", record->line);
+    for (size_t i = 0; i < record->count; i++)
+        fprintf(out, "|%zu%c%s", record->lengths[i], record->quoted[i] ? 'q' : '-',
+                record->fields[i]);
+    fputc('\n', out);
+    return 0;
+}
+
+/* A file read in pieces of any size down to 3 bytes (a CRLF, a quote pair,
+ * a record cut anywhere), gives the records and the errors of the whole
+ * file parsed at once (before an error, the records of the pieces before a
+ * NUL byte's have been handed over). Every piece but the last is whole, so a BOM (3
+ * bytes) is always in the first. */
+static void test_pieces_read_as_the_whole(void)
+{
+    static const char *const inputs[] = {
+        "\xEF\xBB\xBF"
+        "a,b\r\n1,\"x\ny\"\r\n\r\n\n\"\",\"\"\"\"\n, \n",
+        "a\n\"open\n",
+        "a,b\n1,2\n3,\"x\"y\n",
+        "a\nb\r\nx\0y\n",
+        "",
+        "a,b",
+        "\n\n\r\r",
+        "h1,h2,h3\nlong field with spaces ,\"q,\"\"\",\n\"multi\r\nline\",,\"\"\n"};
+    char dir[] = "/tmp/sx_csv_pieces_XXXXXX", path[64];
+    SX_CHECK(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/in.csv", dir);
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        size_t size = i == 3 ? 9 : strlen(inputs[i]); /* past its NUL byte */
+        SX_CHECK(sx_file_write_atomic(path, inputs[i], size, NULL) == 0);
+        char *whole = NULL, *piecewise = NULL;
+        size_t whole_size = 0, piecewise_size = 0;
+        sx_error_t whole_err, piece_err;
+        FILE *out = open_memstream(&whole, &whole_size);
+        int whole_rc =
+            sx_csv_parse_each(path, inputs[i], size, dump_record, out, &whole_err);
+        fclose(out);
+        for (size_t chunk = 3; chunk <= size + 1; chunk++) {
+            out = open_memstream(&piecewise, &piecewise_size);
+            int rc = read_each(path, chunk, dump_record, out, &piece_err);
+            fclose(out);
+            SX_CHECK(rc == whole_rc);
+            SX_CHECK(rc == 0 ? strcmp(piecewise, whole) == 0
+                             : strcmp(piece_err.msg, whole_err.msg) == 0);
+            free(piecewise);
+        }
+        free(whole);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 void sx_csv_test(bool verbose)
 {
     (void)verbose;
+    test_pieces_read_as_the_whole();
     test_lone_field_is_never_a_blank_line();
     test_nul_byte_is_refused();
     test_quoting_lines_and_blank_records();

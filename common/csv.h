@@ -54,8 +54,11 @@ long sx_csv_record_index(const sx_csv_record_t *record, const char *name);
  * of no fields) handed to `each` as it ends instead of kept: the record and
  * its fields are valid during the call only, so a large file costs no
  * memory per row. A non-zero return from `each` stops the reading and is
- * returned (`each` fills err). The whole input is checked for a NUL byte
- * before the first record. */
+ * returned (`each` fills err). sx_csv_parse_each checks the whole input for
+ * a NUL byte before the first record; sx_csv_read_each reads and parses the
+ * file in pieces of 1 MB (never whole in memory) and checks each piece
+ * before parsing it, so the records before a NUL byte's piece have been
+ * handed over when it is the error. */
 typedef int(sx_csv_record_fn)(const sx_csv_record_t *record, void *arg, sx_error_t *err);
 int sx_csv_read_each(const char *path, sx_csv_record_fn *each, void *arg,
                      sx_error_t *err);
@@ -63,8 +66,9 @@ int sx_csv_parse_each(const char *name, const char *data, size_t size,
                       sx_csv_record_fn *each, void *arg, sx_error_t *err);
 /* Reads and checks the whole file as sx_csv_read does, but keeps only its
  * first record (a table of 0 or 1 records): a header, for the memory of one
- * row. A file without a quote cannot be malformed, and is parsed no further
- * than its first record. */
+ * row. The file is read in pieces, first searched for a quote (and a NUL
+ * byte): a file without a quote cannot be malformed, and is parsed no
+ * further than its first record. */
 sx_csv_table_t *sx_csv_read_first(const char *path, sx_error_t *err);
 
 /* Writes one record; a NULL field is written as an empty field. Fields that

@@ -210,22 +210,77 @@ static char *read_fd(int fd, const char *path, const struct stat *st, size_t lim
     return data;
 }
 
-/* read_fd of a regular file; the same file as `seen` (the one checked),
- * never anything that blocks on open. */
+/* Opens the regular file `seen` (the one checked) for reading, never
+ * anything that blocks on open; *st receives its stat. -1 with err set. */
+static int open_regular(const char *path, const struct stat *seen, struct stat *st,
+                        sx_error_t *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_dev != seen->st_dev ||
+        st->st_ino != seen->st_ino) {
+        close(fd);
+        return sx_error_set(err, "%s: changed while being opened", path);
+    }
+    return fd;
+}
+
+/* read_fd of a regular file checked as `seen`. */
 static char *read_regular(const char *path, const struct stat *seen, size_t limit,
                           bool head, size_t *size_p, bool *too_big, sx_error_t *err)
 {
     *too_big = false;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != seen->st_dev ||
-        st.st_ino != seen->st_ino) {
-        close(fd);
-        return sx_error_set(err, "%s: changed while being opened", path), NULL;
-    }
+    int fd = open_regular(path, seen, &st, err);
+    if (fd < 0)
+        return NULL;
     return read_fd(fd, path, &st, limit, head, size_p, too_big, err);
+}
+
+/* Fills buf with up to `room` bytes of fd: fewer only at its end. */
+static ssize_t read_full(int fd, char *buf, size_t room)
+{
+    size_t used = 0;
+    while (used < room) {
+        ssize_t got = read(fd, buf + used, room - used);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        used += (size_t)got;
+    }
+    return (ssize_t)used;
+}
+
+int sx_file_read_chunks(const char *root, const char *path, sx_file_kind_t kind,
+                        size_t chunk, sx_file_chunk_fn *each, void *arg, sx_error_t *err)
+{
+    struct stat seen, st;
+    size_t limit, total = 0;
+    if (inspect(root, path, kind, &seen, &limit, err) != 0)
+        return -1;
+    int fd = open_regular(path, &seen, &st, err);
+    if (fd < 0)
+        return -1;
+    char *buf = sx_alloc(chunk, 1);
+    int rc = 0;
+    for (;;) {
+        ssize_t got = read_full(fd, buf, chunk);
+        if (got < 0)
+            rc = sx_error_set(err, "%s: read error: %s", path, strerror(errno));
+        else if ((total += (size_t)got) > limit)
+            rc = over_limit(path, kind, limit, err);
+        else if (got > 0)
+            rc = each(buf, (size_t)got, arg, err);
+        if (rc != 0 || got < (ssize_t)chunk)
+            break;
+    }
+    free(buf);
+    close(fd);
+    return rc;
 }
 
 char *sx_file_load(const char *root, const char *path, sx_file_kind_t kind,
@@ -675,6 +730,52 @@ static void test_concurrent_writers(const char *dir)
 }
 
 /* sx_file_read_stream takes what `--sql <(...)` gives: a pipe. */
+/* Collects the pieces of sx_file_read_chunks; "stop" in one stops it. */
+static int collect_piece(const char *data, size_t size, void *arg, sx_error_t *err)
+{
+    char *all = arg;
+    size_t used = strlen(all);
+    memcpy(all + used, data, size);
+    all[used + size] = '|';
+    all[used + size + 1] = '\0';
+    return memmem(data, size, "stop", 4) ? sx_error_set(err, "stopped") : 0;
+}
+
+/* Pieces of the chunk size, the last one shorter, under the input rule. */
+static void test_read_chunks(const char *dir)
+{
+    char path[256], all[64] = "";
+    sx_error_t err;
+    snprintf(path, sizeof path, "%s/pieces.csv", dir);
+    SX_CHECK(sx_file_write_atomic(path, "abcdefghij", 10, NULL) == 0);
+    SX_CHECK(sx_file_read_chunks(NULL, path, SX_FILE_CSV, 4, collect_piece, all, &err) ==
+             0);
+    SX_CHECK(strcmp(all, "abcd|efgh|ij|") == 0);
+    all[0] = '\0';
+    SX_CHECK(sx_file_read_chunks(NULL, path, SX_FILE_CSV, 5, collect_piece, all, &err) ==
+             0);
+    SX_CHECK(strcmp(all, "abcde|fghij|") == 0);
+    SX_CHECK(sx_file_write_atomic(path, "ab stop cd ef", 13, NULL) == 0);
+    all[0] = '\0';
+    SX_CHECK(sx_file_read_chunks(NULL, path, SX_FILE_CSV, 8, collect_piece, all, &err) ==
+             -1);
+    SX_CHECK(strcmp(all, "ab stop |") == 0 && strcmp(err.msg, "stopped") == 0);
+    SX_CHECK(setenv("SX_MAX_CSV_BYTES", "12", 1) == 0);
+    char want[600];
+    snprintf(
+        want, sizeof want,
+        "%s: larger than the limit of 12 bytes for CSV files (set SX_MAX_CSV_BYTES to "
+        "raise it)",
+        path);
+    expect_error(
+        sx_file_read_chunks(NULL, path, SX_FILE_CSV, 4, collect_piece, all, &err), &err,
+        want, false);
+    SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
+    snprintf(want, sizeof want, "%s: a folder, not a regular file", dir);
+    expect_error(sx_file_read_chunks(NULL, dir, SX_FILE_CSV, 4, collect_piece, all, &err),
+                 &err, want, false);
+}
+
 static void test_read_stream(const char *dir)
 {
     int fds[2];
@@ -713,6 +814,7 @@ void sx_files_test(bool verbose)
     SX_CHECK(data && size == 0);
     free(data);
     test_read_stream(dir);
+    test_read_chunks(dir);
     test_concurrent_writers(dir);
     test_sizes();
     SX_CHECK(sx_file_kind_of("a/b.csv") == SX_FILE_CSV);

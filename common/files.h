@@ -71,6 +71,15 @@ int sx_path_check_inside(const char *root, const char *path, sx_error_t *err);
 char *sx_file_load(const char *root, const char *path, sx_file_kind_t kind,
                    size_t *size_p, sx_error_t *err);
 
+/* Reads a file under the same rule in pieces of `chunk` bytes (the last
+ * one shorter), each handed to `each` as it is read, so a large file is
+ * never whole in memory; the limit holds however much the file grows while
+ * read. A non-zero return from `each` stops the reading and is returned
+ * (`each` fills err). */
+typedef int(sx_file_chunk_fn)(const char *data, size_t size, void *arg, sx_error_t *err);
+int sx_file_read_chunks(const char *root, const char *path, sx_file_kind_t kind,
+                        size_t chunk, sx_file_chunk_fn *each, void *arg, sx_error_t *err);
+
 /* The folder holding path ("." for a bare name), on the heap: the root of a
  * file that belongs to its own folder, such as BENCH/gold/ID.csv. */
 char *sx_file_folder(const char *path);

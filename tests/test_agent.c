@@ -10,7 +10,9 @@
  * exactly the tasks not started. With slots, tasks run at once (the
  * simulated executor counts how many), one failing leaves the others alone,
  * a RECALL gives back only those no slot took, and a task whose earlier
- * dispatch still runs waits for it. */
+ * dispatch still runs waits for it. Each executed task is finished (its
+ * cleanup) once, and a silent coordinator is retried after a back-off that
+ * doubles up to its maximum. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
@@ -23,7 +25,9 @@
 #include "proto/proto.h"
 #include "worker/simexec.h"
 
+#include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,17 +248,29 @@ static void fixture_end(fixture_t *f, size_t executed)
     zstr_free(&f->endpoint);
 }
 
+/* Tasks whose cleanup (sx_agent_config_t.finish) ran, on the slots' threads. */
+static atomic_int s_finished;
+
+static void finish_counted(void *slot_ctx)
+{
+    (void)slot_ctx;
+    s_finished++;
+}
+
 /* RECALL while the first task of two shards runs: the agent gives back
  * (RELEASE) exactly the three tasks it has not started, under their tokens,
  * and forgets them; the running one finishes and is reported; a second
- * RECALL finds nothing left to give back. */
+ * RECALL finds nothing left to give back. Each task executed was finished
+ * (its cleanup) once. */
 static void test_recall_releases_unstarted(const char *bench)
 {
     fixture_t f;
-    fixture_start(
-        &f, bench,
-        (sx_agent_config_t){.name = "w2", .capacity = 2, .dead_after_ms = DEAD_MS},
-        "delay_ms=20");
+    fixture_start(&f, bench,
+                  (sx_agent_config_t){.name = "w2",
+                                      .capacity = 2,
+                                      .dead_after_ms = DEAD_MS,
+                                      .finish = finish_counted},
+                  "delay_ms=20");
     const char *methods[] = {"m1", "m2", "m3", "m4"};
     const uint64_t tokens[] = {11, 12, 13, 14};
     sx_msg_t *shards[2] = {
@@ -283,6 +299,94 @@ static void test_recall_releases_unstarted(const char *bench)
     sx_msg_destroy(&recall);
     for (int i = 0; i < 2; i++)
         sx_msg_destroy(&shards[i]);
+    fixture_end(&f, 2);
+    SX_CHECK(s_finished == 2);
+}
+
+/* The fixture with one slot whose tasks take no time, named `name`. */
+static void fixture_start_quick(fixture_t *f, const char *bench, const char *name)
+{
+    fixture_start(
+        f, bench,
+        (sx_agent_config_t){.name = name, .capacity = 2, .dead_after_ms = DEAD_MS},
+        "delay_ms=0");
+}
+
+/* Sends `assign` to the fixture's agent and serves the files it asks for
+ * until its RESULT, which it returns; *requests counts the asks. */
+static sx_msg_t *fixture_task(fixture_t *f, const char *bench, const sx_msg_t *assign,
+                              int *requests)
+{
+    SX_CHECK(sx_msg_send(assign, f->router, f->who, NULL) == 0);
+    *requests = 0;
+    return serve_until_result(f->router, bench, assign, &f->who, requests);
+}
+
+/* A task whose files came but cannot be laid out in the worker's bench
+ * folder (a file where its folder goes) is answered with infra_error at
+ * once, naming the file and why, so the coordinator retries it elsewhere. */
+static void test_files_not_placed(const char *bench)
+{
+    fixture_t f;
+    fixture_start_quick(&f, bench, "w7");
+    char blocker[PATH_MAX], want[2 * PATH_MAX];
+    snprintf(blocker, sizeof blocker, "%s/work-w7/bench/tasks/t002", bench);
+    FILE *file = fopen(blocker, "w");
+    SX_CHECK(file && fclose(file) == 0);
+    sx_msg_t *assign = make_assign(bench, "t002", 1);
+    int requests;
+    sx_msg_t *result = fixture_task(&f, bench, assign, &requests);
+    snprintf(want, sizeof want,
+             "worker w7 cannot get the task's files: %s/task.json: cannot link from the "
+             "cache: Not a directory",
+             blocker);
+    SX_CHECK(result && result->result.status == SX_STATUS_INFRA_ERROR);
+    SX_CHECK(strcmp(result->result.detail, want) == 0);
+    SX_CHECK(result->result.attempts == 1 && result->size == 0 && requests == 2);
+    sx_msg_destroy(&result);
+    sx_msg_destroy(&assign);
+    fixture_end(&f, 2);
+}
+
+/* An idle agent keeps beating, so the coordinator does not drop it. */
+static void test_idle_beats(const char *bench)
+{
+    fixture_t f;
+    fixture_start_quick(&f, bench, "w11");
+    sx_msg_t *beat = expect(f.router, SX_MSG_HEARTBEAT, &f.who, WAIT_MS);
+    SX_CHECK(beat);
+    sx_msg_destroy(&beat);
+    fixture_end(&f, 1);
+}
+
+/* A bench file of 600 KiB (the protocol takes messages of up to
+ * SX_PROTO_MAX_BYTES) comes whole in one FILE and the task runs: a socket
+ * limit below the protocol's would drop it and the task would never run. */
+static void test_big_file(const char *bench)
+{
+    fixture_t f;
+    fixture_start_quick(&f, bench, "w10");
+    char path[PATH_MAX], placed[PATH_MAX], hash[41], copy[41];
+    snprintf(path, sizeof path, "%s/tasks/t001/big.bin", bench);
+    size_t size = 600 * 1024;
+    char *data = sx_alloc(size, 1);
+    for (size_t i = 0; i < size; i++)
+        data[i] = (char)(i * 7919 % 251);
+    sx_error_t err;
+    SX_CHECK(sx_file_write_atomic(path, data, size, &err) == 0);
+    free(data);
+    uint64_t bytes = 0;
+    SX_CHECK(sx_hash_file(path, hash, &bytes, NULL) == 0 && bytes == size);
+    sx_msg_t *assign = make_assign(bench, "t001", 2);
+    sx_msg_add_file(assign, "tasks/t001/big.bin", hash, bytes);
+    int requests;
+    sx_msg_t *result = fixture_task(&f, bench, assign, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_MATCH && requests == 1);
+    snprintf(placed, sizeof placed, "%s/work-w10/bench/tasks/t001/big.bin", bench);
+    SX_CHECK(sx_hash_file(placed, copy, &bytes, NULL) == 0 && strcmp(copy, hash) == 0);
+    SX_CHECK(unlink(path) == 0);
+    sx_msg_destroy(&result);
+    sx_msg_destroy(&assign);
     fixture_end(&f, 2);
 }
 
@@ -382,6 +486,228 @@ static void test_slots_run_tasks_at_once(const char *bench)
     result_order(f.router, &f.who, 21, order, 3);
     SX_CHECK(order[0] == 21 && order[1] + order[2] == 45);
     fixture_end(&f, 7);
+}
+
+/* sx_agent_new(config) fails with exactly `want`. */
+static void check_refused(const sx_agent_config_t *config, const char *want)
+{
+    sx_error_t err;
+    SX_CHECK(sx_agent_new(config, &err) == NULL);
+    if (strcmp(err.msg, want) != 0)
+        fprintf(stderr, "got \"%s\"\nwant \"%s\"\n", err.msg, want);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+}
+
+/* sx_agent_run(config) cannot reach the coordinator: -1, exactly `want`. */
+static void check_unconnected(const sx_agent_config_t *config, const char *want)
+{
+    sx_error_t err;
+    sx_agent_t *agent = sx_agent_new(config, &err);
+    SX_CHECK(agent);
+    SX_CHECK(sx_agent_run(agent, NULL, &err) == -1);
+    if (strcmp(err.msg, want) != 0)
+        fprintf(stderr, "got \"%s\"\nwant \"%s\"\n", err.msg, want);
+    SX_CHECK(strcmp(err.msg, want) == 0 && sx_agent_executed(agent) == 0);
+    sx_agent_destroy(&agent);
+}
+
+/* A worker that cannot work says why, naming what is wrong, before it
+ * connects (no executor, a result cache without a scorer, a work folder
+ * path too long, --cert alone, a name that is no file name) or when it
+ * connects (a certificate that does not load, an endpoint ZeroMQ refuses). */
+static void test_refusals(const char *bench)
+{
+    char work[PATH_MAX], cert[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-w6", bench);
+    snprintf(cert, sizeof cert, "%s/w6.cert", bench);
+    char *endpoint = zsys_sprintf("ipc://%s/none.sock", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    const sx_agent_config_t good = {.endpoint = endpoint,
+                                    .name = "w6",
+                                    .work_dir = work,
+                                    .exec = sx_simexec_run,
+                                    .exec_ctx = sim};
+    const char *needs = "worker needs an endpoint, a work folder and an executor (and "
+                        "a scorer for a result cache)";
+    sx_agent_config_t config = good;
+    config.exec = NULL;
+    check_refused(&config, needs);
+    config = good;
+    config.result_cache_dir = work;
+    check_refused(&config, needs);
+    char long_dir[1100], want[PATH_MAX + 64];
+    memset(long_dir, 'w', 1025);
+    long_dir[0] = '/';
+    long_dir[1025] = '\0';
+    config = good;
+    config.work_dir = long_dir;
+    snprintf(want, sizeof want, "%s: work folder path longer than 1024 bytes", long_dir);
+    check_refused(&config, want);
+    config = good;
+    config.cert_path = cert;
+    check_refused(&config, "--cert needs --server-cert, the coordinator's public "
+                           "certificate");
+    config = good;
+    config.name = "w 6";
+    check_refused(&config, "worker name 'w 6' must be [A-Za-z0-9_.-]+");
+
+    config = good;
+    config.cert_path = cert;
+    config.server_cert_path = "/nonexistent/coordinator.cert";
+    snprintf(want, sizeof want, "%s: cannot load the worker certificate", cert);
+    check_unconnected(&config, want);
+    zcert_t *mine = zcert_new();
+    SX_CHECK(zcert_save(mine, cert) == 0);
+    zcert_destroy(&mine);
+    check_unconnected(&config,
+                      "/nonexistent/coordinator.cert: cannot load the coordinator "
+                      "certificate");
+    config = good;
+    config.endpoint = "bogus://nowhere";
+    config.insecure = true;
+    check_unconnected(&config, "cannot connect to bogus://nowhere");
+    sx_agent_t *none = NULL;
+    sx_agent_destroy(&none); /* harmless, as every destructor here */
+    sx_simexec_destroy(&sim);
+    zstr_free(&endpoint);
+}
+
+/* The back-offs the agent's log gave, "reconnecting in N ms", from the
+ * file its stderr went to: at most `most` of them, into ms; returns how
+ * many. */
+static int logged_backoffs(const char *path, int *ms, int most)
+{
+    FILE *log = fopen(path, "r");
+    SX_CHECK(log);
+    char line[1024];
+    int count = 0;
+    while (count < most && fgets(line, sizeof line, log)) {
+        const char *at = strstr(line, "reconnecting in ");
+        if (at && sscanf(at, "reconnecting in %d ms", &ms[count]) == 1)
+            count++;
+    }
+    fclose(log);
+    return count;
+}
+
+/* An agent on a thread whose coordinator (a ROUTER) never answers, its
+ * warnings caught in a file from stderr meanwhile; a fixture_t without its
+ * first task. */
+typedef struct {
+    fixture_t f;
+    char log[PATH_MAX];
+    int saved_stderr;
+    sx_log_level_t saved_level;
+} silent_t;
+
+static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
+{
+    *s = (silent_t){0};
+    s->f.endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
+    s->f.router = zsock_new_router(s->f.endpoint);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-%s", bench, config.name);
+    snprintf(s->log, sizeof s->log, "%s/%s.log", bench, config.name);
+    s->f.sim = sx_simexec_new("delay_ms=0", NULL);
+    config.endpoint = s->f.endpoint;
+    config.work_dir = work;
+    config.exec = sx_simexec_run;
+    config.exec_ctx = s->f.sim;
+    config.heartbeat_ms = BEAT_MS;
+    config.dead_after_ms = 2 * BEAT_MS;
+    s->f.run = (run_t){sx_agent_new(&config, NULL), -1};
+    SX_CHECK(s->f.run.agent);
+    fflush(stderr);
+    s->saved_stderr = dup(STDERR_FILENO);
+    int file = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    SX_CHECK(s->saved_stderr >= 0 && file >= 0);
+    SX_CHECK(dup2(file, STDERR_FILENO) == STDERR_FILENO && close(file) == 0);
+    s->saved_level = sx_log_level();
+    sx_log_set_level(SX_LOG_WARN);
+    s->f.actor = zactor_new(agent_actor, &s->f.run);
+    s->f.who = NULL;
+}
+
+/* HELLOs the agent says within WAIT_MS each, at most `most`. */
+static int silent_hellos(silent_t *s, int most)
+{
+    int hellos = 0;
+    sx_msg_t *hello;
+    while (hellos < most &&
+           (hello = expect(s->f.router, SX_MSG_HELLO, &s->f.who, WAIT_MS)) != NULL) {
+        hellos++;
+        sx_msg_destroy(&hello);
+    }
+    return hellos;
+}
+
+/* Stops the agent (a message on its stop socket), gives stderr back. */
+static void silent_stop(silent_t *s)
+{
+    zactor_destroy(&s->f.actor);
+    sx_log_set_level(s->saved_level);
+    fflush(stderr);
+    SX_CHECK(dup2(s->saved_stderr, STDERR_FILENO) == STDERR_FILENO);
+    close(s->saved_stderr);
+}
+
+static void silent_end(silent_t *s)
+{
+    sx_agent_destroy(&s->f.run.agent);
+    sx_simexec_destroy(&s->f.sim);
+    zframe_destroy(&s->f.who);
+    zsock_destroy(&s->f.router);
+    zstr_free(&s->f.endpoint);
+}
+
+/* A coordinator that never answers is given up after dead_after_ms and
+ * tried again after a back-off that doubles from reconnect_min_ms and stays
+ * at reconnect_max_ms (each try a fresh HELLO): 50, 100, 200, 200 ms from
+ * 50 up to 200; left unset (0), from 250 up to 32 times that (agent.h). */
+static void test_backoff_doubles(const char *bench)
+{
+    const struct {
+        const char *name;
+        int min_ms, max_ms;
+        int want[4];
+    } cases[] = {{"w5", 50, 200, {50, 100, 200, 200}}, {"w9", 0, 0, {250, 500, 1000, 0}}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int tries = cases[i].want[3] ? 4 : 3;
+        silent_t s;
+        silent_start(&s, bench,
+                     (sx_agent_config_t){.name = cases[i].name,
+                                         .reconnect_min_ms = cases[i].min_ms,
+                                         .reconnect_max_ms = cases[i].max_ms});
+        int hellos = silent_hellos(&s, tries + 1);
+        silent_stop(&s);
+        int ms[4] = {0};
+        SX_CHECK(hellos == tries + 1 && s.f.run.rc == 1);
+        SX_CHECK(logged_backoffs(s.log, ms, tries) == tries);
+        SX_CHECK(memcmp(ms, cases[i].want, sizeof ms) == 0);
+        silent_end(&s);
+    }
+}
+
+/* A stop during the back-off ends the agent at once (rc 1), without a
+ * second HELLO: the wait is cut short, not sat out. The stop comes once the
+ * agent's warning says it waits (a 60 s back-off). */
+static void test_stop_during_backoff(const char *bench)
+{
+    silent_t s;
+    silent_start(&s, bench,
+                 (sx_agent_config_t){
+                     .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000});
+    int hellos = silent_hellos(&s, 1);
+    int ms = 0;
+    int64_t deadline = zclock_mono() + WAIT_MS;
+    while (logged_backoffs(s.log, &ms, 1) == 0 && zclock_mono() < deadline)
+        zclock_sleep(10); /* polls the log file for the line, with a deadline */
+    int64_t stopped = zclock_mono();
+    silent_stop(&s);
+    SX_CHECK(hellos == 1 && ms == 60000 && s.f.run.rc == 1);
+    SX_CHECK(zclock_mono() - stopped < WAIT_MS);
+    SX_CHECK(expect(s.f.router, SX_MSG_HELLO, &s.f.who, 200) == NULL);
+    silent_end(&s);
 }
 
 /* A slot whose executor cannot be made stops the agent from being made,
@@ -597,6 +923,12 @@ int main(void)
     test_recall_releases_unstarted(bench);
     test_slots_run_tasks_at_once(bench);
     test_slot_that_cannot_open(bench);
+    test_backoff_doubles(bench);
+    test_stop_during_backoff(bench);
+    test_refusals(bench);
+    test_files_not_placed(bench);
+    test_big_file(bench);
+    test_idle_beats(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");

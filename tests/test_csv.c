@@ -170,25 +170,29 @@ static void test_parse_each_hands_over_what_parse_keeps(void)
 }
 
 /* sx_csv_read_first keeps the header alone, yet finds a file malformed
- * anywhere, with or without quotes before the fault; a quoteless file is
- * read no further than its header. */
+ * anywhere, with or without quotes before the fault, and a NUL byte with or
+ * without quotes; a quoteless file is parsed no further than its header. */
 static void test_read_first_keeps_the_header_and_checks_the_rest(void)
 {
     static const char *const inputs[] = {"a,b\n1,2\n3,4\n",   "a,\"b\"\n1,2\n3,\"x\"y\n",
                                          "a,b\n1,2\n3,\"4\n", "a,b\n1,2\n\"3\"\"\",4\n",
-                                         "\n\na,b\n",         ""};
+                                         "\n\na,b\n",         "",
+                                         "a,b\n1,2\nx\0y\n",  "a,\"b\"\n1,2\nx\0y\n"};
     static const char *const expected[] = {"a|b",
                                            "/rows.csv:3: malformed quoting",
                                            "/rows.csv:4: malformed quoting",
                                            "a|b",
                                            "",
-                                           "none"};
+                                           "none",
+                                           "/rows.csv:3: a NUL byte (a CSV",
+                                           "/rows.csv:3: a NUL byte (a CSV"};
     for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
         char dir[] = "/tmp/sx_test_csv_XXXXXX", path[64];
         SX_CHECK(mkdtemp(dir));
         snprintf(path, sizeof path, "%s/rows.csv", dir);
         FILE *out = fopen(path, "wb");
-        SX_CHECK(out && fputs(inputs[i], out) >= 0 && fclose(out) == 0);
+        size_t size = strlen(inputs[i]) + (i >= 6 ? 3 : 0); /* past a NUL byte */
+        SX_CHECK(out && fwrite(inputs[i], 1, size, out) == size && fclose(out) == 0);
         sx_error_t err;
         sx_csv_table_t *table = sx_csv_read_first(path, &err);
         char got[256] = "none";

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,11 +41,12 @@ static void write_file(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-/* sink_option is one more option of the sink's WITH list, e.g. ",'k'='v'";
- * create how the source's DDL begins ("CREATE TABLE", "CREATE TEMPORARY
- * TABLE"). */
+/* source_option and sink_option are one more option of the source's and
+ * the sink's WITH list, e.g. ",'k'='v'"; create how the source's DDL begins
+ * ("CREATE TABLE", "CREATE TEMPORARY TABLE"). */
 static void write_task(const char *dir, const char *id, int timeout_s,
-                       const char *sink_option, const char *create)
+                       const char *source_option, const char *sink_option,
+                       const char *create)
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
@@ -56,28 +58,36 @@ static void write_task(const char *dir, const char *id, int timeout_s,
         "\"kind\": \"static\", \"file\": \"sources/s.csv\", \"columns\": [{\"name\": "
         "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"%s s (id BIGINT, v STRING) "
         "WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
-        "servers'='${bootstrap}','format'='json')\"}], \"sink\": {\"name\": "
+        "servers'='${bootstrap}','format'='json'%s)\"}], \"sink\": {\"name\": "
         "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
         "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json'%s)\"}, \"output_schema\": [{\"name\": "
         "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
-        id, create, sink_option, timeout_s);
+        id, create, source_option, sink_option, timeout_s);
     snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
     write_file(path, "task.json", json);
 }
 
-/* A bench of four tasks, one static source and an append sink each: t1
+/* A bench of six tasks, one static source and an append sink each: t1
  * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation), t3,
- * whose sink DDL has a placeholder the executor does not fill, and t4, t1
- * with a TEMPORARY source table. */
+ * whose sink DDL has a placeholder the executor does not fill, t4, t1
+ * with a TEMPORARY source table, t5, whose source CSV has a row of three
+ * fields, t6, whose source DDL has a placeholder the executor does not fill,
+ * and t7 (30 s, no gold nor evaluation). */
 static void write_bench(const char *dir)
 {
-    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\n");
-    write_task(dir, "t1", 30, "", "CREATE TABLE");
-    write_task(dir, "t2", 1, "", "CREATE TABLE");
-    write_task(dir, "t3", 30, ",'properties.group.id'='${group}'", "CREATE TABLE");
-    write_task(dir, "t4", 30, "", "CREATE TEMPORARY TABLE");
+    const char *group = ",'properties.group.id'='${group}'";
+    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\nt7\n");
+    write_task(dir, "t1", 30, "", "", "CREATE TABLE");
+    write_task(dir, "t2", 1, "", "", "CREATE TABLE");
+    write_task(dir, "t3", 30, "", group, "CREATE TABLE");
+    write_task(dir, "t4", 30, "", "", "CREATE TEMPORARY TABLE");
+    write_task(dir, "t5", 30, "", "", "CREATE TABLE");
+    write_task(dir, "t6", 30, group, "", "CREATE TABLE");
+    write_task(dir, "t7", 30, "", "", "CREATE TABLE");
     char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/tasks/t5/sources", dir);
+    write_file(path, "s.csv", "id,v\n1,a,b\n");
     snprintf(path, sizeof path, "%s/gold", dir);
     SX_CHECK(sx_mkdirs(path, NULL) == 0);
     write_file(path, "t1.csv", "id\n1\n");
@@ -150,8 +160,9 @@ typedef struct {
     const char *csv_dir;
     sx_runtime_t *pair;
     sink_output_t *output;
-    int runs;  /* each run has its own run id, so its own topics */
-    bool keep; /* the executor's --keep */
+    int runs;              /* each run has its own run id, so its own topics */
+    bool keep;             /* the executor's --keep */
+    sx_replays_t *replays; /* shared source topics; NULL: private replays */
 } harness_t;
 
 /* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
@@ -173,6 +184,7 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
     sx_error_t err;
     sx_executor_t *executor = sx_executor_new(&config, &err);
     SX_CHECK(executor);
+    sx_executor_set_replays(executor, h->replays);
     char csv[PATH_MAX];
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
     sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
@@ -288,20 +300,26 @@ static void test_flink_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_destroy(&fake);
 }
 
+/* The verdict of a gateway that cannot open a session (HTTP 503). */
+static void check_no_session(sx_result_t *result, sx_fakeflink_t *fake)
+{
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want,
+             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
+             "Internal server error.",
+             sx_fakeflink_url(fake));
+    check_verdict(result, SX_STATUS_INFRA_ERROR, want);
+}
+
 /* Verdicts decided while the job is being submitted: a session, DDL or
  * INSERT the cluster cannot take is infra trouble (retried elsewhere), never
  * the task's or the query's fault; the fake's address is in each detail. */
 static void test_submit_verdicts(harness_t *h)
 {
-    char want[SX_ERROR_MAX];
     sx_result_t result;
     sx_fakeflink_script_t no_session = {.session_status = 503};
     sx_fakeflink_t *fake = run_on_fake(h, &no_session, "t1", &result);
-    snprintf(want, sizeof want,
-             "opening a SQL Gateway session: POST %s/v1/sessions: HTTP 503: "
-             "Internal server error.",
-             sx_fakeflink_url(fake));
-    check_verdict(&result, SX_STATUS_INFRA_ERROR, want);
+    check_no_session(&result, fake);
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
     sx_fakeflink_destroy(&fake);
     sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
@@ -382,6 +400,15 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
                   "cannot create the folder of /dev/null/csv/t1.csv");
     sx_fakeflink_destroy(&fake);
     h->csv_dir = csv_dir;
+    /* Nor one that cannot take the final CSV's name (a folder has it). */
+    char taken[512];
+    snprintf(taken, sizeof taken, "%s/t1.csv", h->csv_dir);
+    unlink(taken);
+    SX_CHECK(mkdir(taken, 0755) == 0);
+    snprintf(want, sizeof want, "%s: cannot write the final CSV: Is a directory", taken);
+    fake = expect(h, &finished, "t1", SX_STATUS_INFRA_ERROR, want);
+    sx_fakeflink_destroy(&fake);
+    SX_CHECK(rmdir(taken) == 0);
     /* The DDL goes through configure-session (one request each), the
      * INSERT is the one statement whose operation is closed; the task's
      * tables are dropped after it, and the session is closed with the
@@ -402,12 +429,96 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     SX_CHECK(sx_fakeflink_tables(fake) == 2);
     sx_fakeflink_destroy(&fake);
     h->keep = false;
-    /* Gold and evaluation are the bench's: missing, they are eval_error. */
+    /* Gold and evaluation are the bench's: missing, they are eval_error. A
+     * task of 30 s (t7): on a loaded machine t2's 1 s can pass in the
+     * submit alone, and the verdict is then timeout. */
     output->value = "{\"id\":1}";
     snprintf(want, sizeof want,
-             "%s/evaluation/t2.json: cannot open: No such file or directory", h->bench);
-    fake = expect(h, &finished, "t2", SX_STATUS_EVAL_ERROR, want);
+             "%s/evaluation/t7.json: cannot open: No such file or directory", h->bench);
+    fake = expect(h, &finished, "t7", SX_STATUS_EVAL_ERROR, want);
     sx_fakeflink_destroy(&fake);
+}
+
+/* Kafka refusing a source's records (a Produce error librdkafka does not
+ * retry, injected into the mock) is infra_error before any session is
+ * opened, with Kafka's reason; `topic` is the source topic named. */
+static void expect_refused_replay(harness_t *h, const char *topic)
+{
+    rd_kafka_mock_push_request_errors(sx_mockkafka_cluster(s_mock), 0 /* Produce */, 1,
+                                      RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED);
+    sx_fakeflink_script_t script = {.states = "FINISHED"};
+    sx_result_t result;
+    sx_fakeflink_t *fake = run_on_fake(h, &script, "t1", &result);
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want, "Kafka at %s: %s", h->bootstrap, topic);
+    if (result.status != SX_STATUS_INFRA_ERROR ||
+        strncmp(result.detail, want, strlen(want)))
+        fprintf(stderr, "got %s: \"%s\"\n", sx_status_name(result.status), result.detail);
+    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR && result.csv == NULL);
+    SX_CHECK(strncmp(result.detail, want, strlen(want)) == 0);
+    SX_CHECK(strcmp(strrchr(result.detail, ':'), ": Topic authorization failed") == 0);
+    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
+    sx_result_clear(&result);
+    sx_fakeflink_destroy(&fake);
+}
+
+static void broker_down(void *arg)
+{
+    (void)arg;
+    SX_CHECK(rd_kafka_mock_broker_set_down(sx_mockkafka_cluster(s_mock), 1) == 0);
+}
+
+/* Kafka gone when the finished job's output is read (its broker taken down
+ * the moment the job starts): infra_error naming the output topic once the
+ * client's 10 s deadline passes, never a verdict on an output nobody read. */
+static void test_output_unreadable(harness_t *h)
+{
+    sx_fakeflink_script_t script = {.states = "RUNNING,FINISHED",
+                                    .on_insert = broker_down};
+    sx_result_t result;
+    sx_fakeflink_t *fake = run_on_fake(h, &script, "t1", &result);
+    SX_CHECK(rd_kafka_mock_broker_set_up(sx_mockkafka_cluster(s_mock), 1) == 0);
+    char want[SX_ERROR_MAX];
+    snprintf(want, sizeof want,
+             "Kafka at %s: end offset of sx.fake%d.t1.3.result: ", h->bootstrap, h->runs);
+    if (result.status != SX_STATUS_INFRA_ERROR ||
+        strncmp(result.detail, want, strlen(want)) != 0)
+        fprintf(stderr, "got %s: \"%s\"\n", sx_status_name(result.status), result.detail);
+    SX_CHECK(result.status == SX_STATUS_INFRA_ERROR && result.csv == NULL);
+    SX_CHECK(strncmp(result.detail, want, strlen(want)) == 0);
+    sx_result_clear(&result);
+    sx_fakeflink_destroy(&fake);
+}
+
+/* Verdicts decided by the replay, private (the task's own source topic) or
+ * through a registry of shared source topics: a source whose rows do not
+ * convert is the task's input_error, Kafka refusing the records is
+ * infra_error; neither reaches Flink. */
+static void test_replay_verdicts(harness_t *h, sink_output_t *output)
+{
+    (void)output;
+    char topic[128];
+    snprintf(topic, sizeof topic, "sx.fake%d.t1.3.s", h->runs + 1);
+    expect_refused_replay(h, topic);
+    sx_error_t err;
+    h->replays = sx_replays_new(h->bootstrap, "reg", false, &err);
+    SX_CHECK(h->replays);
+    sx_replays_set_topic_maker(h->replays, sx_mockkafka_make_topics, s_mock);
+    sx_fakeflink_script_t script = {.states = "FINISHED"};
+    sx_fakeflink_t *fake = expect(h, &script, "t5", SX_STATUS_INPUT_ERROR,
+                                  "task t5: sources/s.csv:2: 3 fields where the header "
+                                  "has 2");
+    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
+    sx_fakeflink_destroy(&fake);
+    /* A shared source's DDL is checked before its replay: never replayed. */
+    fake = expect(h, &script, "t6", SX_STATUS_INPUT_ERROR,
+                  "task t6: DDL of source s: unknown placeholder ${group} in the string "
+                  "at line 1, column 167 (only ${topic} and ${bootstrap} are filled)");
+    sx_fakeflink_destroy(&fake);
+    SX_CHECK(sx_replays_count(h->replays) == 1);
+    expect_refused_replay(h, "sx.reg.src.");
+    SX_CHECK(sx_replays_count(h->replays) == 2);
+    sx_replays_destroy(&h->replays);
 }
 
 /* On a pair whose components are not (or no longer) the processes the task
@@ -533,7 +644,8 @@ static int sessions(sx_fakeflink_t *fake, const char *method)
  * its job cancelled by someone else; the task after it sees none of its
  * tables and names its own job. A table cleanup cannot drop (a TEMPORARY
  * one: DROP TABLE refuses it) closes the session, and a session the gateway
- * forgot (it restarted) is replaced: the next task gets a fresh session. */
+ * forgot (it restarted) is replaced: the next task gets a fresh session, or
+ * infra_error when the gateway cannot open one. */
 static void test_session_reuse(harness_t *h, sink_output_t *output)
 {
     sx_fakeflink_script_t script = {0};
@@ -583,6 +695,12 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
     sx_fakeflink_forget_session(fake);
     check_clean_next(executor, h, fake, &script, ++attempt);
     SX_CHECK(sessions(fake, "POST") == 3 && sessions(fake, "DELETE") == 1);
+    /* It restarted and cannot open the fresh one: infra_error. */
+    sx_fakeflink_forget_session(fake);
+    script.session_status = 503;
+    run_on(executor, h, "t1", ++attempt, &result);
+    check_no_session(&result, fake);
+    SX_CHECK(sessions(fake, "POST") == 4);
     sx_executor_destroy(&executor);
     sx_fakeflink_destroy(&fake);
 }
@@ -704,8 +822,8 @@ static void with_mock_kafka(const char *bench, fake_test_fn *tests)
     sink_output_t output = {sx_kafka_new(sx_mockkafka_bootstrap(s_mock), 5000, &err), "",
                             NULL};
     SX_CHECK(output.kafka);
-    harness_t h = {bench, sx_mockkafka_bootstrap(s_mock), csv_dir, NULL, &output, 0,
-                   false};
+    harness_t h = {
+        bench, sx_mockkafka_bootstrap(s_mock), csv_dir, NULL, &output, 0, false, NULL};
     tests(&h, &output);
     sx_kafka_destroy(&output.kafka);
     sx_mockkafka_destroy(&s_mock);
@@ -713,10 +831,12 @@ static void with_mock_kafka(const char *bench, fake_test_fn *tests)
 
 static void fake_flink_tests(harness_t *h, sink_output_t *output)
 {
+    test_replay_verdicts(h, output);
     test_flink_verdicts(h, output);
     test_submit_verdicts(h);
     test_timeouts(h);
     test_output_verdicts(h, output);
+    test_output_unreadable(h);
     test_pair_changed(h, output);
     test_sweep_shared_pair(h);
     test_session_reuse(h, output);
@@ -773,11 +893,26 @@ int main(void)
                  "task t3: DDL of sink result: unknown placeholder ${group} in the "
                  "string at line 1, column 162 (only ${topic} and ${bootstrap} are "
                  "filled)");
+    test_outcome(executor, bench, "t5", "SELECT id FROM s", SX_STATUS_INPUT_ERROR,
+                 "task t5: sources/s.csv:2: 3 fields where the header has 2");
+    test_outcome(executor, bench, "t6", "SELECT id FROM s", SX_STATUS_INPUT_ERROR,
+                 "task t6: DDL of source s: unknown placeholder ${group} in the "
+                 "string at line 1, column 167 (only ${topic} and ${bootstrap} are "
+                 "filled)");
     test_unreachable_kafka(executor, bench);
     sx_executor_destroy(&executor);
     SX_CHECK(executor == NULL);
+    sx_executor_destroy(&executor); /* twice: harmless */
     config.run_id = NULL;
     SX_CHECK(sx_executor_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "executor needs Kafka, gateway and REST addresses and a "
+                             "run id") == 0);
+    config.run_id = "selftest";
+    config.bootstrap = "";
+    SX_CHECK(sx_executor_new(&config, &err) == NULL);
+    SX_CHECK(strcmp(err.msg,
+                    "Kafka client needs a bootstrap address and a positive timeout") ==
+             0);
     test_interrupt_in_child(bench);
     with_mock_kafka(bench, fake_flink_tests);
     char command[PATH_MAX + 16];

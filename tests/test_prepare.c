@@ -355,7 +355,51 @@ static void test_sql_times_format_as_gmtime_did(void)
 
 /* ---- replay order ---------------------------------------------------------- */
 
-/* Live rows, in order or not, with many ties: stable by event time. */
+/* What sx_prepare_each has handed over so far. */
+typedef struct {
+    size_t count, stop_at;
+    const int64_t *times;
+    const size_t *order;
+} handed_t;
+
+static int check_handed(const char *value, size_t length, int64_t timestamp, void *arg,
+                        sx_error_t *err)
+{
+    handed_t *h = arg;
+    if (h->count == h->stop_at)
+        return sx_error_set(err, "refused at %zu", h->count);
+    char expected[64];
+    size_t row = h->order[h->count++];
+    snprintf(expected, sizeof expected, "{\"id\":\"%zu\",\"t\":%lld}", row,
+             (long long)h->times[row]);
+    SX_CHECK(length == strlen(expected) && strcmp(value, expected) == 0);
+    SX_CHECK(timestamp == h->times[row]);
+    return 0;
+}
+
+/* A scan hands the same records over in the same order, converting them
+ * again as the file is read; a refusal by the receiver stops it there. */
+static void check_handed_in_order(const sx_source_t *source, size_t rows,
+                                  const int64_t *times, const size_t *order)
+{
+    sx_error_t err;
+    sx_prepare_t *scan = sx_prepare_scan("t", source, &err);
+    SX_CHECK(scan && sx_prepare_count(scan) == rows && !sx_prepare_value(scan, 0));
+    for (size_t i = 0; i < rows; i++)
+        SX_CHECK(sx_prepare_timestamp(scan, i) == times[order[i]]);
+    handed_t all = {.stop_at = rows, .times = times, .order = order};
+    SX_CHECK(sx_prepare_each(scan, "t", source, check_handed, &all, &err) == 0);
+    SX_CHECK(all.count == rows);
+    handed_t part = {.stop_at = rows / 2, .times = times, .order = order};
+    SX_CHECK(sx_prepare_each(scan, "t", source, check_handed, &part, &err) == -1);
+    char refused[64];
+    snprintf(refused, sizeof refused, "refused at %zu", rows / 2);
+    SX_CHECK(part.count == rows / 2 && strcmp(err.msg, refused) == 0);
+    sx_prepare_destroy(&scan);
+}
+
+/* Live rows, in order or not, with many ties: stable by event time, kept or
+ * scanned and handed over. */
 static void test_live_rows_sort_stably_by_event_time(void)
 {
     sx_column_t columns[] = {
@@ -394,10 +438,65 @@ static void test_live_rows_sort_stably_by_event_time(void)
             SX_CHECK(sx_prepare_timestamp(prepared, i) == times[order[i]]);
         }
         sx_prepare_destroy(&prepared);
+        check_handed_in_order(&s.source, rows, times, order);
         scratch_clear(&s);
         free(csv);
         free(times);
         free(order);
+    }
+}
+
+static int count_handed(const char *value, size_t length, int64_t timestamp, void *arg,
+                        sx_error_t *err)
+{
+    (void)value, (void)length, (void)timestamp, (void)err;
+    ++*(size_t *)arg;
+    return 0;
+}
+
+/* The file is read again to hand the records over: one that no longer gives
+ * the scanned rows and event times is an error naming task, file and line,
+ * never other records. */
+static void test_a_file_changed_after_the_scan_is_an_error(void)
+{
+    sx_column_t columns[] = {
+        COLUMN("id"),
+        {(char *)"t", (char *)"t", SX_TIME_EPOCH_MS, NULL, SX_TIME_TO_EPOCH_MS}};
+    static const char scanned[] = "id,t\n1,10\n2,5\n3,20\n";
+    static const struct {
+        const char *now, *error;
+    } cases[] = {
+        {"id,t\n1,10\n2,6\n3,20\n",
+         "task t: sources/rows.csv:3: the file changed since it was read"},
+        {"id,t\n1,10\n2,5\n",
+         "task t: sources/rows.csv: the file changed since it was read"},
+        {"id,t\n1,10\n2,5\n3,20\n4,30\n",
+         "task t: sources/rows.csv:5: the file changed since it was read"},
+        {"id,t\n1,10\n2,x\n3,20\n",
+         "task t: sources/rows.csv:3: the file changed since it was read"},
+        {"id,u\n1,10\n", "task t: sources/rows.csv: no column t in the header"},
+        {"id,t\n1,10\n\"2,5\n", "/rows.csv:4: malformed quoting"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        scratch_t s;
+        scratch_write(&s, scanned, strlen(scanned), SX_SOURCE_LIVE, columns, 2, "t");
+        sx_error_t err;
+        sx_prepare_t *scan = sx_prepare_scan("t", &s.source, &err);
+        SX_CHECK(scan && sx_prepare_count(scan) == 3);
+        FILE *out = fopen(s.path, "wb");
+        SX_CHECK(out && fputs(cases[i].now, out) >= 0 && fclose(out) == 0);
+        size_t handed = 0;
+        SX_CHECK(sx_prepare_each(scan, "t", &s.source, count_handed, &handed, &err) ==
+                 -1);
+        bool exact = cases[i].error[0] == 't'; /* else the CSV reader's, prefixed */
+        bool same = exact ? strcmp(err.msg, cases[i].error) == 0
+                          : strncmp(err.msg, "task t: source rows: /tmp/", 26) == 0 &&
+                                strstr(err.msg, cases[i].error) != NULL;
+        if (!same)
+            fprintf(stderr, "case %zu: got %s\n", i, err.msg);
+        SX_CHECK(same);
+        sx_prepare_destroy(&scan);
+        scratch_clear(&s);
     }
 }
 
@@ -434,6 +533,7 @@ int main(void)
     test_sql_times_format_as_gmtime_did();
     test_live_rows_sort_stably_by_event_time();
     test_csv_errors_win_over_earlier_row_errors();
+    test_a_file_changed_after_the_scan_is_an_error();
     printf("test_prepare: OK\n");
     return 0;
 }

@@ -1,6 +1,7 @@
 /* test_replays.c: the shared source topics (worker/replays.h) on the mock
  * Kafka of tests/kit/mockkafka.h: keys, one replay shared, eight tasks
- * asking at once, failed replays, topics checked before use. Shared topics
+ * asking at once, failed replays, topics checked before use, a file changed
+ * between its scan and its replay. Shared topics
  * under the executor: tests/test_executor.c, and on the real pair
  * tests/e2e_shared.sh. */
 #include "common/log.h"
@@ -257,6 +258,35 @@ static void test_checked_before_use(sx_replays_t *replays, sx_kafka_t *kafka, ch
     sx_kafka_destroy(&impatient);
 }
 
+/* A replay converts the scanned file again as it produces: a file changed
+ * since its scan is the task's input_error, with what was produced dropped,
+ * and the same client then replays the file as it is now. */
+static void test_changed_file(sx_kafka_t *kafka, const char *rows)
+{
+    char *path = write_csv("changing.csv", rows);
+    test_source_t t;
+    source_init(&t, path, true, SX_TIME_TO_SQL, "id");
+    sx_error_t err;
+    sx_prepare_t *scan = sx_prepare_scan("t9", &t.source, &err);
+    SX_CHECK(scan && sx_prepare_count(scan) == 3);
+    free(write_csv("changing.csv", "id,ts\n3,2024-01-01 00:00:03\n1,2024-01-01 "
+                                   "00:00:01\n2,2024-01-01 00:00:05\n"));
+    const char *topics[] = {"sx.selftest.changed", "sx.selftest.rescanned"};
+    SX_CHECK(sx_mockkafka_make_topics(s_mock, topics, 2, &err) == 0);
+    SX_CHECK(sx_replay_produce(kafka, topics[0], "t9", &t.source, scan, &err) ==
+             SX_REPLAY_INPUT_ERROR);
+    SX_CHECK(strcmp(err.msg, "task t9: sources/bids.csv:4: the file changed since it "
+                             "was read") == 0);
+    sx_prepare_destroy(&scan);
+    scan = sx_prepare_scan("t9", &t.source, &err);
+    SX_CHECK(scan && sx_replay_produce(kafka, topics[1], "t9", &t.source, scan, &err) ==
+                         SX_REPLAY_READY);
+    check_span(kafka, topics[1], 3);
+    sx_prepare_destroy(&scan);
+    unlink(path);
+    free(path);
+}
+
 int main(void)
 {
     bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
@@ -282,6 +312,7 @@ int main(void)
     test_concurrent(replays, bootstrap, csv);
     test_failures(replays, kafka, bad, csv);
     test_checked_before_use(replays, kafka, other);
+    test_changed_file(kafka, rows);
     if (verbose)
         printf("replays: %lld ms\n", (long long)(zclock_mono() - start));
     sx_replays_destroy(&replays);

@@ -208,7 +208,7 @@ static int prepare_tables(run_t *run)
                 return -1;
             continue;
         }
-        run->prepared[i] = sx_prepare_new(task->task_id, source, &err);
+        run->prepared[i] = sx_prepare_scan(task->task_id, source, &err);
         if (!run->prepared[i])
             return fail(run, SX_STATUS_INPUT_ERROR, "%s", err.msg);
         run->topics[i] = topic_name(run, source->name);
@@ -244,14 +244,26 @@ static int step_prepare(run_t *run)
 
 /* ---- replay -------------------------------------------------------------- */
 
-/* Produces one private source's records in replay order; they are in Kafka
- * then, and their memory goes back before the query runs. */
-static int replay_source(run_t *run, size_t index, sx_error_t *err)
+/* The verdict of a replay that did not get its records into Kafka. */
+static int replay_failed(run_t *run, sx_replay_rc_t rc, const sx_error_t *err)
 {
-    int rc = sx_replay_produce(run->self->kafka, run->topics[index], run->prepared[index],
-                               err);
+    return fail(
+        run, rc == SX_REPLAY_INPUT_ERROR ? SX_STATUS_INPUT_ERROR : SX_STATUS_INFRA_ERROR,
+        "%s", err->msg);
+}
+
+/* Produces one private source's records in replay order, converted again
+ * from its file as they go (the scan kept their event times only); they
+ * are in Kafka then, and the scan's memory goes back before the query
+ * runs. */
+static int replay_source(run_t *run, size_t index)
+{
+    sx_error_t err;
+    sx_replay_rc_t rc =
+        sx_replay_produce(run->self->kafka, run->topics[index], run->task->task_id,
+                          &run->task->sources[index], run->prepared[index], &err);
     sx_prepare_destroy(&run->prepared[index]);
-    return rc;
+    return rc == SX_REPLAY_READY ? 0 : replay_failed(run, rc, &err);
 }
 
 /* Creates the task's own topics (private sources', the sink's) on the pair's
@@ -282,10 +294,7 @@ static int acquire_shared(run_t *run)
                                                topic, sizeof topic, &prepare_s, &err);
         run->shared_prepare_s += prepare_s;
         if (rc != SX_REPLAY_READY)
-            return fail(run,
-                        rc == SX_REPLAY_INPUT_ERROR ? SX_STATUS_INPUT_ERROR
-                                                    : SX_STATUS_INFRA_ERROR,
-                        "%s", err.msg);
+            return replay_failed(run, rc, &err);
         run->topics[i] = sx_strdup(topic);
         if (fill_source_ddl(run, i, topic) != 0)
             return -1;
@@ -303,8 +312,8 @@ static int step_replay(run_t *run)
     /* Live and static sources alike are complete in Kafka before the query
      * starts; bounded reading then sees exactly these rows. */
     for (size_t i = run->own_first; i < run->task->source_count; i++)
-        if (replay_source(run, i, &err) != 0)
-            return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
+        if (replay_source(run, i) != 0)
+            return -1;
     return 0;
 }
 

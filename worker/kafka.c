@@ -424,30 +424,36 @@ static rd_kafka_resp_err_t produce_one(sx_kafka_t *self, const char *topic,
         RD_KAFKA_V_TIMESTAMP(record->timestamp_ms), RD_KAFKA_V_END);
 }
 
-int sx_kafka_produce_each(sx_kafka_t *self, const char *topic, size_t count,
-                          sx_kafka_record_fn *next, void *arg, sx_error_t *err)
+void sx_kafka_produce_begin(sx_kafka_t *self)
 {
     self->acked = self->failed = 0;
     self->delivery_error[0] = '\0';
-    for (size_t i = 0; i < count; i++) {
-        sx_kafka_record_t record;
-        next(i, &record, arg);
-        /* A full local queue drains as the broker acknowledges: give up only
-         * when it stops draining, not because the source is large. */
-        int64_t deadline = zclock_mono() + self->timeout_ms;
-        rd_kafka_resp_err_t code;
-        while ((code = produce_one(self, topic, &record)) ==
-                   RD_KAFKA_RESP_ERR__QUEUE_FULL &&
-               zclock_mono() < deadline)
-            rd_kafka_poll(self->producer, POLL_MS);
-        if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
-            producer_discard(self);
-            return sx_error_set(err, "Kafka at %s: producing record %zu of %zu to %s: %s",
-                                self->bootstrap, i + 1, count, topic,
-                                rd_kafka_err2str(code));
-        }
-        rd_kafka_poll(self->producer, 0);
+}
+
+int sx_kafka_produce_put(sx_kafka_t *self, const char *topic,
+                         const sx_kafka_record_t *record, size_t index, size_t count,
+                         sx_error_t *err)
+{
+    /* A full local queue drains as the broker acknowledges: give up only
+     * when it stops draining, not because the source is large. */
+    int64_t deadline = zclock_mono() + self->timeout_ms;
+    rd_kafka_resp_err_t code;
+    while ((code = produce_one(self, topic, record)) == RD_KAFKA_RESP_ERR__QUEUE_FULL &&
+           zclock_mono() < deadline)
+        rd_kafka_poll(self->producer, POLL_MS);
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        producer_discard(self);
+        return sx_error_set(err, "Kafka at %s: producing record %zu of %zu to %s: %s",
+                            self->bootstrap, index + 1, count, topic,
+                            rd_kafka_err2str(code));
     }
+    rd_kafka_poll(self->producer, 0);
+    return 0;
+}
+
+int sx_kafka_produce_end(sx_kafka_t *self, const char *topic, size_t count,
+                         sx_error_t *err)
+{
     /* message.timeout.ms bounds each record, so flush needs a little more. */
     rd_kafka_flush(self->producer, self->timeout_ms + 1000);
     if (self->acked == count && self->failed == 0)
@@ -462,15 +468,19 @@ int sx_kafka_produce_each(sx_kafka_t *self, const char *topic, size_t count,
     return fail_with_cause(self, err, topic, detail);
 }
 
-static void array_record(size_t index, sx_kafka_record_t *record, void *arg)
+void sx_kafka_produce_abort(sx_kafka_t *self)
 {
-    *record = ((const sx_kafka_record_t *)arg)[index];
+    producer_discard(self);
 }
 
 int sx_kafka_produce(sx_kafka_t *self, const char *topic,
                      const sx_kafka_record_t *records, size_t count, sx_error_t *err)
 {
-    return sx_kafka_produce_each(self, topic, count, array_record, (void *)records, err);
+    sx_kafka_produce_begin(self);
+    for (size_t i = 0; i < count; i++)
+        if (sx_kafka_produce_put(self, topic, &records[i], i, count, err) != 0)
+            return -1;
+    return sx_kafka_produce_end(self, topic, count, err);
 }
 
 int sx_kafka_topic_span(sx_kafka_t *self, const char *topic, int64_t *low, int64_t *high,

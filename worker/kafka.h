@@ -87,11 +87,18 @@ void sx_kafka_topics_free(char ***topics, size_t count);
  * every delivery report: returns 0 only when all were acknowledged. */
 int sx_kafka_produce(sx_kafka_t *self, const char *topic,
                      const sx_kafka_record_t *records, size_t count, sx_error_t *err);
-/* The same, each record made by `next` (index 0 to count - 1, in order) just
- * before it is produced, so a large source needs no array of records. */
-typedef void(sx_kafka_record_fn)(size_t index, sx_kafka_record_t *record, void *arg);
-int sx_kafka_produce_each(sx_kafka_t *self, const char *topic, size_t count,
-                          sx_kafka_record_fn *next, void *arg, sx_error_t *err);
+/* The same, the caller handing the records over as it makes them (a large
+ * source needs no array of records): begin,
+ * put each (index of count, for messages), then end, which waits for every
+ * delivery report as sx_kafka_produce does. A put that fails has dropped
+ * what was queued; a caller that stops for its own reason calls abort. */
+void sx_kafka_produce_begin(sx_kafka_t *self);
+int sx_kafka_produce_put(sx_kafka_t *self, const char *topic,
+                         const sx_kafka_record_t *record, size_t index, size_t count,
+                         sx_error_t *err);
+int sx_kafka_produce_end(sx_kafka_t *self, const char *topic, size_t count,
+                         sx_error_t *err);
+void sx_kafka_produce_abort(sx_kafka_t *self);
 
 /* Reads partition 0 of `topic` from the beginning to the end offset queried
  * first. On success *messages (heap array, free with sx_kafka_messages_free)

@@ -23,16 +23,19 @@
 #include <unistd.h>
 
 typedef struct {
-    size_t at; /* of its value in `values`; rises in file order, so it also
-                  breaks ties for a stable sort */
+    size_t at; /* of its value in `values` or, scanned, the row's number among
+                  the data rows; rises in file order, so it also breaks ties
+                  for a stable sort */
     int64_t timestamp;
 } record_t;
 
 struct _sx_prepare_t {
     record_t *records;
     size_t count, capacity;
-    char *values; /* every record's JSON, NUL-terminated, in file order */
+    char *values; /* every record's JSON, NUL-terminated, in file order; when
+                     scanned, the last row's only */
     size_t used, size;
+    bool scanned; /* sx_prepare_scan: values are made again by sx_prepare_each */
 };
 
 /* ---- civil time --------------------------------------------------------- */
@@ -478,21 +481,18 @@ static int convert_field(sx_prepare_t *self, const context_t *ctx,
     return 0;
 }
 
-/* Appends one data row's record: its value as the compact JSON object of
- * the output columns in projection order. */
-static int convert_row(sx_prepare_t *self, const context_t *ctx,
-                       const sx_csv_record_t *record, sx_error_t *err)
+/* Writes one data row's value at the end of the values: the compact JSON
+ * object of the output columns in projection order, NUL-terminated; and
+ * its event time into *event_ms (0 for a static source). */
+static int convert_value(sx_prepare_t *self, const context_t *ctx,
+                         const sx_csv_record_t *record, int64_t *event_ms,
+                         sx_error_t *err)
 {
     if (record->count != ctx->width)
         return sx_error_set(err, "task %s: %s:%zu: %zu fields where the header has %zu",
                             ctx->task_id, ctx->source->file, record->line, record->count,
                             ctx->width);
-    if (self->count == self->capacity) {
-        self->capacity = self->capacity ? 2 * self->capacity : 1024;
-        self->records = sx_realloc(self->records, self->capacity, sizeof *self->records);
-    }
-    record_t *out = &self->records[self->count];
-    *out = (record_t){.at = self->used};
+    *event_ms = 0;
     put(self, "{", 1);
     for (size_t i = 0; i < ctx->source->column_count; i++) {
         int64_t timestamp = 0;
@@ -503,9 +503,27 @@ static int convert_row(sx_prepare_t *self, const context_t *ctx,
         if ((long)i == ctx->event_column && null)
             return row_error(ctx, record, i, "is NULL, but it is the event time", err);
         if ((long)i == ctx->event_column)
-            out->timestamp = timestamp;
+            *event_ms = timestamp;
     }
     put(self, "}", 2); /* with its NUL */
+    return 0;
+}
+
+/* Appends one data row's record. Scanned, its value is checked and then
+ * dropped: only its row number and event time stay. */
+static int convert_row(sx_prepare_t *self, const context_t *ctx,
+                       const sx_csv_record_t *record, sx_error_t *err)
+{
+    if (self->count == self->capacity) {
+        self->capacity = self->capacity ? 2 * self->capacity : 1024;
+        self->records = sx_realloc(self->records, self->capacity, sizeof *self->records);
+    }
+    record_t *out = &self->records[self->count];
+    *out = (record_t){.at = self->scanned ? self->count : self->used};
+    if (self->scanned)
+        self->used = 0;
+    if (convert_value(self, ctx, record, &out->timestamp, err) != 0)
+        return -1;
     self->count++;
     return 0;
 }
@@ -602,11 +620,13 @@ static void context_clear(context_t *ctx)
     free(ctx->field_of);
 }
 
-sx_prepare_t *sx_prepare_new(const char *task_id, const sx_source_t *source,
+/* The whole preparation, keeping the values or (scanned) not. */
+static sx_prepare_t *prepare(const char *task_id, const sx_source_t *source, bool scanned,
                              sx_error_t *err)
 {
     preparing_t p = {.self = sx_new(sx_prepare_t),
                      .ctx = {.task_id = task_id, .source = source}};
+    p.self->scanned = scanned;
     int rc = sx_csv_read_each(source->path, on_csv_record, &p, err);
     if (rc != 0)
         sx_error_prefix(err, "task %s: source %s", task_id, source->name);
@@ -621,6 +641,175 @@ sx_prepare_t *sx_prepare_new(const char *task_id, const sx_source_t *source,
     if (rc != 0)
         sx_prepare_destroy(&self);
     return self;
+}
+
+sx_prepare_t *sx_prepare_new(const char *task_id, const sx_source_t *source,
+                             sx_error_t *err)
+{
+    return prepare(task_id, source, false, err);
+}
+
+sx_prepare_t *sx_prepare_scan(const char *task_id, const sx_source_t *source,
+                              sx_error_t *err)
+{
+    return prepare(task_id, source, true, err);
+}
+
+/* ---- streaming the records ---------------------------------------------- */
+
+/* A value converted ahead of its turn, waiting in the reorder heap. */
+typedef struct {
+    size_t rank; /* its place in replay order */
+    int64_t timestamp;
+    char *value;
+} pending_t;
+
+/* The second reading of a scanned source: rows converted in file order,
+ * handed to `each` in replay order. rank[n] is the replay place of data
+ * row n (NULL: file order is replay order); a row converted before its
+ * turn waits in a min-heap on rank, so memory grows with how far rows
+ * stand from their place, not with the file. */
+typedef struct {
+    const sx_prepare_t *scan;
+    sx_prepare_t value; /* scratch: the current row's value */
+    context_t ctx;
+    size_t *rank;
+    size_t row;  /* data rows converted */
+    size_t next; /* the replay place handed next */
+    pending_t *heap;
+    size_t waiting, room;
+    sx_prepare_fn *each;
+    void *arg;
+    bool header_seen;
+    bool told; /* err is complete (the file changed, or each's own) */
+} streaming_t;
+
+static void heap_push(streaming_t *s, pending_t item)
+{
+    if (s->waiting == s->room) {
+        s->room = s->room ? 2 * s->room : 64;
+        s->heap = sx_realloc(s->heap, s->room, sizeof *s->heap);
+    }
+    size_t at = s->waiting++;
+    for (; at > 0 && s->heap[(at - 1) / 2].rank > item.rank; at = (at - 1) / 2)
+        s->heap[at] = s->heap[(at - 1) / 2];
+    s->heap[at] = item;
+}
+
+static pending_t heap_pop(streaming_t *s)
+{
+    pending_t top = s->heap[0], last = s->heap[--s->waiting];
+    size_t at = 0;
+    for (;;) {
+        size_t child = 2 * at + 1;
+        if (child >= s->waiting)
+            break;
+        if (child + 1 < s->waiting && s->heap[child + 1].rank < s->heap[child].rank)
+            child++;
+        if (s->heap[child].rank >= last.rank)
+            break;
+        s->heap[at] = s->heap[child];
+        at = child;
+    }
+    if (s->waiting > 0)
+        s->heap[at] = last;
+    return top;
+}
+
+/* Hands over the value of replay place `next` and every waiting one after. */
+static int hand_over(streaming_t *s, const char *value, int64_t timestamp,
+                     sx_error_t *err)
+{
+    int rc = s->each(value, strlen(value), timestamp, s->arg, err);
+    s->next++;
+    while (rc == 0 && s->waiting > 0 && s->heap[0].rank == s->next) {
+        pending_t item = heap_pop(s);
+        rc = s->each(item.value, strlen(item.value), item.timestamp, s->arg, err);
+        free(item.value);
+        s->next++;
+    }
+    return rc;
+}
+
+/* The file must convert as it did when scanned: the same rows with the same
+ * event times (it changed otherwise, and the records would not be the
+ * scanned ones). */
+static int on_stream_record(const sx_csv_record_t *record, void *arg, sx_error_t *err)
+{
+    streaming_t *s = arg;
+    if (!s->header_seen) {
+        s->header_seen = true;
+        s->told = build_context(&s->ctx, record, err) != 0;
+        return s->told ? -1 : 0;
+    }
+    if (record->count == 0) /* blank, skipped as the scan skipped it */
+        return 0;
+    const sx_prepare_t *scan = s->scan;
+    size_t row = s->row++, rank = s->rank && row < scan->count ? s->rank[row] : row;
+    int64_t timestamp = 0;
+    s->value.used = 0;
+    if (row >= scan->count ||
+        convert_value(&s->value, &s->ctx, record, &timestamp, err) != 0 ||
+        timestamp != scan->records[rank].timestamp) {
+        s->told = true;
+        return sx_error_set(err, "task %s: %s:%zu: the file changed since it was read",
+                            s->ctx.task_id, s->ctx.source->file, record->line);
+    }
+    if (rank == s->next) {
+        int rc = hand_over(s, s->value.values, timestamp, err);
+        s->told = rc != 0;
+        return rc;
+    }
+    heap_push(s, (pending_t){rank, timestamp, sx_strdup(s->value.values)});
+    return 0;
+}
+
+/* Where each data row goes in replay order, or NULL when it stays in file
+ * order (a static source, or a live one already sorted). */
+static size_t *replay_ranks(const sx_prepare_t *self)
+{
+    bool moved = false;
+    for (size_t i = 0; i < self->count && !moved; i++)
+        moved = self->records[i].at != i;
+    if (!moved)
+        return NULL;
+    size_t *rank = sx_alloc(self->count + 1, sizeof *rank);
+    for (size_t i = 0; i < self->count; i++)
+        rank[self->records[i].at] = i;
+    return rank;
+}
+
+int sx_prepare_each(const sx_prepare_t *self, const char *task_id,
+                    const sx_source_t *source, sx_prepare_fn *each, void *arg,
+                    sx_error_t *err)
+{
+    sx_error_clear(err);
+    if (!self->scanned) {
+        int rc = 0;
+        for (size_t i = 0; rc == 0 && i < self->count; i++) {
+            const char *value = sx_prepare_value(self, i);
+            rc = each(value, strlen(value), self->records[i].timestamp, arg, err);
+        }
+        return rc;
+    }
+    streaming_t s = {.scan = self,
+                     .ctx = {.task_id = task_id, .source = source},
+                     .rank = replay_ranks(self),
+                     .each = each,
+                     .arg = arg};
+    int rc = sx_csv_read_each(source->path, on_stream_record, &s, err);
+    if (rc == 0 && s.next != self->count)
+        rc = sx_error_set(err, "task %s: %s: the file changed since it was read", task_id,
+                          source->file);
+    else if (rc != 0 && !s.told)
+        sx_error_prefix(err, "task %s: source %s", task_id, source->name);
+    while (s.waiting > 0)
+        free(heap_pop(&s).value);
+    free(s.heap);
+    free(s.rank);
+    free(s.value.values);
+    context_clear(&s.ctx);
+    return rc;
 }
 
 void sx_prepare_destroy(sx_prepare_t **self_p)
@@ -641,7 +830,8 @@ size_t sx_prepare_count(const sx_prepare_t *self)
 
 const char *sx_prepare_value(const sx_prepare_t *self, size_t index)
 {
-    return index < self->count ? self->values + self->records[index].at : NULL;
+    return index < self->count && !self->scanned ? self->values + self->records[index].at
+                                                 : NULL;
 }
 
 int64_t sx_prepare_timestamp(const sx_prepare_t *self, size_t index)
@@ -681,30 +871,52 @@ static void fixture_clear(fixture_t *f)
     rmdir(f->dir);
 }
 
-/* Prepares and joins "timestamp value" lines, or returns the error. */
+/* Appends a handed-over record as a "timestamp value" line. */
+static int join_record(const char *value, size_t length, int64_t timestamp, void *arg,
+                       sx_error_t *err)
+{
+    (void)err;
+    char *got = arg;
+    size_t used = strlen(got);
+    SX_CHECK(length == strlen(value));
+    snprintf(got + used, 2048 - used, "%lld %s\n", (long long)timestamp, value);
+    return 0;
+}
+
+/* Prepares (kept, or scanned and handed over) and joins "timestamp value"
+ * lines, or returns the error. */
+static void prepare_joined(const sx_source_t *source, bool scanned, char got[2048])
+{
+    sx_error_t err;
+    sx_error_clear(&err);
+    sx_prepare_t *prepared = scanned ? sx_prepare_scan("t7", source, &err)
+                                     : sx_prepare_new("t7", source, &err);
+    got[0] = '\0';
+    if (!prepared || sx_prepare_each(prepared, "t7", source, join_record, got, &err) != 0)
+        snprintf(got, 2048, "%s", err.msg);
+    for (size_t i = 0; prepared && i < sx_prepare_count(prepared); i++)
+        SX_CHECK(strstr(got, sx_prepare_value(prepared, i) ? sx_prepare_value(prepared, i)
+                                                           : "") != NULL);
+    SX_CHECK(!prepared || sx_prepare_value(prepared, sx_prepare_count(prepared)) == NULL);
+    SX_CHECK(!prepared || !scanned || sx_prepare_value(prepared, 0) == NULL);
+    sx_prepare_destroy(&prepared);
+    sx_prepare_destroy(&prepared);
+}
+
+/* The records kept and the records scanned then handed over alike. */
 static void check_prepare(const char *csv, sx_source_kind_t kind, sx_column_t *columns,
                           size_t count, const char *event_time, const char *expected)
 {
     fixture_t f;
     fixture_init(&f, csv, kind, columns, count, event_time);
-    sx_error_t err;
-    sx_error_clear(&err);
-    sx_prepare_t *prepared = sx_prepare_new("t7", &f.source, &err);
-    char got[2048] = "";
-    if (!prepared)
-        snprintf(got, sizeof got, "%s", err.msg);
-    for (size_t i = 0; prepared && i < sx_prepare_count(prepared); i++) {
-        size_t used = strlen(got);
-        snprintf(got + used, sizeof got - used, "%lld %s\n",
-                 (long long)sx_prepare_timestamp(prepared, i),
-                 sx_prepare_value(prepared, i));
+    for (int scanned = 0; scanned < 2; scanned++) {
+        char got[2048];
+        prepare_joined(&f.source, scanned, got);
+        if (strcmp(got, expected) != 0)
+            fprintf(stderr, "prepare%s: got\n%s\nexpected\n%s\n",
+                    scanned ? " (scanned)" : "", got, expected);
+        SX_CHECK(strcmp(got, expected) == 0);
     }
-    if (strcmp(got, expected) != 0)
-        fprintf(stderr, "prepare: got\n%s\nexpected\n%s\n", got, expected);
-    SX_CHECK(strcmp(got, expected) == 0);
-    SX_CHECK(!prepared || sx_prepare_value(prepared, sx_prepare_count(prepared)) == NULL);
-    sx_prepare_destroy(&prepared);
-    sx_prepare_destroy(&prepared);
     fixture_clear(&f);
 }
 

@@ -39,14 +39,34 @@ typedef struct _sx_prepare_t sx_prepare_t;
 /* Reads source->path and converts every row. task_id is used in messages. */
 sx_prepare_t *sx_prepare_new(const char *task_id, const sx_source_t *source,
                              sx_error_t *err);
+/* The same conversion, with the same errors, keeping only each record's
+ * event time and its row (no value): for a source of millions of rows,
+ * whose values sx_prepare_each then makes again as it hands them over. */
+sx_prepare_t *sx_prepare_scan(const char *task_id, const sx_source_t *source,
+                              sx_error_t *err);
 void sx_prepare_destroy(sx_prepare_t **self_p);
 
 /* Number of records (= data rows of the CSV). */
 size_t sx_prepare_count(const sx_prepare_t *self);
-/* The index-th record's value: a NUL-terminated JSON object. */
+/* The index-th record's value: a NUL-terminated JSON object (NULL when
+ * scanned). */
 const char *sx_prepare_value(const sx_prepare_t *self, size_t index);
 /* Its event time in epoch ms (live sources; 0 for static sources). */
 int64_t sx_prepare_timestamp(const sx_prepare_t *self, size_t index);
+
+/* Hands every record to `each` in replay order: the values kept or, for a
+ * scan of source, converted again from the file row by row as it is read.
+ * A live source's rows out of file order wait converted until their turn,
+ * so memory grows with how far a row stands from its place, not with the
+ * file (a file in event-time order needs none). A file that no longer
+ * converts to the scanned rows and event times is an error naming it. A
+ * non-zero return from `each` stops the handing over and is returned
+ * (`each` fills err). */
+typedef int(sx_prepare_fn)(const char *value, size_t length, int64_t timestamp, void *arg,
+                           sx_error_t *err);
+int sx_prepare_each(const sx_prepare_t *self, const char *task_id,
+                    const sx_source_t *source, sx_prepare_fn *each, void *arg,
+                    sx_error_t *err);
 
 void sx_prepare_test(bool verbose);
 

@@ -156,39 +156,59 @@ int sx_replays_key(const sx_source_t *source, char key[41], sx_error_t *err)
     return 0;
 }
 
-static void prepared_record(size_t index, sx_kafka_record_t *record, void *arg)
+/* One replay in progress: where each prepared record goes. */
+typedef struct {
+    sx_kafka_t *kafka;
+    const char *topic;
+    size_t index, count;
+    bool kafka_failed; /* else a failure is the source's */
+} producing_t;
+
+static int produce_record(const char *value, size_t length, int64_t timestamp, void *arg,
+                          sx_error_t *err)
 {
-    const sx_prepare_t *prepared = arg;
-    const char *value = sx_prepare_value(prepared, index);
-    *record = (sx_kafka_record_t){.value = value,
-                                  .value_len = strlen(value),
-                                  .timestamp_ms = sx_prepare_timestamp(prepared, index)};
+    producing_t *p = arg;
+    sx_kafka_record_t record = {
+        .value = value, .value_len = length, .timestamp_ms = timestamp};
+    p->kafka_failed =
+        sx_kafka_produce_put(p->kafka, p->topic, &record, p->index++, p->count, err) != 0;
+    return p->kafka_failed ? -1 : 0;
 }
 
-int sx_replay_produce(sx_kafka_t *kafka, const char *topic, const sx_prepare_t *prepared,
-                      sx_error_t *err)
+sx_replay_rc_t sx_replay_produce(sx_kafka_t *kafka, const char *topic,
+                                 const char *task_id, const sx_source_t *source,
+                                 const sx_prepare_t *prepared, sx_error_t *err)
 {
-    return sx_kafka_produce_each(kafka, topic, sx_prepare_count(prepared),
-                                 prepared_record, (void *)prepared, err);
+    producing_t p = {.kafka = kafka, .topic = topic, .count = sx_prepare_count(prepared)};
+    sx_kafka_produce_begin(kafka);
+    if (sx_prepare_each(prepared, task_id, source, produce_record, &p, err) != 0) {
+        if (p.kafka_failed)
+            return SX_REPLAY_INFRA_ERROR;
+        sx_kafka_produce_abort(kafka);
+        return SX_REPLAY_INPUT_ERROR;
+    }
+    return sx_kafka_produce_end(kafka, topic, p.count, err) == 0 ? SX_REPLAY_READY
+                                                                 : SX_REPLAY_INFRA_ERROR;
 }
 
-/* Prepares the source and replays it into a new topic: *count records. */
+/* Prepares the source (a scan: its values are made again as they are
+ * produced) and replays it into a new topic: *count records. */
 static sx_replay_rc_t replay(sx_replays_t *self, sx_kafka_t *kafka, const char *task_id,
                              const sx_source_t *source, const char *topic, int64_t *count,
                              double *prepare_s, sx_error_t *err)
 {
     double start = sx_clock_seconds();
-    sx_prepare_t *prepared = sx_prepare_new(task_id, source, err);
+    sx_prepare_t *prepared = sx_prepare_scan(task_id, source, err);
     *prepare_s = sx_clock_seconds() - start;
     if (!prepared)
         return SX_REPLAY_INPUT_ERROR;
-    int rc = self->make ? self->make(self->make_arg, &topic, 1, err)
-                        : sx_kafka_create_topic(kafka, topic, err);
-    if (rc == 0)
-        rc = sx_replay_produce(kafka, topic, prepared, err);
+    sx_replay_rc_t rc = SX_REPLAY_INFRA_ERROR;
+    if ((self->make ? self->make(self->make_arg, &topic, 1, err)
+                    : sx_kafka_create_topic(kafka, topic, err)) == 0)
+        rc = sx_replay_produce(kafka, topic, task_id, source, prepared, err);
     *count = (int64_t)sx_prepare_count(prepared);
     sx_prepare_destroy(&prepared);
-    return rc == 0 ? SX_REPLAY_READY : SX_REPLAY_INFRA_ERROR;
+    return rc;
 }
 
 /* Whether a ready topic still holds exactly its records: 0 yes, 1 no (gone

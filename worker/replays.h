@@ -72,9 +72,13 @@ int sx_replays_key(const sx_source_t *source, char key[41], sx_error_t *err);
 
 /* Produces a prepared source's records to topic in replay order, each with
  * its timestamp (a live record's event time), and returns once every one is
- * acknowledged: the replay of a shared topic and of a private one alike. */
-int sx_replay_produce(sx_kafka_t *kafka, const char *topic, const sx_prepare_t *prepared,
-                      sx_error_t *err);
+ * acknowledged: the replay of a shared topic and of a private one alike.
+ * A scanned source is converted again as it is produced (sx_prepare_each):
+ * INPUT_ERROR when its file no longer converts as scanned, INFRA_ERROR
+ * when Kafka does not take the records. */
+sx_replay_rc_t sx_replay_produce(sx_kafka_t *kafka, const char *topic,
+                                 const char *task_id, const sx_source_t *source,
+                                 const sx_prepare_t *prepared, sx_error_t *err);
 
 /* No sx_replays_test here: the registry is tested by tests/test_replays.c,
  * on the mock Kafka of tests/kit/mockkafka.h, test code that stays out of
