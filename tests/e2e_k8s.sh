@@ -501,7 +501,7 @@ run() {
 
 # The coordinator run's tail, as its progress line says: two thirds of the
 # tasks settled, every task handed out and a worker idle (the other runs the
-# last ones, often the sample's 120 s timeout); or the run over.
+# last ones, often sb17 running into its timeout); or the run over.
 coordinator_tail() {
     job_condition sx-streamex-coordinator Complete && return 0
     k logs -l app.kubernetes.io/instance=sx,app.kubernetes.io/component=coordinator --tail 5 2>/dev/null |
