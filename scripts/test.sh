@@ -32,13 +32,15 @@ run_ctest() {
     rm -f "$log"
 }
 
-# The unit and command-line tests run two at once, as scripts/flaky.sh runs
-# them under a CPU hog (each waits for conditions, never for a time, and
-# owns its folders and ports). The e2e tests run one at a time: each starts
-# Kafka + Flink pairs that want the machine's cores and memory.
+# One test at a time: two at once (ctest -j2) took the two unit and
+# command-line phases from 506 + 322 s to 228 + 163 s in a CI trial here,
+# but test_coordinator then failed once in five -j2 runs of the fast suite
+# and passed on its rerun, cause not found yet; a flaky CI costs more than
+# five minutes. The e2e tests start Kafka + Flink pairs that want the
+# machine's cores and memory.
 echo "== unit and command-line tests under ASan+UBSan"
-run_ctest --test-dir build-asan -L 'unit|cli' -j2
+run_ctest --test-dir build-asan -L 'unit|cli'
 echo "== unit and command-line tests (cli_fuzz ran above: its clang build is the same for both)"
-run_ctest --test-dir build -L 'unit|cli' -E '^cli_fuzz$' -j2
+run_ctest --test-dir build -L 'unit|cli' -E '^cli_fuzz$'
 echo "== end-to-end tests on real Kafka and Flink"
 run_ctest --test-dir build -L e2e
