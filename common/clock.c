@@ -7,3 +7,11 @@ double sx_clock_seconds(void)
 {
     return (double)zclock_usecs() / 1e6;
 }
+
+int64_t sx_clock_stall_ms(int64_t *last_ms, int period_ms)
+{
+    int64_t now = zclock_mono();
+    int64_t gap = now - *last_ms;
+    *last_ms = now;
+    return gap > period_ms ? gap - period_ms : 0;
+}

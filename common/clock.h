@@ -6,8 +6,20 @@
 #ifndef SX_CLOCK_H
 #define SX_CLOCK_H
 
+#include <stdint.h>
+
 /* Seconds since an arbitrary start, never going backwards: only the
  * difference of two readings means anything. */
 double sx_clock_seconds(void);
+
+/* For a loop that comes round every period_ms or sooner, last_ms holding the
+ * zclock_mono() of its previous call: how long it stood still beyond
+ * period_ms since then (0 if it did not), and last_ms set to now. A peer's
+ * silence counts only while we listen: a stopped process (SIGSTOP, a
+ * suspended VM), a starved thread or a slow disk stops our loop, not the
+ * peer, whose messages wait unread meanwhile. Only the part beyond the
+ * period is excused, so a loop that is merely slow every time still lets a
+ * dead peer's silence run out. */
+int64_t sx_clock_stall_ms(int64_t *last_ms, int period_ms);
 
 #endif

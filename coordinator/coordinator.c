@@ -22,6 +22,7 @@
  * worker keeps are still the ones it runs next, in order. */
 #include "coordinator/coordinator.h"
 
+#include "common/clock.h"
 #include "common/csv.h"
 #include "common/jsonout.h"
 #include "common/log.h"
@@ -131,6 +132,7 @@ struct _sx_coordinator_t {
     int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
+    int64_t loop_at;   /* when the loop last came round (sx_clock_stall_ms) */
     double started_at; /* Unix time, for summary.json's "run" */
 };
 
@@ -1366,6 +1368,28 @@ static void expire_attempts(sx_coordinator_t *self, int64_t now)
     zlist_destroy(&late);
 }
 
+/* The coordinator's own stall is no worker's silence and eats no attempt's
+ * time: every worker's expiry and every held unit's deadline move by it
+ * (see sx_clock_stall_ms). */
+static void excuse_own_stall(sx_coordinator_t *self)
+{
+    int64_t stall = sx_clock_stall_ms(&self->loop_at, self->config.heartbeat_ms);
+    if (stall == 0)
+        return;
+    if (stall >= self->config.dead_after_ms / 2)
+        sx_warn("the coordinator stood still for %lld ms: its workers' silence and "
+                "deadlines count from now",
+                (long long)stall);
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        w->expires_at += stall;
+        for (shard_t *shard = zlist_first(w->shards); shard;
+             shard = zlist_next(w->shards))
+            for (unit_t *unit = zlist_first(shard->units); unit;
+                 unit = zlist_next(shard->units))
+                unit->deadline += stall;
+    }
+}
+
 static void expire_and_beat(sx_coordinator_t *self)
 {
     int64_t now = zclock_mono();
@@ -1597,6 +1621,7 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
 {
     zpoller_t *poller = zpoller_new(self->router, stop, NULL);
     int64_t next_progress = 0;
+    self->loop_at = zclock_mono();
     int rc = 1;
     sx_info("coordinator on %s: %zu tasks to settle (%zu already settled)",
             self->endpoint, self->unit_count - self->settled, self->settled);
@@ -1616,6 +1641,7 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
             on_message(self);
         else if (zpoller_terminated(poller))
             break;
+        excuse_own_stall(self);
         expire_and_beat(self);
         if (zclock_mono() >= next_progress) {
             report_progress(self);

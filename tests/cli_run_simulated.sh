@@ -16,17 +16,6 @@ lines() { wc -l < "$1" | tr -d ' '; }
 verdicts() {
     sed 's/.*"task_id":"\([^"]*\)".*"status":"\([^"]*\)".*"attempts":\([0-9]*\).*/\1 \2 \3/' "$1"
 }
-records() { [ -f "$1" ] && grep -c "$2" "$1" || true; }
-
-# Waits up to 60 s until FILE holds at least N lines matching PATTERN.
-wait_records() {
-    local file="$1" pattern="$2" n="$3"
-    for _ in $(seq 600); do
-        [ "$(records "$file" "$pattern")" -ge "$n" ] 2>/dev/null && return 0
-        sleep 0.1
-    done
-    fail "$file: fewer than $n lines matching '$pattern' after 60 s"
-}
 
 # The mixed predictions: task i gets the i-th status of this cycle (flaky is
 # infra_error on attempt 1, then match; missing has no line at all). Expected

@@ -183,6 +183,20 @@ sim_predictions() {
     done
 }
 
+# records FILE PATTERN: how many lines of FILE match PATTERN (0 if no FILE).
+records() { [ -f "$1" ] && grep -c "$2" "$1" || true; }
+
+# wait_records FILE PATTERN N: waits up to 60 s until FILE holds at least N
+# lines matching PATTERN (a journal's records, a log's lines).
+wait_records() {
+    local file="$1" pattern="$2" n="$3"
+    for _ in $(seq 600); do
+        [ "$(records "$file" "$pattern")" -ge "$n" ] 2> /dev/null && return 0
+        sleep 0.1
+    done
+    fail "$file: fewer than $n lines matching '$pattern' after 60 s"
+}
+
 # pair_down INDEX: stops runtime pair INDEX if it runs (an at_exit command
 # of the e2e tests that start one).
 pair_down() {

@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,7 +272,7 @@ static void test_credit_limits_shards(void)
     sx_msg_t *third = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(third);
     fake_answer(f, third, SX_STATUS_MATCH);
-    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
     SX_CHECK(sx_testbench_count_lines(path) == 6);
@@ -313,7 +314,7 @@ static void test_dead_worker_requeued_and_late_results_dropped(void)
     ack = fake_expect(alive, SX_MSG_ACK, WAIT_MS);
     SX_CHECK(ack); /* a duplicate is still acknowledged, so the spool empties */
     fake_result(alive, &again->tasks[1], SX_STATUS_MATCH);
-    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     sx_result_t r;
     SX_CHECK(read_result(h, "m1", again->tasks[0].task_id, &r));
     SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 2 &&
@@ -352,7 +353,7 @@ static void test_retry_budget_on_other_worker(void)
     SX_CHECK(retry && strcmp(retry->tasks[0].task_id, first->tasks[0].task_id) == 0);
     SX_CHECK(retry->tasks[0].attempt == 2);
     fake_result(b, &retry->tasks[0], SX_STATUS_INFRA_ERROR);
-    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     sx_result_t r;
     SX_CHECK(read_result(h, "m1", first->tasks[0].task_id, &r));
     SX_CHECK(r.status == SX_STATUS_INFRA_ERROR && r.attempts == 2);
@@ -446,7 +447,7 @@ static void test_resume_skips_settled(void)
         for (size_t j = 0; j < 2; j++)
             SX_CHECK(strcmp(rest->tasks[i].task_id, first->tasks[j].task_id) != 0);
     fake_answer(f, rest, SX_STATUS_MISMATCH);
-    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     /* The journal's last verdict of a task stands (a --rerun appends the
      * new one), a foreign task is not counted: the bench's four tasks, one
      * match, three mismatches. */
@@ -488,7 +489,7 @@ static void test_malformed_messages_rejected(void)
     sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(assign && assign->tasks[0].attempt == 1);
     fake_answer(f, assign, SX_STATUS_MATCH);
-    SX_CHECK(harness_wait(h, 3000) && h->run.rc == 0);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     sx_msg_destroy(&assign);
     fake_destroy(&f);
     harness_destroy(&h);
@@ -647,6 +648,73 @@ static void test_paused_worker_late_infra_error(void)
     sx_msg_destroy(&mine);
     sx_msg_destroy(&taken);
     fake_destroy(&a);
+    harness_destroy(&h);
+}
+
+/* The coordinator's own thread stops for stall_ms once the test arms it, as
+ * a stopped process, a slow disk or a starved thread stops it: the progress
+ * callback runs inside its loop. */
+typedef struct {
+    atomic_bool armed;
+    atomic_bool over;
+    int stall_ms;
+} stall_t;
+
+static void stall_once(const char *json, void *arg)
+{
+    (void)json;
+    stall_t *stall = arg;
+    if (atomic_exchange(&stall->armed, false)) {
+        zclock_sleep(stall->stall_ms); /* the stall itself, not a wait */
+        atomic_store(&stall->over, true);
+    }
+}
+
+/* The coordinator stalls for twice dead-after while its two workers keep
+ * beating: their beats wait in its queue. Waking up, it reads them before
+ * it declares anyone dead (reading one message and then expiring dropped
+ * whichever worker's beat came second: its task went back to the queue
+ * with an attempt spent). */
+static void test_coordinator_stall_kills_nobody(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    stall_t stall = {.stall_ms = 2 * DEAD_MS};
+    c.progress = stall_once;
+    c.progress_arg = &stall;
+    c.progress_ms = 10;
+    harness_start(h, &c);
+    fake_t *a = fake_new(h->endpoint, "wa", 1);
+    sx_msg_t *for_a = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    fake_t *b = fake_new(h->endpoint, "wb", 1);
+    sx_msg_t *for_b = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(for_a && for_b);
+    atomic_store(&stall.armed, true);
+    for (int64_t end = zclock_mono() + WAIT_MS;
+         !atomic_load(&stall.over) && zclock_mono() < end;) {
+        fake_beat(a);
+        fake_beat(b);
+        zclock_sleep(10);
+    }
+    SX_CHECK(atomic_load(&stall.over));
+    fake_result(a, &for_a->tasks[0], SX_STATUS_MATCH);
+    fake_result(b, &for_b->tasks[0], SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", for_a->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MATCH && r.attempts == 1 &&
+             strcmp(r.worker, "wa") == 0);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", for_b->tasks[0].task_id, &r));
+    SX_CHECK(r.status == SX_STATUS_MISMATCH && r.attempts == 1 &&
+             strcmp(r.worker, "wb") == 0);
+    sx_result_clear(&r);
+    sx_msg_destroy(&for_a);
+    sx_msg_destroy(&for_b);
+    fake_destroy(&a);
+    fake_destroy(&b);
     harness_destroy(&h);
 }
 
@@ -1601,6 +1669,7 @@ int main(void)
     test_malformed_messages_rejected();
     test_noise_and_forgery_change_nothing();
     test_paused_worker_late_infra_error();
+    test_coordinator_stall_kills_nobody();
     test_attempt_deadline();
     test_journal_failure_stops_and_resumes();
     test_local_settle_failures_stop_the_run();

@@ -16,6 +16,7 @@
  * shared by every worker and run on it. */
 #include "worker/agent.h"
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/files.h"
 #include "common/mem.h"
@@ -71,6 +72,7 @@ struct _sx_agent_t {
     zhashx_t *requested;  /* hashes asked for and not yet received */
     int64_t last_file_at; /* when a bench file was last stored */
     int64_t coordinator_expires;
+    int64_t loop_at; /* when the loop last came round (sx_clock_stall_ms) */
     int64_t last_sent;
     int backoff_ms;
     size_t executed;
@@ -400,6 +402,7 @@ static int connect_coordinator(sx_agent_t *self, sx_error_t *err)
     sx_msg_destroy(&hello);
     sx_spool_each(self->spool, resend_one, self, NULL);
     self->coordinator_expires = zclock_mono() + self->config.dead_after_ms;
+    self->loop_at = zclock_mono(); /* the back-off before is no stall */
     sx_info("worker %s connected to %s (%zu spooled results resent)", self->name,
             self->endpoint, sx_spool_count(self->spool));
     return 0;
@@ -817,6 +820,18 @@ static slot_t *slot_of(sx_agent_t *self, void *which)
     return NULL;
 }
 
+/* The worker's own stall is not the coordinator's silence (see
+ * sx_clock_stall_ms): the coordinator's expiry moves by it. */
+static void excuse_own_stall(sx_agent_t *self)
+{
+    int64_t stall = sx_clock_stall_ms(&self->loop_at, self->config.heartbeat_ms);
+    if (stall >= self->config.dead_after_ms / 2)
+        sx_warn("worker %s stood still for %lld ms: the coordinator's silence counts "
+                "from now",
+                self->name, (long long)stall);
+    self->coordinator_expires += stall;
+}
+
 int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
 {
     if (connect_coordinator(self, err) != 0)
@@ -841,6 +856,7 @@ int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
             rc = 0;
             break;
         }
+        excuse_own_stall(self);
         if (state == 2 || zclock_mono() >= self->coordinator_expires) {
             int again = reconnect(self, stop, err);
             if (again != 0) {
