@@ -95,19 +95,6 @@ static void harness_start(harness_t *h, const sx_coordinator_config_t *config)
     h->actor = zactor_new(coordinator_actor, &h->run);
 }
 
-/* Waits for the coordinator to finish by itself; false on timeout. */
-static bool harness_wait(harness_t *h, int timeout_ms)
-{
-    zpoller_t *poller = zpoller_new(h->actor, NULL);
-    void *which = zpoller_wait(poller, timeout_ms);
-    zpoller_destroy(&poller);
-    if (which) {
-        char *done = zstr_recv(h->actor);
-        zstr_free(&done);
-    }
-    return which != NULL;
-}
-
 static void harness_stop(harness_t *h)
 {
     zactor_destroy(&h->actor);
@@ -162,7 +149,39 @@ typedef struct {
     zsock_t *sock;
     char name[64];
     int64_t last_beat;
+    bool silent; /* beats only while the test waits on it (fake_go_silent) */
 } fake_t;
+
+/* The live fakes. While the test waits on one of them, or on the
+ * coordinator, all but the silent ones beat: a worker the test means alive
+ * must never die of the time the test spends on another (a loaded machine
+ * stretches that time past dead-after). */
+#define FAKES_MAX 8
+static fake_t *s_fakes[FAKES_MAX];
+
+static void fakes_add(fake_t *f)
+{
+    for (size_t i = 0; i < FAKES_MAX; i++)
+        if (!s_fakes[i]) {
+            s_fakes[i] = f;
+            return;
+        }
+    SX_CHECK(!"more than FAKES_MAX fakes at once");
+}
+
+static void fakes_remove(fake_t *f)
+{
+    for (size_t i = 0; i < FAKES_MAX; i++)
+        if (s_fakes[i] == f)
+            s_fakes[i] = NULL;
+}
+
+/* A worker that stops beating unless the test waits on it: the coordinator
+ * declares it dead after dead-after. */
+static void fake_go_silent(fake_t *f)
+{
+    f->silent = true;
+}
 
 /* A fake worker that says HELLO with capacity and slots (none when capacity
  * is 0). */
@@ -173,6 +192,7 @@ static fake_t *fake_new_slots(const char *endpoint, const char *name, int capaci
     f->sock = zsock_new_dealer(endpoint);
     zsock_set_sndtimeo(f->sock, 100); /* a refused CURVE peer must not block the test */
     snprintf(f->name, sizeof f->name, "%s", name);
+    fakes_add(f);
     if (capacity > 0) {
         sx_msg_t *hello = sx_msg_hello(name, capacity, slots, "test runtime");
         SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
@@ -188,6 +208,7 @@ static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
 
 static void fake_destroy(fake_t **f_p)
 {
+    fakes_remove(*f_p);
     zsock_destroy(&(*f_p)->sock);
     free(*f_p);
     *f_p = NULL;
@@ -203,13 +224,39 @@ static void fake_beat(fake_t *f)
     f->last_beat = zclock_mono();
 }
 
+/* Beats for every live fake but the silent ones, and for f. */
+static void fakes_beat(fake_t *f)
+{
+    for (size_t i = 0; i < FAKES_MAX; i++)
+        if (s_fakes[i] && (s_fakes[i] == f || !s_fakes[i]->silent))
+            fake_beat(s_fakes[i]);
+}
+
+/* Waits for the coordinator to finish by itself, the live fakes beating;
+ * false on timeout. */
+static bool harness_wait(harness_t *h, int timeout_ms)
+{
+    zpoller_t *poller = zpoller_new(h->actor, NULL);
+    void *which = NULL;
+    for (int64_t end = zclock_mono() + timeout_ms; !which && zclock_mono() < end;) {
+        fakes_beat(NULL);
+        which = zpoller_wait(poller, 20);
+    }
+    zpoller_destroy(&poller);
+    if (which) {
+        char *done = zstr_recv(h->actor);
+        zstr_free(&done);
+    }
+    return which != NULL;
+}
+
 /* Next message of the given type (others are skipped), heartbeating while
  * waiting; NULL after timeout_ms. */
 static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
 {
     int64_t deadline = zclock_mono() + timeout_ms;
     while (zclock_mono() < deadline) {
-        fake_beat(f);
+        fakes_beat(f);
         zpoller_t *poller = zpoller_new(f->sock, NULL);
         void *which = zpoller_wait(poller, 20);
         zpoller_destroy(&poller);
@@ -296,6 +343,7 @@ static void test_dead_worker_requeued_and_late_results_dropped(void)
     harness_start(h, &c);
     fake_t *silent = fake_new(h->endpoint, "silent", 1);
     sx_msg_t *lost = fake_expect(silent, SX_MSG_ASSIGN, WAIT_MS);
+    fake_go_silent(silent);
     SX_CHECK(lost && lost->task_count == 2);
     fake_t *alive = fake_new(h->endpoint, "alive", 1);
     sx_msg_t *again = fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS);
@@ -606,6 +654,7 @@ static void test_paused_worker_late_infra_error(void)
     sx_msg_t *held = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(held);
     /* a pauses (sends nothing) while b works: a is declared dead. */
+    fake_go_silent(a);
     fake_t *b = fake_new(h->endpoint, "wb", 1);
     sx_msg_t *mine = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(mine);
@@ -694,8 +743,7 @@ static void test_coordinator_stall_kills_nobody(void)
     atomic_store(&stall.armed, true);
     for (int64_t end = zclock_mono() + WAIT_MS;
          !atomic_load(&stall.over) && zclock_mono() < end;) {
-        fake_beat(a);
-        fake_beat(b);
+        fakes_beat(NULL);
         zclock_sleep(10);
     }
     SX_CHECK(atomic_load(&stall.over));
@@ -1413,6 +1461,7 @@ static void test_slots_credit_and_loss(void)
                          fake_expect(wide, SX_MSG_ASSIGN, WAIT_MS)};
     SX_CHECK(lost[0] && lost[1] && lost[0]->task_count == 2 && lost[1]->task_count == 2);
     SX_CHECK(fake_expect(wide, SX_MSG_ASSIGN, 300) == NULL);
+    fake_go_silent(wide);
     fake_t *alive = fake_new(h->endpoint, "alive", 3);
     sx_msg_t *own = fake_expect(alive, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(own && own->task_count == 2);
