@@ -27,10 +27,12 @@ sim_predictions "$bench" "$tmp/preds.jsonl"
 n=16
 tasks=$(IFS=,; echo "${ids[*]:0:$n}")
 
-# start_run NAME COORDINATOR_DEAD_AFTER_MS WORKER_DEAD_AFTER_MS: a
-# coordinator and workers NAME-a and NAME-b on OUT=$tmp/NAME; sets coord, wa
-# and wb to their PIDs.
-start_run() {
+# stalled_run NAME COORDINATOR_DEAD_AFTER_MS WORKER_DEAD_AFTER_MS WHO: a
+# coordinator and workers NAME-a and NAME-b on OUT=$tmp/NAME (logs
+# $tmp/NAME.coordinator.err, .a.err, .b.err); WHO (coord, wa or wb: their PIDs)
+# is stopped for 3 s once both workers have settled a task; returns at the
+# coordinator's exit.
+stalled_run() {
     local name="$1" coordinator_dead="$2" worker_dead="$3" port w
     port=$(free_port)
     "$STREAMEX" coordinator --bench "$bench" --method "m=$tmp/preds.jsonl" --tasks "$tasks" \
@@ -45,15 +47,13 @@ start_run() {
         kill_at_exit "$!"
         eval "w$w=$!"
     done
-}
-
-# stall PID: stops PID for 3 s once both workers have settled a task.
-stall() {
-    wait_records "$tmp/$name/journal.jsonl" "\"worker\":\"$name-a\"" 1
-    wait_records "$tmp/$name/journal.jsonl" "\"worker\":\"$name-b\"" 1
-    kill -STOP "$1"
+    for w in a b; do
+        wait_records "$tmp/$name/journal.jsonl" "\"worker\":\"$name-$w\"" 1
+    done
+    kill -STOP "${!4}"
     sleep 3 # the stall, not a wait for something
-    kill -CONT "$1"
+    kill -CONT "${!4}"
+    wait "$coord" || fail "coordinator exited $?: $(tail -5 "$tmp/$name.coordinator.err")"
 }
 
 # check_results NAME MAX_ATTEMPTS: every task matched once, in at most
@@ -75,33 +75,24 @@ expect_in() { grep -qF "$2" "$1" || fail "$1 does not say '$2': $(cat "$1")"; }
 expect_not_in() { ! grep -F "$2" "$1" || fail "$1 says '$2'"; }
 
 echo "== the coordinator stopped for 3 s (3 x its dead-after): nobody is declared dead"
-name=coord
-start_run "$name" 1000 10000
-stall "$coord"
-wait "$coord" || fail "coordinator exited $?: $(tail -5 "$tmp/$name.coordinator.err")"
-expect_in "$tmp/$name.coordinator.err" "the coordinator stood still for"
-expect_not_in "$tmp/$name.coordinator.err" "declared dead"
-retried=$(check_results "$name" 1) || fail "see above"
+stalled_run coord 1000 10000 coord
+expect_in "$tmp/coord.coordinator.err" "the coordinator stood still for"
+expect_not_in "$tmp/coord.coordinator.err" "declared dead"
+retried=$(check_results coord 1)
 echo "$n tasks, $retried retried"
 
 echo "== a worker stopped for 3 s (3 x its dead-after), the coordinator waiting: no reconnect"
-name=patient
-start_run "$name" 10000 1000
-stall "$wa"
-wait "$coord" || fail "coordinator exited $?: $(tail -5 "$tmp/$name.coordinator.err")"
-expect_in "$tmp/$name.a.err" "worker patient-a stood still for"
-expect_not_in "$tmp/$name.a.err" "reconnecting"
-expect_not_in "$tmp/$name.coordinator.err" "reconnected"
-retried=$(check_results "$name" 1) || fail "see above"
+stalled_run patient 10000 1000 wa
+expect_in "$tmp/patient.a.err" "worker patient-a stood still for"
+expect_not_in "$tmp/patient.a.err" "reconnecting"
+expect_not_in "$tmp/patient.coordinator.err" "reconnected"
+retried=$(check_results patient 1)
 echo "$n tasks, $retried retried"
 
 echo "== a worker stopped for 3 s (3 x the coordinator's dead-after): its tasks redone"
-name=lost
-start_run "$name" 1000 1000
-stall "$wa"
-wait "$coord" || fail "coordinator exited $?: $(tail -5 "$tmp/$name.coordinator.err")"
-expect_in "$tmp/$name.coordinator.err" "worker lost-a silent for 1000 ms: declared dead"
-retried=$(check_results "$name" 2) || fail "see above"
+stalled_run lost 1000 1000 wa
+expect_in "$tmp/lost.coordinator.err" "worker lost-a silent for 1000 ms: declared dead"
+retried=$(check_results lost 2)
 [ "$retried" -ge 1 ] || fail "no task of the stopped worker went to attempt 2"
 echo "$n tasks, $retried at attempt 2"
 echo "cli_stall: OK"
