@@ -425,22 +425,18 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_t *fake = expect(h, &finished, "t1", SX_STATUS_MISMATCH,
                                   "gold column 0 has no equal column in the prediction");
     sx_fakeflink_destroy(&fake);
-    output->value = "not json";
+    /* A record that does not fold; of several, the first is named. */
+    const char *unfolding[] = {"not json", "not json\n{\"id\":1}\n[]"};
     char want[SX_ERROR_MAX];
-    snprintf(want, sizeof want,
-             "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is not "
-             "valid JSON: '[' or '{' expected near 'not'",
-             h->runs + 1);
-    fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
-    sx_fakeflink_destroy(&fake);
-    /* The first record that does not fold is named, not a later one. */
-    output->value = "not json\n{\"id\":1}\n[]";
-    snprintf(want, sizeof want,
-             "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is not "
-             "valid JSON: '[' or '{' expected near 'not'",
-             h->runs + 1);
-    fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
-    sx_fakeflink_destroy(&fake);
+    for (size_t i = 0; i < 2; i++) {
+        output->value = unfolding[i];
+        snprintf(want, sizeof want,
+                 "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is "
+                 "not valid JSON: '[' or '{' expected near 'not'",
+                 h->runs + 1);
+        fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
+        sx_fakeflink_destroy(&fake);
+    }
     /* A final CSV that cannot be written is not the query's doing. */
     const char *csv_dir = h->csv_dir;
     h->csv_dir = "/dev/null/csv";
@@ -539,6 +535,16 @@ static void test_output_unreadable(harness_t *h)
     sx_fakeflink_destroy(&fake);
 }
 
+/* task_id's verdict is input_error `detail`, decided before a session was
+ * opened: nothing of the task reached Flink. */
+static void expect_input_error(harness_t *h, const char *task_id, const char *detail)
+{
+    sx_fakeflink_script_t script = {.states = "FINISHED"};
+    sx_fakeflink_t *fake = expect(h, &script, task_id, SX_STATUS_INPUT_ERROR, detail);
+    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
+    sx_fakeflink_destroy(&fake);
+}
+
 /* Verdicts decided by the replay, private (the task's own source topic) or
  * through a registry of shared source topics: a source whose rows do not
  * convert is the task's input_error, Kafka refusing the records is
@@ -553,17 +559,13 @@ static void test_replay_verdicts(harness_t *h, sink_output_t *output)
     h->replays = sx_replays_new(h->bootstrap, "reg", false, &err);
     SX_CHECK(h->replays);
     sx_replays_set_topic_maker(h->replays, sx_mockkafka_make_topics, s_mock);
-    sx_fakeflink_script_t script = {.states = "FINISHED"};
-    sx_fakeflink_t *fake = expect(h, &script, "t5", SX_STATUS_INPUT_ERROR,
-                                  "task t5: sources/s.csv:2: 3 fields where the header "
-                                  "has 2");
-    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
-    sx_fakeflink_destroy(&fake);
+    expect_input_error(h, "t5",
+                       "task t5: sources/s.csv:2: 3 fields where the header has 2");
     /* A shared source's DDL is checked before its replay: never replayed. */
-    fake = expect(h, &script, "t6", SX_STATUS_INPUT_ERROR,
-                  "task t6: DDL of source s: unknown placeholder ${group} in the string "
-                  "at line 1, column 167 (only ${topic} and ${bootstrap} are filled)");
-    sx_fakeflink_destroy(&fake);
+    expect_input_error(h, "t6",
+                       "task t6: DDL of source s: unknown placeholder ${group} in the "
+                       "string at line 1, column 167 (only ${topic} and ${bootstrap} are "
+                       "filled)");
     SX_CHECK(sx_replays_count(h->replays) == 1);
     expect_refused_replay(h, "sx.reg.src.");
     SX_CHECK(sx_replays_count(h->replays) == 2);
@@ -592,12 +594,8 @@ static void test_source_changed(harness_t *h)
     snprintf(path, sizeof path, "%s/s.csv", dir);
     h->make_topics = make_topics_after_edit;
     h->make_topics_arg = path;
-    sx_fakeflink_script_t script = {.states = "FINISHED"};
-    sx_fakeflink_t *fake = expect(h, &script, "t7", SX_STATUS_INPUT_ERROR,
-                                  "task t7: sources/s.csv:3: the file changed since it "
-                                  "was read");
-    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
-    sx_fakeflink_destroy(&fake);
+    expect_input_error(h, "t7",
+                       "task t7: sources/s.csv:3: the file changed since it was read");
     h->make_topics = NULL;
     write_file(dir, "s.csv", "id,v\n1,a\n");
 }
