@@ -83,9 +83,8 @@ static sx_msg_t *make_assign(const char *bench, const char *task_id, int attempt
     assign->shard_id = 1;
     sx_msg_add_task(assign, "m1", task_id, "SELECT 1", attempt, 100u * (unsigned)attempt);
     char rel[256], abs[PATH_MAX + 256], hash[41];
-    const char *patterns[] = {"tasks/%s/task.json", "gold/%s.csv"};
     for (int i = 0; i < 2; i++) {
-        snprintf(rel, sizeof rel, patterns[i], task_id);
+        snprintf(rel, sizeof rel, i == 0 ? "tasks/%s/task.json" : "gold/%s.csv", task_id);
         snprintf(abs, sizeof abs, "%s/%s", bench, rel);
         uint64_t size = 0;
         SX_CHECK(sx_hash_file(abs, hash, &size, NULL) == 0);
