@@ -17,6 +17,7 @@
 #include "common/selftest.h"
 #include "common/signals.h"
 #include "tests/kit/fakeflink.h"
+#include "tests/kit/logfile.h"
 #include "tests/kit/mockkafka.h"
 #include "worker/kafka.h"
 
@@ -755,7 +756,15 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
     sx_result_t result;
     run_on(executor, h, "t4", ++attempt, &result);
     check_verdict(&result, SX_STATUS_MATCH, "");
+    /* Closing it is the plan, not a problem: no warning. */
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/cleanup.log", h->bench);
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_WARN);
     sx_executor_finish_task(executor);
+    sx_logfile_stop(&caught);
+    struct stat logged;
+    SX_CHECK(stat(log, &logged) == 0 && logged.st_size == 0);
     SX_CHECK(sessions(fake, "DELETE") == 1);
     check_clean_next(executor, h, fake, &script, ++attempt);
     SX_CHECK(sessions(fake, "POST") == 2);
