@@ -348,13 +348,24 @@ static void test_submit_verdicts(harness_t *h)
     check_no_session(&result, fake);
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
     sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
-    fake =
-        expect(h, &ddl, "t1", SX_STATUS_INFRA_ERROR,
-               "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
-               "scheduler.NoResourceAvailableException: Could not acquire the minimum "
-               "required resources.");
-    sx_fakeflink_destroy(&fake);
+    /* The job's name (SET) or a DDL refused: no INSERT, nor a fresh session
+     * for a fresh one's refusal. Requests to configure the session: the SET
+     * alone; the SET, the refused CREATE and cleanup's two DROPs. */
+    sx_fakeflink_script_t refused[] = {{.set_error = s_slot_cause},
+                                       {.ddl_error = s_slot_cause}};
+    const int configures[] = {1, 4};
+    for (int i = 0; i < 2; i++) {
+        fake = expect(
+            h, &refused[i], "t1", SX_STATUS_INFRA_ERROR,
+            "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
+            "scheduler.NoResourceAvailableException: Could not acquire the minimum "
+            "required resources.");
+        SX_CHECK(sx_fakeflink_count(fake, "POST /v2/sessions/fake-session/"
+                                          "configure-session") == configures[i]);
+        SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/fake-session/statements") ==
+                 0);
+        sx_fakeflink_destroy(&fake);
+    }
     sx_fakeflink_script_t insert = {.insert_error = s_slot_cause};
     fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR,
                   "statement result: HTTP 500: org.apache.flink.runtime.jobmanager."

@@ -254,6 +254,8 @@ static void serve_configure(sx_fakeflink_t *self, int fd, const request_t *reque
         create_table(self, fd, statement);
     else if (strncasecmp(statement, "DROP TABLE ", 11) == 0)
         drop_table(self, fd, statement);
+    else if (strncasecmp(statement, "SET ", 4) == 0 && self->script->set_error)
+        respond_error(fd, 500, self->script->set_error);
     else if (strncasecmp(statement, "SET 'pipeline.name'", 19) == 0)
         set_pipeline(self, fd, statement);
     else

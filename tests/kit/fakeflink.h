@@ -19,6 +19,7 @@
 typedef struct {
     int session_status;       /* HTTP status of opening a session; 0 means 200 */
     const char *ddl_error;    /* Java trace of a refused DDL, or NULL */
+    const char *set_error;    /* Java trace of a refused SET, or NULL */
     const char *insert_error; /* Java trace of a refused INSERT, or NULL */
     bool no_job_id;           /* an accepted INSERT whose result names no job */
     /* Job states answered in turn, comma-separated, the last one repeated;
