@@ -44,10 +44,10 @@ static void write_file(const char *dir, const char *name, const char *text)
 
 /* source_option and sink_option are one more option of the source's and
  * the sink's WITH list, e.g. ",'k'='v'"; create how the source's DDL begins
- * ("CREATE TABLE", "CREATE TEMPORARY TABLE"). */
+ * ("CREATE TABLE", "CREATE TEMPORARY TABLE"); changelog the sink's. */
 static void write_task(const char *dir, const char *id, int timeout_s,
                        const char *source_option, const char *sink_option,
-                       const char *create)
+                       const char *create, const char *changelog)
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
@@ -60,32 +60,33 @@ static void write_task(const char *dir, const char *id, int timeout_s,
         "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"%s s (id BIGINT, v STRING) "
         "WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json'%s)\"}], \"sink\": {\"name\": "
-        "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
+        "\"result\", \"changelog\": \"%s\", \"ddl\": \"CREATE TABLE result (id "
         "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json'%s)\"}, \"output_schema\": [{\"name\": "
         "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
-        id, create, source_option, sink_option, timeout_s);
+        id, create, source_option, changelog, sink_option, timeout_s);
     snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
     write_file(path, "task.json", json);
 }
 
-/* A bench of six tasks, one static source and an append sink each: t1
+/* A bench of eight tasks, one static source and an append sink each: t1
  * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation), t3,
  * whose sink DDL has a placeholder the executor does not fill, t4, t1
  * with a TEMPORARY source table, t5, whose source CSV has a row of three
  * fields, t6, whose source DDL has a placeholder the executor does not fill,
- * and t7 (30 s, no gold nor evaluation). */
+ * t7 (30 s, no gold nor evaluation) and t8, t7 with an upsert sink. */
 static void write_bench(const char *dir)
 {
     const char *group = ",'properties.group.id'='${group}'";
-    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\nt7\n");
-    write_task(dir, "t1", 30, "", "", "CREATE TABLE");
-    write_task(dir, "t2", 1, "", "", "CREATE TABLE");
-    write_task(dir, "t3", 30, "", group, "CREATE TABLE");
-    write_task(dir, "t4", 30, "", "", "CREATE TEMPORARY TABLE");
-    write_task(dir, "t5", 30, "", "", "CREATE TABLE");
-    write_task(dir, "t6", 30, group, "", "CREATE TABLE");
-    write_task(dir, "t7", 30, "", "", "CREATE TABLE");
+    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\nt7\nt8\n");
+    write_task(dir, "t1", 30, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t2", 1, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t3", 30, "", group, "CREATE TABLE", "append");
+    write_task(dir, "t4", 30, "", "", "CREATE TEMPORARY TABLE", "append");
+    write_task(dir, "t5", 30, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t6", 30, group, "", "CREATE TABLE", "append");
+    write_task(dir, "t7", 30, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t8", 30, "", "", "CREATE TABLE", "upsert");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/tasks/t5/sources", dir);
     write_file(path, "s.csv", "id,v\n1,a,b\n");
@@ -140,11 +141,12 @@ static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
 static sx_mockkafka_t *s_mock;
 
 /* What the fake job writes to the sink topic when its INSERT arrives: one
- * record a line of value. */
+ * record a line of value, each with key (NULL: none). */
 typedef struct {
     sx_kafka_t *kafka;
     char topic[128];
     const char *value;
+    const char *key;
 } sink_output_t;
 
 static void write_sink(void *arg)
@@ -156,7 +158,11 @@ static void write_sink(void *arg)
     for (;;) {
         size_t len = strcspn(line, "\n");
         records[count++] =
-            (sx_kafka_record_t){.value = line, .value_len = len, .timestamp_ms = 1};
+            (sx_kafka_record_t){.key = output->key,
+                                .key_len = output->key ? strlen(output->key) : 0,
+                                .value = line,
+                                .value_len = len,
+                                .timestamp_ms = 1};
         if (!line[len] || count == 4)
             break;
         line += len + 1;
@@ -449,6 +455,18 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
         fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
         sx_fakeflink_destroy(&fake);
     }
+    /* An upsert sink's values are read when the topic has been read to its
+     * end (only each key's latest counts): one that does not fold then is
+     * materialize_error too. */
+    output->key = "{\"id\":1}";
+    output->value = "not json";
+    snprintf(want, sizeof want,
+             "task t8: output topic sx.fake%d.t8.3.result: offset 0: the value is not "
+             "valid JSON: '[' or '{' expected near 'not'",
+             h->runs + 1);
+    fake = expect(h, &finished, "t8", SX_STATUS_MATERIALIZE_ERROR, want);
+    sx_fakeflink_destroy(&fake);
+    output->key = NULL;
     /* A final CSV that cannot be written is not the query's doing. */
     const char *csv_dir = h->csv_dir;
     h->csv_dir = "/dev/null/csv";
@@ -919,8 +937,8 @@ static void with_mock_kafka(const char *bench, fake_test_fn *tests)
     char csv_dir[PATH_MAX];
     snprintf(csv_dir, sizeof csv_dir, "%s/csv", bench);
     sx_error_t err;
-    sink_output_t output = {sx_kafka_new(sx_mockkafka_bootstrap(s_mock), 5000, &err), "",
-                            NULL};
+    sink_output_t output = {.kafka =
+                                sx_kafka_new(sx_mockkafka_bootstrap(s_mock), 5000, &err)};
     SX_CHECK(output.kafka);
     harness_t h = {.bench = bench,
                    .bootstrap = sx_mockkafka_bootstrap(s_mock),
