@@ -443,29 +443,26 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_t *fake = expect(h, &finished, "t1", SX_STATUS_MISMATCH,
                                   "gold column 0 has no equal column in the prediction");
     sx_fakeflink_destroy(&fake);
-    /* A record that does not fold; of several, the first is named. */
-    const char *unfolding[] = {"not json", "not json\n{\"id\":1}\n[]"};
+    /* A record that does not fold; of several, the first is named. An
+     * upsert sink's values (t8) are read once the topic is read to its end
+     * (only each key's latest counts): one that does not fold then is
+     * materialize_error too. */
+    const struct {
+        const char *task, *key, *value;
+    } unfolding[] = {{"t1", NULL, "not json"},
+                     {"t1", NULL, "not json\n{\"id\":1}\n[]"},
+                     {"t8", "{\"id\":1}", "not json"}};
     char want[SX_ERROR_MAX];
-    for (size_t i = 0; i < 2; i++) {
-        output->value = unfolding[i];
+    for (size_t i = 0; i < sizeof unfolding / sizeof unfolding[0]; i++) {
+        output->key = unfolding[i].key;
+        output->value = unfolding[i].value;
         snprintf(want, sizeof want,
-                 "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is "
+                 "task %s: output topic sx.fake%d.%s.3.result: offset 0: the value is "
                  "not valid JSON: '[' or '{' expected near 'not'",
-                 h->runs + 1);
-        fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
+                 unfolding[i].task, h->runs + 1, unfolding[i].task);
+        fake = expect(h, &finished, unfolding[i].task, SX_STATUS_MATERIALIZE_ERROR, want);
         sx_fakeflink_destroy(&fake);
     }
-    /* An upsert sink's values are read when the topic has been read to its
-     * end (only each key's latest counts): one that does not fold then is
-     * materialize_error too. */
-    output->key = "{\"id\":1}";
-    output->value = "not json";
-    snprintf(want, sizeof want,
-             "task t8: output topic sx.fake%d.t8.3.result: offset 0: the value is not "
-             "valid JSON: '[' or '{' expected near 'not'",
-             h->runs + 1);
-    fake = expect(h, &finished, "t8", SX_STATUS_MATERIALIZE_ERROR, want);
-    sx_fakeflink_destroy(&fake);
     output->key = NULL;
     /* A final CSV that cannot be written is not the query's doing. */
     const char *csv_dir = h->csv_dir;
