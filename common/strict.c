@@ -493,6 +493,8 @@ int sx_strict_gold(sx_strict_t *self, const sx_frame_t *gold, const size_t *rows
 
 /* printf at the end of a text buffer */
 static void append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
 {
     size_t used = strlen(buf);
     va_list ap;

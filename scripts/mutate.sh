@@ -4,10 +4,11 @@
 # .venv on first use) writes every mutant of the module's code (its self-test
 # at the bottom, from its "---- self-test" banner on, is left alone); a
 # seeded shuffle of them is tried in turn until SX_MUTATE_PER_FILE valid ones
-# (default 5) were run. A
-# mutant is valid when the project's own build (-Wall -Wextra -Werror, as
-# every commit is built) compiles it: a mutant the compiler refuses can never
-# be committed, so it is no gap in the tests. Each valid mutant runs the fast
+# (default 5) were run. A mutant is valid when the project's own build
+# (-Wall -Wextra -Wformat-nonliteral -Werror, as every commit is built)
+# compiles it: a mutant the compiler refuses can never be committed, so it
+# is no gap in the tests (e.g. a log call whose arguments were swapped
+# before its format string). Each valid mutant runs the fast
 # suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
 # cli_signals (hundreds of timed runs) and cli_format (a mutant is not
 # clang-formatted), unit tests first, stopping at the first failure; within

@@ -17,6 +17,7 @@
 #include "common/selftest.h"
 #include "common/signals.h"
 #include "tests/kit/fakeflink.h"
+#include "tests/kit/logfile.h"
 #include "tests/kit/mockkafka.h"
 #include "worker/kafka.h"
 
@@ -43,10 +44,10 @@ static void write_file(const char *dir, const char *name, const char *text)
 
 /* source_option and sink_option are one more option of the source's and
  * the sink's WITH list, e.g. ",'k'='v'"; create how the source's DDL begins
- * ("CREATE TABLE", "CREATE TEMPORARY TABLE"). */
+ * ("CREATE TABLE", "CREATE TEMPORARY TABLE"); changelog the sink's. */
 static void write_task(const char *dir, const char *id, int timeout_s,
                        const char *source_option, const char *sink_option,
-                       const char *create)
+                       const char *create, const char *changelog)
 {
     char path[PATH_MAX], json[2048];
     snprintf(path, sizeof path, "%s/tasks/%s/sources", dir, id);
@@ -59,32 +60,33 @@ static void write_task(const char *dir, const char *id, int timeout_s,
         "\"id\"}, {\"name\": \"v\"}], \"ddl\": \"%s s (id BIGINT, v STRING) "
         "WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json'%s)\"}], \"sink\": {\"name\": "
-        "\"result\", \"changelog\": \"append\", \"ddl\": \"CREATE TABLE result (id "
+        "\"result\", \"changelog\": \"%s\", \"ddl\": \"CREATE TABLE result (id "
         "BIGINT) WITH ('connector'='kafka','topic'='${topic}','properties.bootstrap."
         "servers'='${bootstrap}','format'='json'%s)\"}, \"output_schema\": [{\"name\": "
         "\"id\", \"type\": \"BIGINT\"}], \"timeout_s\": %d}\n",
-        id, create, source_option, sink_option, timeout_s);
+        id, create, source_option, changelog, sink_option, timeout_s);
     snprintf(path, sizeof path, "%s/tasks/%s", dir, id);
     write_file(path, "task.json", json);
 }
 
-/* A bench of six tasks, one static source and an append sink each: t1
+/* A bench of eight tasks, one static source and an append sink each: t1
  * (30 s, gold is the row id=1), t2 (1 s, no gold nor evaluation), t3,
  * whose sink DDL has a placeholder the executor does not fill, t4, t1
  * with a TEMPORARY source table, t5, whose source CSV has a row of three
  * fields, t6, whose source DDL has a placeholder the executor does not fill,
- * and t7 (30 s, no gold nor evaluation). */
+ * t7 (30 s, no gold nor evaluation) and t8, t7 with an upsert sink. */
 static void write_bench(const char *dir)
 {
     const char *group = ",'properties.group.id'='${group}'";
-    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\nt7\n");
-    write_task(dir, "t1", 30, "", "", "CREATE TABLE");
-    write_task(dir, "t2", 1, "", "", "CREATE TABLE");
-    write_task(dir, "t3", 30, "", group, "CREATE TABLE");
-    write_task(dir, "t4", 30, "", "", "CREATE TEMPORARY TABLE");
-    write_task(dir, "t5", 30, "", "", "CREATE TABLE");
-    write_task(dir, "t6", 30, group, "", "CREATE TABLE");
-    write_task(dir, "t7", 30, "", "", "CREATE TABLE");
+    write_file(dir, "task_ids.txt", "t1\nt2\nt3\nt4\nt5\nt6\nt7\nt8\n");
+    write_task(dir, "t1", 30, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t2", 1, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t3", 30, "", group, "CREATE TABLE", "append");
+    write_task(dir, "t4", 30, "", "", "CREATE TEMPORARY TABLE", "append");
+    write_task(dir, "t5", 30, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t6", 30, group, "", "CREATE TABLE", "append");
+    write_task(dir, "t7", 30, "", "", "CREATE TABLE", "append");
+    write_task(dir, "t8", 30, "", "", "CREATE TABLE", "upsert");
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/tasks/t5/sources", dir);
     write_file(path, "s.csv", "id,v\n1,a,b\n");
@@ -138,20 +140,35 @@ static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
  * produced by the executor's real replay. */
 static sx_mockkafka_t *s_mock;
 
-/* What the fake job writes to the sink topic when its INSERT arrives. */
+/* What the fake job writes to the sink topic when its INSERT arrives: one
+ * record a line of value, each with key (NULL: none). */
 typedef struct {
     sx_kafka_t *kafka;
     char topic[128];
     const char *value;
+    const char *key;
 } sink_output_t;
 
 static void write_sink(void *arg)
 {
     sink_output_t *output = arg;
-    sx_kafka_record_t record = {
-        .value = output->value, .value_len = strlen(output->value), .timestamp_ms = 1};
+    sx_kafka_record_t records[4];
+    size_t count = 0;
+    const char *line = output->value;
+    for (;;) {
+        size_t len = strcspn(line, "\n");
+        records[count++] =
+            (sx_kafka_record_t){.key = output->key,
+                                .key_len = output->key ? strlen(output->key) : 0,
+                                .value = line,
+                                .value_len = len,
+                                .timestamp_ms = 1};
+        if (!line[len] || count == 4)
+            break;
+        line += len + 1;
+    }
     sx_error_t err;
-    SX_CHECK(sx_kafka_produce(output->kafka, output->topic, &record, 1, &err) == 0);
+    SX_CHECK(sx_kafka_produce(output->kafka, output->topic, records, count, &err) == 0);
 }
 
 typedef struct {
@@ -160,10 +177,27 @@ typedef struct {
     const char *csv_dir;
     sx_runtime_t *pair;
     sink_output_t *output;
-    int runs;              /* each run has its own run id, so its own topics */
-    bool keep;             /* the executor's --keep */
-    sx_replays_t *replays; /* shared source topics; NULL: private replays */
+    int runs;                       /* each run has its own run id, so its own topics */
+    bool keep;                      /* the executor's --keep */
+    sx_replays_t *replays;          /* shared source topics; NULL: private replays */
+    sx_topic_maker_fn *make_topics; /* NULL: sx_mockkafka_make_topics */
+    void *make_topics_arg;
 } harness_t;
+
+/* An executor on the mock Kafka and `fake` (its gateway and REST API alike)
+ * with run id run_id, --keep and the pair as the harness says. */
+static sx_executor_t *executor_on(const harness_t *h, const sx_fakeflink_t *fake,
+                                  const char *run_id)
+{
+    sx_executor_config_t config = {
+        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
+        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, h->keep,
+        h->pair};
+    sx_error_t err;
+    sx_executor_t *executor = sx_executor_new(&config, &err);
+    SX_CHECK(executor);
+    return executor;
+}
 
 /* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
  * with `script`, the executor watching `pair` (NULL: none); fills *result and
@@ -177,20 +211,18 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
     snprintf(run_id, sizeof run_id, "fake%d", ++h->runs);
     snprintf(h->output->topic, sizeof h->output->topic, "sx.%s.%s.3.result", run_id,
              task_id);
-    sx_executor_config_t config = {
-        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, h->keep,
-        h->pair};
-    sx_error_t err;
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
+    sx_executor_t *executor = executor_on(h, fake, run_id);
     sx_executor_set_replays(executor, h->replays);
     char csv[PATH_MAX];
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
     sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
     sx_timings_t timings;
-    sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics, s_mock,
-                                   result, &timings);
+    if (h->make_topics)
+        sx_executor_run_on_made_topics(executor, &request, h->make_topics,
+                                       h->make_topics_arg, result, &timings);
+    else
+        sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics,
+                                       s_mock, result, &timings);
     SX_CHECK(result->attempts == 3);
     sx_executor_destroy(&executor);
     return fake;
@@ -322,13 +354,24 @@ static void test_submit_verdicts(harness_t *h)
     check_no_session(&result, fake);
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
     sx_fakeflink_destroy(&fake);
-    sx_fakeflink_script_t ddl = {.ddl_error = s_slot_cause};
-    fake =
-        expect(h, &ddl, "t1", SX_STATUS_INFRA_ERROR,
-               "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
-               "scheduler.NoResourceAvailableException: Could not acquire the minimum "
-               "required resources.");
-    sx_fakeflink_destroy(&fake);
+    /* The job's name (SET) or a DDL refused: no INSERT, nor a fresh session
+     * for a fresh one's refusal. Requests to configure the session: the SET
+     * alone; the SET, the refused CREATE and cleanup's two DROPs. */
+    sx_fakeflink_script_t refused[] = {{.set_error = s_slot_cause},
+                                       {.ddl_error = s_slot_cause}};
+    const int configures[] = {1, 4};
+    for (int i = 0; i < 2; i++) {
+        fake = expect(
+            h, &refused[i], "t1", SX_STATUS_INFRA_ERROR,
+            "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
+            "scheduler.NoResourceAvailableException: Could not acquire the minimum "
+            "required resources.");
+        SX_CHECK(sx_fakeflink_count(fake, "POST /v2/sessions/fake-session/"
+                                          "configure-session") == configures[i]);
+        SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/fake-session/statements") ==
+                 0);
+        sx_fakeflink_destroy(&fake);
+    }
     sx_fakeflink_script_t insert = {.insert_error = s_slot_cause};
     fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR,
                   "statement result: HTTP 500: org.apache.flink.runtime.jobmanager."
@@ -354,6 +397,14 @@ static void test_timeouts(harness_t *h)
                                   "job did not finish within 1 s; cancelled");
     SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
     sx_fakeflink_destroy(&fake);
+    /* As Flink does, CANCELLING before CANCELED: the cancel is waited for,
+     * and cleanup has nothing left to cancel. */
+    sx_fakeflink_script_t slow = {.states = "RUNNING",
+                                  .after_cancel = "CANCELLING,CANCELLING,CANCELED"};
+    fake = expect(h, &slow, "t2", SX_STATUS_TIMEOUT,
+                  "job did not finish within 1 s; cancelled");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
+    sx_fakeflink_destroy(&fake);
     sx_fakeflink_script_t refuses = {.states = "RUNNING", .cancel_status = 500};
     sx_result_t result;
     fake = run_on_fake(h, &refuses, "t2", &result);
@@ -364,6 +415,14 @@ static void test_timeouts(harness_t *h)
              sx_fakeflink_url(fake));
     check_verdict(&result, SX_STATUS_TIMEOUT, want);
     SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 2);
+    sx_fakeflink_destroy(&fake);
+    /* The job's tasks cannot be read at the timeout: still the query's
+     * timeout, never a guess that the cluster gave it no slot. */
+    sx_fakeflink_script_t unknown = {
+        .states = "RUNNING", .after_cancel = "CANCELED", .job_status = 500};
+    fake = expect(h, &unknown, "t2", SX_STATUS_TIMEOUT,
+                  "job did not finish within 1 s; cancelled");
+    SX_CHECK(sx_fakeflink_count(fake, "PATCH /jobs/" JOB "?mode=cancel") == 1);
     sx_fakeflink_destroy(&fake);
     /* Never started for want of a slot: infra_error, and cleanup cancels it. */
     sx_fakeflink_script_t no_slot = {
@@ -384,14 +443,27 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_t *fake = expect(h, &finished, "t1", SX_STATUS_MISMATCH,
                                   "gold column 0 has no equal column in the prediction");
     sx_fakeflink_destroy(&fake);
-    output->value = "not json";
+    /* A record that does not fold; of several, the first is named. An
+     * upsert sink's values (t8) are read once the topic is read to its end
+     * (only each key's latest counts): one that does not fold then is
+     * materialize_error too. */
+    const struct {
+        const char *task, *key, *value;
+    } unfolding[] = {{"t1", NULL, "not json"},
+                     {"t1", NULL, "not json\n{\"id\":1}\n[]"},
+                     {"t8", "{\"id\":1}", "not json"}};
     char want[SX_ERROR_MAX];
-    snprintf(want, sizeof want,
-             "task t1: output topic sx.fake%d.t1.3.result: offset 0: the value is not "
-             "valid JSON: '[' or '{' expected near 'not'",
-             h->runs + 1);
-    fake = expect(h, &finished, "t1", SX_STATUS_MATERIALIZE_ERROR, want);
-    sx_fakeflink_destroy(&fake);
+    for (size_t i = 0; i < sizeof unfolding / sizeof unfolding[0]; i++) {
+        output->key = unfolding[i].key;
+        output->value = unfolding[i].value;
+        snprintf(want, sizeof want,
+                 "task %s: output topic sx.fake%d.%s.3.result: offset 0: the value is "
+                 "not valid JSON: '[' or '{' expected near 'not'",
+                 unfolding[i].task, h->runs + 1, unfolding[i].task);
+        fake = expect(h, &finished, unfolding[i].task, SX_STATUS_MATERIALIZE_ERROR, want);
+        sx_fakeflink_destroy(&fake);
+    }
+    output->key = NULL;
     /* A final CSV that cannot be written is not the query's doing. */
     const char *csv_dir = h->csv_dir;
     h->csv_dir = "/dev/null/csv";
@@ -490,6 +562,16 @@ static void test_output_unreadable(harness_t *h)
     sx_fakeflink_destroy(&fake);
 }
 
+/* task_id's verdict is input_error `detail`, decided before a session was
+ * opened: nothing of the task reached Flink. */
+static void expect_input_error(harness_t *h, const char *task_id, const char *detail)
+{
+    sx_fakeflink_script_t script = {.states = "FINISHED"};
+    sx_fakeflink_t *fake = expect(h, &script, task_id, SX_STATUS_INPUT_ERROR, detail);
+    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
+    sx_fakeflink_destroy(&fake);
+}
+
 /* Verdicts decided by the replay, private (the task's own source topic) or
  * through a registry of shared source topics: a source whose rows do not
  * convert is the task's input_error, Kafka refusing the records is
@@ -504,21 +586,45 @@ static void test_replay_verdicts(harness_t *h, sink_output_t *output)
     h->replays = sx_replays_new(h->bootstrap, "reg", false, &err);
     SX_CHECK(h->replays);
     sx_replays_set_topic_maker(h->replays, sx_mockkafka_make_topics, s_mock);
-    sx_fakeflink_script_t script = {.states = "FINISHED"};
-    sx_fakeflink_t *fake = expect(h, &script, "t5", SX_STATUS_INPUT_ERROR,
-                                  "task t5: sources/s.csv:2: 3 fields where the header "
-                                  "has 2");
-    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions") == 0);
-    sx_fakeflink_destroy(&fake);
+    expect_input_error(h, "t5",
+                       "task t5: sources/s.csv:2: 3 fields where the header has 2");
     /* A shared source's DDL is checked before its replay: never replayed. */
-    fake = expect(h, &script, "t6", SX_STATUS_INPUT_ERROR,
-                  "task t6: DDL of source s: unknown placeholder ${group} in the string "
-                  "at line 1, column 167 (only ${topic} and ${bootstrap} are filled)");
-    sx_fakeflink_destroy(&fake);
+    expect_input_error(h, "t6",
+                       "task t6: DDL of source s: unknown placeholder ${group} in the "
+                       "string at line 1, column 167 (only ${topic} and ${bootstrap} are "
+                       "filled)");
     SX_CHECK(sx_replays_count(h->replays) == 1);
     expect_refused_replay(h, "sx.reg.src.");
     SX_CHECK(sx_replays_count(h->replays) == 2);
     sx_replays_destroy(&h->replays);
+}
+
+/* A topic maker that first adds a row to the source file `arg` names, so
+ * that the file changes between its scan (prepare) and its replay. */
+static int make_topics_after_edit(void *arg, const char *const *topics, size_t count,
+                                  sx_error_t *err)
+{
+    FILE *f = fopen(arg, "a");
+    SX_CHECK(f);
+    fputs("2,b\n", f);
+    fclose(f);
+    return sx_mockkafka_make_topics(s_mock, topics, count, err);
+}
+
+/* A private source whose file changed after it was scanned is the task's
+ * input_error naming the first line that differs: its records are
+ * converted again as they are replayed, and never unchecked ones. */
+static void test_source_changed(harness_t *h)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s/tasks/t7/sources", h->bench);
+    snprintf(path, sizeof path, "%s/s.csv", dir);
+    h->make_topics = make_topics_after_edit;
+    h->make_topics_arg = path;
+    expect_input_error(h, "t7",
+                       "task t7: sources/s.csv:3: the file changed since it was read");
+    h->make_topics = NULL;
+    write_file(dir, "s.csv", "id,v\n1,a\n");
 }
 
 /* On a pair whose components are not (or no longer) the processes the task
@@ -575,13 +681,8 @@ static void test_sweep_shared_pair(harness_t *h)
     sx_fakeflink_script_t script = {.states = "RUNNING"};
     sx_fakeflink_t *fake = sx_fakeflink_new(&script);
     SX_CHECK(fake);
-    sx_executor_config_t config = {
-        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        "sweep",      SX_PROFILE_SPIDER2_LITE_2025_11, false,
-        NULL};
+    sx_executor_t *executor = executor_on(h, fake, "sweep");
     sx_error_t err;
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
     size_t removed = 99;
     SX_CHECK(sx_executor_sweep(executor, &removed, &err) == 0 && removed == 0);
     SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/overview") == 1);
@@ -651,13 +752,7 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
     sx_fakeflink_script_t script = {0};
     sx_fakeflink_t *fake = sx_fakeflink_new(&script);
     SX_CHECK(fake);
-    sx_executor_config_t config = {
-        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
-        "reuse",      SX_PROFILE_SPIDER2_LITE_2025_11, false,
-        NULL};
-    sx_error_t err;
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
+    sx_executor_t *executor = executor_on(h, fake, "reuse");
     output->value = "{\"id\":1}";
     struct {
         const char *task;
@@ -687,7 +782,15 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
     sx_result_t result;
     run_on(executor, h, "t4", ++attempt, &result);
     check_verdict(&result, SX_STATUS_MATCH, "");
+    /* Closing it is the plan, not a problem: no warning. */
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/cleanup.log", h->bench);
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_WARN);
     sx_executor_finish_task(executor);
+    sx_logfile_stop(&caught);
+    struct stat logged;
+    SX_CHECK(stat(log, &logged) == 0 && logged.st_size == 0);
     SX_CHECK(sessions(fake, "DELETE") == 1);
     check_clean_next(executor, h, fake, &script, ++attempt);
     SX_CHECK(sessions(fake, "POST") == 2);
@@ -728,15 +831,7 @@ static void *run_method(void *arg)
         .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = &m->output};
     sx_fakeflink_t *fake = sx_fakeflink_new(&script);
     SX_CHECK(fake);
-    sx_executor_config_t config = {m->h->bootstrap,
-                                   sx_fakeflink_url(fake),
-                                   sx_fakeflink_url(fake),
-                                   "shared",
-                                   SX_PROFILE_SPIDER2_LITE_2025_11,
-                                   false,
-                                   NULL};
-    sx_executor_t *executor = sx_executor_new(&config, &err);
-    SX_CHECK(executor);
+    sx_executor_t *executor = executor_on(m->h, fake, "shared");
     sx_executor_set_replays(executor, m->replays);
     char csv[PATH_MAX];
     snprintf(csv, sizeof csv, "%s/%s.t1.csv", m->h->csv_dir, m->method);
@@ -810,6 +905,26 @@ static void test_interrupted(harness_t *h, sink_output_t *output)
     sx_fakeflink_destroy(&fake);
 }
 
+/* A run id the user gave (exec --run-id) may hold a quote: the job's name
+ * is still one SQL string literal, and Flink gets the name as given. */
+static void test_quoted_job_name(harness_t *h)
+{
+    sx_fakeflink_script_t script = {.insert_error = s_sql_trace};
+    sx_fakeflink_t *fake = sx_fakeflink_new(&script);
+    SX_CHECK(fake);
+    sx_executor_t *executor = executor_on(h, fake, "it's");
+    sx_result_t result;
+    run_on(executor, h, "t1", 1, &result);
+    check_verdict(&result, SX_STATUS_FLINK_ERROR,
+                  "org.apache.flink.table.api.ValidationException: SQL validation "
+                  "failed. Column 'nope' not found in any table");
+    char name[256];
+    sx_fakeflink_job_name(fake, name, sizeof name);
+    SX_CHECK(strcmp(name, "streamex it's t1 attempt 1") == 0);
+    sx_executor_destroy(&executor);
+    sx_fakeflink_destroy(&fake);
+}
+
 /* Runs `tests` with the mock Kafka and the harness. */
 typedef void(fake_test_fn)(harness_t *h, sink_output_t *output);
 
@@ -819,11 +934,13 @@ static void with_mock_kafka(const char *bench, fake_test_fn *tests)
     char csv_dir[PATH_MAX];
     snprintf(csv_dir, sizeof csv_dir, "%s/csv", bench);
     sx_error_t err;
-    sink_output_t output = {sx_kafka_new(sx_mockkafka_bootstrap(s_mock), 5000, &err), "",
-                            NULL};
+    sink_output_t output = {.kafka =
+                                sx_kafka_new(sx_mockkafka_bootstrap(s_mock), 5000, &err)};
     SX_CHECK(output.kafka);
-    harness_t h = {
-        bench, sx_mockkafka_bootstrap(s_mock), csv_dir, NULL, &output, 0, false, NULL};
+    harness_t h = {.bench = bench,
+                   .bootstrap = sx_mockkafka_bootstrap(s_mock),
+                   .csv_dir = csv_dir,
+                   .output = &output};
     tests(&h, &output);
     sx_kafka_destroy(&output.kafka);
     sx_mockkafka_destroy(&s_mock);
@@ -832,6 +949,7 @@ static void with_mock_kafka(const char *bench, fake_test_fn *tests)
 static void fake_flink_tests(harness_t *h, sink_output_t *output)
 {
     test_replay_verdicts(h, output);
+    test_source_changed(h);
     test_flink_verdicts(h, output);
     test_submit_verdicts(h);
     test_timeouts(h);
@@ -840,6 +958,7 @@ static void fake_flink_tests(harness_t *h, sink_output_t *output)
     test_pair_changed(h, output);
     test_sweep_shared_pair(h);
     test_session_reuse(h, output);
+    test_quoted_job_name(h);
     test_shared_sources(h, output);
 }
 
@@ -903,11 +1022,16 @@ int main(void)
     sx_executor_destroy(&executor);
     SX_CHECK(executor == NULL);
     sx_executor_destroy(&executor); /* twice: harmless */
-    config.run_id = NULL;
-    SX_CHECK(sx_executor_new(&config, &err) == NULL);
-    SX_CHECK(strcmp(err.msg, "executor needs Kafka, gateway and REST addresses and a "
-                             "run id") == 0);
-    config.run_id = "selftest";
+    /* Each address and the run id are needed. */
+    for (int missing = 0; missing < 4; missing++) {
+        sx_executor_config_t lacking = config;
+        const char **field[] = {&lacking.bootstrap, &lacking.gateway_url,
+                                &lacking.rest_url, &lacking.run_id};
+        *field[missing] = NULL;
+        SX_CHECK(sx_executor_new(&lacking, &err) == NULL);
+        SX_CHECK(strcmp(err.msg, "executor needs Kafka, gateway and REST addresses and "
+                                 "a run id") == 0);
+    }
     config.bootstrap = "";
     SX_CHECK(sx_executor_new(&config, &err) == NULL);
     SX_CHECK(strcmp(err.msg,

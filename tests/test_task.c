@@ -9,6 +9,7 @@
 #include "common/selftest.h"
 #include "common/task.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +18,14 @@
 
 static char s_bench[256]; /* the temporary copy of the fixture */
 
-static void run(const char *format, const char *a, const char *b)
+static void run(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void run(const char *format, ...)
 {
     char command[1024];
-    snprintf(command, sizeof command, format, a, b);
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(command, sizeof command, format, ap);
+    va_end(ap);
     SX_CHECK(system(command) == 0);
 }
 

@@ -730,9 +730,10 @@ static void run_release(run_t *run)
 {
     for (size_t i = 0; run->prepared && i < run->task->source_count; i++)
         sx_prepare_destroy(&run->prepared[i]);
+    /* table_count is set where topics and ddls are allocated. */
     for (size_t i = 0; i < run->table_count; i++) {
-        free(run->topics ? run->topics[i] : NULL);
-        free(run->ddls ? run->ddls[i] : NULL);
+        free(run->topics[i]);
+        free(run->ddls[i]);
     }
     free(run->prepared);
     free(run->topics);

@@ -221,11 +221,13 @@ int sx_runtime_versions(const sx_runtime_t *self, char *out, size_t out_size,
 
 /* ---- paths of one pair ------------------------------------------------ */
 
-void sx_pair_path(const sx_runtime_t *self, char *out, size_t size, const char *fmt,
-                  const char *name)
+void sx_pair_path(const sx_runtime_t *self, char *out, size_t size, const char *fmt, ...)
 {
     char rel[128];
-    snprintf(rel, sizeof rel, fmt, name);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rel, sizeof rel, fmt, ap);
+    va_end(ap);
     snprintf(out, size, "%s/%s", self->pair_dir, rel);
 }
 

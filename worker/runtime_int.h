@@ -62,9 +62,9 @@ typedef struct {
 int sx_pair_read_install(const char *runtime_dir, sx_pair_versions_t *versions,
                          sx_error_t *err);
 
-/* PAIR_DIR/ followed by fmt with name, e.g. ("logs/%s.log", "kafka"). */
-void sx_pair_path(const sx_runtime_t *self, char *out, size_t size, const char *fmt,
-                  const char *name);
+/* PAIR_DIR/ followed by fmt with its arguments, e.g. ("logs/%s.log", "kafka"). */
+void sx_pair_path(const sx_runtime_t *self, char *out, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void sx_pair_log_path(const sx_runtime_t *self, component_t c, char *out, size_t size);
 void sx_pair_pid_path(const sx_runtime_t *self, component_t c, char *out, size_t size);
 /* The file `runtime down` leaves so that no watchdog brings the pair back. */

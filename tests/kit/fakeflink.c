@@ -44,6 +44,7 @@ struct _sx_fakeflink_t {
     bool is_insert[MAX_OPERATIONS];
     int operations;
     int state_polls;
+    int cancelled_polls; /* state polls since a cancel was accepted */
     bool cancelled;
     bool inserted;
 };
@@ -143,7 +144,7 @@ static void serve_statement(sx_fakeflink_t *self, int fd, const request_t *reque
     int op = self->operations++;
     self->is_insert[op] = statement_is_insert(request->body);
     if (self->is_insert[op]) { /* a new job */
-        self->state_polls = 0;
+        self->state_polls = self->cancelled_polls = 0;
         self->cancelled = self->inserted = false;
         pthread_mutex_lock(&self->lock);
         snprintf(self->job_name, sizeof self->job_name, "%s", self->pipeline);
@@ -253,6 +254,8 @@ static void serve_configure(sx_fakeflink_t *self, int fd, const request_t *reque
         create_table(self, fd, statement);
     else if (strncasecmp(statement, "DROP TABLE ", 11) == 0)
         drop_table(self, fd, statement);
+    else if (strncasecmp(statement, "SET ", 4) == 0 && self->script->set_error)
+        respond_error(fd, 500, self->script->set_error);
     else if (strncasecmp(statement, "SET 'pipeline.name'", 19) == 0)
         set_pipeline(self, fd, statement);
     else
@@ -289,7 +292,7 @@ static void serve_state(sx_fakeflink_t *self, int fd)
     const sx_fakeflink_script_t *script = self->script;
     char state[32];
     if (self->cancelled && script->after_cancel)
-        snprintf(state, sizeof state, "%s", script->after_cancel);
+        nth_state(script->after_cancel, self->cancelled_polls++, state, sizeof state);
     else
         nth_state(script->states ? script->states : "RUNNING", self->state_polls++, state,
                   sizeof state);
@@ -315,6 +318,8 @@ static void serve_exceptions(sx_fakeflink_t *self, int fd)
 
 static void serve_job(sx_fakeflink_t *self, int fd)
 {
+    if (self->script->job_status)
+        return respond_error(fd, self->script->job_status, "fake: job unavailable");
     const char *state =
         self->script->vertex_state ? self->script->vertex_state : "RUNNING";
     char answer[256];

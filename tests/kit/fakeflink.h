@@ -19,16 +19,20 @@
 typedef struct {
     int session_status;       /* HTTP status of opening a session; 0 means 200 */
     const char *ddl_error;    /* Java trace of a refused DDL, or NULL */
+    const char *set_error;    /* Java trace of a refused SET, or NULL */
     const char *insert_error; /* Java trace of a refused INSERT, or NULL */
     bool no_job_id;           /* an accepted INSERT whose result names no job */
     /* Job states answered in turn, comma-separated, the last one repeated;
      * "500" answers HTTP 500 instead. */
     const char *states;
-    const char *after_cancel; /* state once a cancel was accepted; NULL: unchanged */
-    int cancel_status;        /* HTTP status of a cancel; 0 means 202 */
-    int exceptions_status;    /* HTTP status of /jobs/ID/exceptions; 0 means 200 */
+    /* States once a cancel was accepted, answered in turn as `states` are
+     * (e.g. "CANCELLING,CANCELED"); NULL: `states` go on. */
+    const char *after_cancel;
+    int cancel_status;     /* HTTP status of a cancel; 0 means 202 */
+    int exceptions_status; /* HTTP status of /jobs/ID/exceptions; 0 means 200 */
     const char *root_exception;
     const char *vertex_state; /* the job's one vertex in /jobs/ID; NULL: RUNNING */
+    int job_status;           /* HTTP status of /jobs/ID; 0 means 200 */
     /* Called once, from the server thread, when the INSERT's result is
      * fetched (the moment the job starts): e.g. writes the sink topic. */
     void (*on_insert)(void *arg);
