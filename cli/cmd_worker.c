@@ -38,7 +38,8 @@ static const char s_usage[] =
     "  --server-cert FILE     CURVE: the coordinator's public certificate\n"
     "  --insecure             allow plain TCP to a non-loopback address\n"
     "\n"
-    "Exit status: 0 the coordinator ended the run, 1 stopped, 2 bad usage or error.\n";
+    "Exit status: 0 the coordinator ended the run, 128+N stopped by signal N (its\n"
+    "pair's start included), 1 stopped, 2 bad usage or error.\n";
 
 enum {
     OPT_CONNECT = SX_OPT_NEXT,
@@ -192,16 +193,18 @@ int sx_cmd_worker(int argc, char **argv)
     char cache_dir[PATH_MAX];
     backend_config.cache_dir = sx_runopts_cache_dir(&opts, cache_dir, sizeof cache_dir);
     sx_backend_t backend;
-    int code = 2;
+    int rc = -1;
     if (sx_backend_open(&backend, &backend_config, &agent, &err) == 0) {
         sx_agent_t *worker = sx_agent_new(&agent, &err);
         if (worker) {
-            int rc = sx_agent_run(worker, NULL, &err);
-            code = sx_run_exit_code(rc, 0, 0);
+            rc = sx_agent_run(worker, NULL, &err);
             sx_agent_destroy(&worker);
         }
         sx_backend_close(&backend);
     }
+    /* A pod deleted while its pair starts exits 143, not 2: the chart's
+     * workers Job fails as a whole on 2. */
+    int code = sx_run_exit_code(rc, 0, 0);
     if (sx_error_is_set(&err))
         fprintf(stderr, "streamex worker: %s\n", err.msg);
     sx_runopts_free(&opts);

@@ -334,9 +334,10 @@ int sx_run_exit_code(int rc, size_t settled, size_t infra_errors)
 {
     if (rc == 0)
         return infra_errors ? 3 : 0;
-    if (rc < 0)
-        return 2;
+    /* A signal also ends a pair's start as an error ("interrupted by
+     * signal 15"): that is a stop, not bad usage, for a Job's
+     * podFailurePolicy that fails the whole Job on 2. */
     if (sx_signals_caught() && settled == 0)
         return sx_signals_exit_code();
-    return 1;
+    return rc < 0 ? 2 : 1;
 }

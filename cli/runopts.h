@@ -88,8 +88,9 @@ enum {
     "ended infra_error (the last line says how many: rerun them with --resume\n"         \
     "--rerun infra_error); 1 stopped before the end (resumable: Ctrl-C once a task\n"    \
     "is settled, or a result that could not be stored, e.g. a full disk); 2 bad\n"       \
-    "usage or a fatal error; 128+N stopped by signal N before any task was settled.\n"   \
-    "A fatal error wins over a stop, a stop over infra_error.\n"
+    "usage or a fatal error; 128+N stopped by signal N before any task was settled\n"    \
+    "(a pair's start included). That wins over a fatal error, a fatal error over\n"      \
+    "a stop, a stop over infra_error.\n"
 
 #define SX_RUN_OPTIONS_HELP                                                              \
     "  --bench BENCH          the benchmark folder\n"                                    \
@@ -166,11 +167,11 @@ typedef struct {
 int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err);
 
 /* The exit status of run, coordinator and worker from what their loop
- * returned (0 done, 1 stopped, -1 fatal), in this order of precedence: 2 for
- * a fatal error; for a stop, 1 (resumable) once something is settled, else
- * 128 + the signal that stopped it (130 for Ctrl-C, 143 for SIGTERM); for a
- * finished run, 3 when infra_errors tasks ended infra_error (the
- * infrastructure failed them, not the method), else 0. */
+ * returned (0 done, 1 stopped, -1 fatal): for a finished run, 3 when
+ * infra_errors tasks ended infra_error (the infrastructure failed them, not
+ * the method), else 0; after a signal with nothing settled, 128 + the
+ * signal (130 for Ctrl-C, 143 for SIGTERM), even when it cut a pair's start
+ * short as an error; else 2 for a fatal error, 1 (resumable) for a stop. */
 int sx_run_exit_code(int rc, size_t settled, size_t infra_errors);
 
 /* The coordinator's progress callback: on a terminal, one line redrawn in

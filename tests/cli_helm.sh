@@ -5,7 +5,9 @@
 #   - each rendered by `helm template` and validated by
 #     `kubernetes-validate --strict` against Kubernetes 1.33 (offline);
 #   - what the rendering must hold: the coordinator Job resumes and fails
-#     at once on exit 2 and 3, workers connect through the Service's
+#     at once on exit 2 and 3, the workers an Indexed Job that the first
+#     worker done (exit 0: the run is over) completes, each named after its
+#     pod, connecting through the Service's
 #     variables with their keys from a Secret, the shard Job is Indexed
 #     with its per-index retry budget, every pod non-root with a read-only
 #     root filesystem and resources, no Secret in the chart, the results
@@ -134,9 +136,18 @@ for mode in ("coordinator", "shard", "shared"):
     check("%s: coordinator output" % mode, args[args.index("--output") + 1], "/results/sx")
     check("%s: coordinator fails at once on" % mode,
           coord["spec"]["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"], [2, 3])
-    check("%s: workers parallelism" % mode, workers["spec"]["parallelism"], 2)
-    check("%s: workers have no completion count" % mode, "completions" in workers["spec"], False)
+    wspec = workers["spec"]
+    check("%s: workers Indexed, one completion per pod" % mode,
+          (wspec["completionMode"], wspec["completions"], wspec["parallelism"]), ("Indexed", 2, 2))
+    check("%s: the first worker done ends the workers Job" % mode, wspec["successPolicy"],
+          {"rules": [{"succeededCount": 1}]})
+    check("%s: workers Job fails at once on" % mode,
+          wspec["podFailurePolicy"]["rules"][0]["onExitCodes"]["values"], [2])
     wargs = container(workers)["args"]
+    wenv = {e["name"]: e for e in container(workers)["env"]}
+    check("%s: a worker is named after its pod" % mode,
+          (wargs[wargs.index("--name") + 1], wenv["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"]),
+          ("$(POD_NAME)", "metadata.name"))
     check("%s: workers connect through the Service's variables" % mode,
           wargs[wargs.index("--connect") + 1],
           "tcp://$(SX_STREAMEX_COORDINATOR_SERVICE_HOST):$(SX_STREAMEX_COORDINATOR_SERVICE_PORT)")

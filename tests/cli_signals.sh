@@ -219,6 +219,23 @@ esac
 echo "   check exit $check_rc; score exit $rc"
 rm -rf "$big"
 
+# A worker signalled while its pair starts (here an external one that never
+# answers) exits 143, not 2: the chart's workers Job fails for good on 2,
+# where a deleted pod must be replaced.
+echo "== SIGTERM to a worker while its pair starts"
+rc=0
+"$STREAMEX" worker --connect tcp://127.0.0.1:1 --work-dir "$tmp/starting.wd" \
+    --kafka-bootstrap 127.0.0.1:1 --flink-gateway http://127.0.0.1:1 \
+    --flink-rest http://127.0.0.1:1 >/dev/null 2>"$tmp/starting.err" &
+pid=$!
+wait_for_line "starting the Kafka + Flink pair 0" "$tmp/starting.err"
+kill -TERM "$pid"
+wait "$pid" || rc=$?
+check_stderr "$tmp/starting.err" "worker signalled while its pair starts"
+[ "$rc" = 143 ] || fail "worker signalled while its pair starts: exit $rc, not 143"
+grep -q "streamex worker: pair 0: kafka: interrupted by signal 15" "$tmp/starting.err" ||
+    fail "worker signalled while its pair starts: no 'interrupted by signal 15': $(cat "$tmp/starting.err")"
+
 echo "== $trials signals to run at random moments"
 for n in $(seq "$trials"); do run_trial "$n"; done
 for rc in "${!outcomes[@]}"; do echo "   exit $rc: ${outcomes[$rc]} trial(s)"; done

@@ -140,8 +140,8 @@ free_port() {
 # sb17's timeout_s at SECONDS (default 30) instead of 120. Its candidate never
 # ends in time (every 1-day window merges 86,400 one-second slices), so its
 # verdict is "timeout" either way, and a test that is not about that task
-# does not spend two minutes of CPU on it. e2e_sample_bench, e2e_chaos and
-# e2e_k8s run the sample as it is.
+# does not spend two minutes of CPU on it. e2e_sample_bench and e2e_chaos run
+# the sample as it is.
 sample_short_timeout() {
     local dir="$1" seconds="${2:-30}" task
     cp -r "$SX_SOURCE_DIR/examples/sample-bench" "$dir"
