@@ -330,7 +330,7 @@ static char *sql_quote(const char *text, char quote)
             *p++ = quote;
         *p++ = *text;
     }
-    *p++ = quote;
+    *p = quote; /* the zeroed allocation ends the string */
     return out;
 }
 
