@@ -36,15 +36,17 @@ sample_short_timeout "$bench"
 # The deployment being run: its compose file, project and containers.
 compose_file="" project="" coord="" workers=()
 
-# Shows the tail of every container's log of the deployment, so a failure in
-# CI explains itself, and keeps the logs of the workers' pairs in $tmp.
+# Shows the tail of every container's log of the deployment with its state
+# and restarts, so a failure in CI explains itself, and keeps each
+# container's whole log and the logs of the workers' pairs in $tmp.
 fail() {
     echo "FAIL: e2e_compose: $*" >&2
     local c
     for c in $(podman ps -a --filter "label=io.podman.compose.project=$project" \
         --format '{{.Names}}' 2>/dev/null); do
-        echo "---- $c" >&2
-        podman logs --tail 15 "$c" 2>&1 | cut -c1-300 >&2 || true
+        echo "---- $c ($(state "$c"), $(restarts "$c") restarts; whole log in $tmp/log-$c.txt)" >&2
+        podman logs "$c" > "$tmp/log-$c.txt" 2>&1 || true
+        tail -n 15 "$tmp/log-$c.txt" | cut -c1-300 >&2
         podman cp "$c:/opt/streamex/.runtime/pairs/0/logs" "$tmp/pair-logs-$c" 2>/dev/null || true
     done
     exit 1
@@ -81,6 +83,11 @@ wait_until() {
 
 logged() { podman logs "$1" 2>&1 | grep -qE "$2"; }
 exited() { [ "$(state "$1" | cut -d' ' -f1)" = exited ]; }
+# A worker tries to reach the coordinator once its pair is up.
+both_connecting() {
+    logged "${workers[0]}" "connected to tcp://coordinator" &&
+        logged "${workers[1]}" "connected to tcp://coordinator"
+}
 both_joined() { [ "$(podman logs "$coord" 2>&1 | grep -c "worker .* joined")" -ge 2 ]; }
 # A worker's name: its container's hostname and pair index 0.
 worker_name() { echo "$(podman inspect --format '{{.Config.Hostname}}' "$1")-0"; }
@@ -93,20 +100,29 @@ build_images "$tmp" || fail "building the images"
 "$SX_SOURCE_DIR/docker/make-keys.sh" "$tmp/keys" >/dev/null
 
 # up DEPLOYMENT COMPOSE_FILE: starts the stack on the sample and waits until
-# both workers joined with their pairs up.
+# both workers joined with their pairs up. The coordinator starts last, once
+# both workers have their pairs up and try to reach it: a worker whose pair
+# took longer than the whole run (53 s later than the other once in a CI
+# trial) would otherwise join a run that is over and fail the test, though
+# the run was right.
 up() {
     compose_file="$SX_SOURCE_DIR/docker/$2"
     project="$prefix-$1"
     coord="${project}_coordinator_1"
     workers=("${project}_worker_1" "${project}_worker_2")
-    local port
+    local port others
     port=$(free_port)
     echo "== $1: up $2 on the sample bench (project $project)"
     start=$(date +%s)
-    STREAMEX_KEYS="$tmp/keys" STREAMEX_PORT="$port" STREAMEX_WORKERS=2 \
-        STREAMEX_BENCH="$bench" STREAMEX_PREDICTIONS_DIR="$bench" \
-        compose up -d --no-build || fail "compose up (see $tmp/compose.log)"
-    wait_until 600 "both workers to join with their pairs up" both_joined
+    export STREAMEX_KEYS="$tmp/keys" STREAMEX_PORT="$port" STREAMEX_WORKERS=2 \
+        STREAMEX_BENCH="$bench" STREAMEX_PREDICTIONS_DIR="$bench"
+    others=$(podman-compose -f "$compose_file" config --services | grep -vx coordinator) ||
+        fail "cannot list the services of $compose_file"
+    # shellcheck disable=SC2086 # one word per service
+    compose up -d --no-build --no-deps $others || fail "compose up (see $tmp/compose.log)"
+    wait_until 600 "both workers to have their pairs up" both_connecting
+    compose up -d --no-build --no-deps coordinator || fail "compose up (see $tmp/compose.log)"
+    wait_until 120 "both workers to join" both_joined
     up_seconds=$(($(date +%s) - start))
     echo "stack up in $up_seconds s"
 }
