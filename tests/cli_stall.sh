@@ -6,10 +6,10 @@
 # 3 s while tasks run, the way a suspended VM, a swap storm or a debugger
 # stops it, then lets it go on (SIGCONT):
 # - the coordinator: the workers (dead after 10 s on their side) wait for it;
-#   waking up, it reads the beats waiting in its queue before it declares
-#   anyone dead. No worker is declared dead, every task matches at its first
-#   attempt. (Reading one message and then expiring dropped the worker whose
-#   beat came second, and spent an attempt of each of its tasks.)
+#   waking up, it does not count the time it stood still as their silence
+#   (sx_clock_stall_ms). No worker is declared dead, every task matches at
+#   its first attempt. (Before, both workers were declared dead on waking,
+#   their beats still unread, and an attempt of each of their tasks spent.)
 # - a worker, while the coordinator waits for it (dead after 10 s): the same
 #   from the worker's side. It does not take the coordinator for gone, and
 #   every task matches at its first attempt.

@@ -720,10 +720,10 @@ static void stall_once(const char *json, void *arg)
 }
 
 /* The coordinator stalls for twice dead-after while its two workers keep
- * beating: their beats wait in its queue. Waking up, it reads them before
- * it declares anyone dead (reading one message and then expiring dropped
- * whichever worker's beat came second: its task went back to the queue
- * with an attempt spent). */
+ * beating: their beats wait in its queue. Waking up, it does not count the
+ * time it stood still as their silence (before, it read one message and
+ * then expired: whichever worker's beat came second was dropped, its task
+ * back in the queue with an attempt spent, and the run never ended). */
 static void test_coordinator_stall_kills_nobody(void)
 {
     harness_t *h = harness_new(2, NULL);
