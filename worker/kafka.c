@@ -11,6 +11,7 @@
 #include "common/selftest.h"
 
 #include <czmq.h>
+#include <inttypes.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <stdio.h>
@@ -596,6 +597,15 @@ static int read_partition(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
         return sx_error_set(err, "Kafka at %s: end offset of %s: %s", self->bootstrap,
                             topic, rd_kafka_err2str(code));
+    /* The changelog must be read whole: a topic whose first records are gone
+     * (retention, a DeleteRecords) would fold into a relation missing them
+     * and be scored as if it were the query's output. */
+    if (low != 0)
+        return sx_error_set(
+            err,
+            "Kafka at %s: %s starts at offset %" PRId64
+            ", not 0: its first records were deleted, it cannot be read whole",
+            self->bootstrap, topic, low);
     if (high <= low)
         return 0;
     rd_kafka_topic_partition_list_t *assignment = rd_kafka_topic_partition_list_new(1);
@@ -759,6 +769,38 @@ static void test_empty_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
     SX_CHECK(count == 0 && messages == NULL);
 }
 
+/* A topic whose first records are gone is refused, not read in part: the
+ * mock keeps the last 5 MB of a partition (its own retention), so 7 MB of
+ * records move the topic's first offset past 0. */
+static void test_trimmed_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
+{
+    enum { N = 6000, SIZE = 1000 };
+    rd_kafka_mock_topic_create(mock, "trimmed", 1, 1);
+    char *value = sx_alloc(SIZE, 1);
+    memset(value, 'x', SIZE);
+    sx_kafka_record_t *records = sx_alloc(N, sizeof *records);
+    for (int i = 0; i < N; i++)
+        records[i] =
+            (sx_kafka_record_t){.value = value, .value_len = SIZE, .timestamp_ms = i};
+    sx_error_t err;
+    SX_CHECK(sx_kafka_produce(kafka, "trimmed", records, N, &err) == 0);
+    free(records);
+    free(value);
+    int64_t low = -1, high = -1;
+    SX_CHECK(sx_kafka_topic_span(kafka, "trimmed", &low, &high, &err) == 0);
+    SX_CHECK(low > 0 && high == N);
+    sx_kafka_message_t *messages = NULL;
+    size_t count = 7;
+    SX_CHECK(sx_kafka_read_topic(kafka, "trimmed", &messages, &count, &err) == -1);
+    SX_CHECK(count == 0 && messages == NULL);
+    char expected[128];
+    snprintf(expected, sizeof expected,
+             "trimmed starts at offset %" PRId64
+             ", not 0: its first records were deleted",
+             low);
+    SX_CHECK(strstr(err.msg, expected));
+}
+
 /* A topic's span: offsets 0 to its record count; a topic the broker does
  * not know is told apart (1) from a broker that does not answer (-1). */
 static void test_topic_span(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
@@ -881,6 +923,7 @@ void sx_kafka_test(bool verbose)
     int64_t start = zclock_mono();
     test_round_trip(kafka, mock);
     test_empty_topic(kafka, mock);
+    test_trimmed_topic(kafka, mock);
     test_list_topics(kafka, mock);
     test_topic_span(kafka, mock);
     if (verbose)
