@@ -139,8 +139,8 @@ static void vector_sort(vector_t *v)
         it->position = i;
         it->number = is_number(&value);
         if (value.kind == SX_VALUE_STR) {
-            it->key = value.str.s;
-            it->key_len = value.str.len;
+            it->key = value.str;
+            it->key_len = strlen(value.str);
         } else {
             char *buf = key_storage + i * SX_PY_FLOAT_REPR_MAX;
             it->key = buf;
@@ -175,7 +175,7 @@ static bool values_match(const sx_value_t *a, const sx_value_t *b)
         return sx_py_isclose(sx_compare_number(a), sx_compare_number(b), TOLERANCE);
     if (a->kind != SX_VALUE_STR || b->kind != SX_VALUE_STR)
         return false;
-    return a->str.len == b->str.len && memcmp(a->str.s, b->str.s, a->str.len) == 0;
+    return strcmp(a->str, b->str) == 0;
 }
 
 static bool vectors_match(const vector_t *a, const vector_t *b)

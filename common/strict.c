@@ -83,11 +83,7 @@ static int value_order(const sx_value_t *a, const sx_value_t *b)
     }
     if (ca != 2)
         return 0;
-    size_t n = a->str.len < b->str.len ? a->str.len : b->str.len;
-    int c = memcmp(a->str.s, b->str.s, n);
-    if (c == 0 && a->str.len != b->str.len)
-        c = a->str.len < b->str.len ? -1 : 1;
-    return c;
+    return strcmp(a->str, b->str); /* bytewise, as unsigned char */
 }
 
 static sx_value_t cell(const table_t *t, size_t c, size_t r)
