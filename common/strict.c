@@ -338,6 +338,25 @@ static size_t key_column(const search_t *s)
 
 /* Whether the rows pair one to one under the current assignment: 1, 0 or
  * GAVE_UP. */
+/* The matching's arrays, made when the first rows in sorted order do not
+ * pair (most predictions that match never need them: 28 bytes a row), with
+ * the pairs of the `paired` rows before. */
+static void matching_begin(search_t *s, size_t paired)
+{
+    size_t n = s->n;
+    if (!s->gold_match) {
+        size_t **per_row[] = {&s->gold_match, &s->pred_match, &s->seen, &s->lo, &s->hi};
+        for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++)
+            *per_row[i] = sx_alloc(n + 1, sizeof **per_row[i]);
+        s->stack = sx_alloc(n + 1, sizeof *s->stack);
+    }
+    for (size_t k = 0; k < paired; k++) {
+        size_t g = s->gold_order[s->ncols * n + k], p = s->pred_order[k];
+        s->gold_match[g] = p;
+        s->pred_match[p] = g;
+    }
+}
+
 static int match_rows(search_t *s)
 {
     size_t n = s->n, unpaired = 0;
@@ -347,9 +366,12 @@ static int match_rows(search_t *s)
         if (!spend(s))
             return GAVE_UP;
         bool equal = rows_equal(s, g, p);
-        s->gold_match[g] = equal ? p : NONE;
-        s->pred_match[p] = equal ? g : NONE;
-        unpaired += !equal;
+        if (!equal && unpaired++ == 0)
+            matching_begin(s, k);
+        if (unpaired > 0) {
+            s->gold_match[g] = equal ? p : NONE;
+            s->pred_match[p] = equal ? g : NONE;
+        }
     }
     if (unpaired == 0)
         return 1;
@@ -425,11 +447,7 @@ static void search_init(search_t *s, const sx_frame_t *gold, const size_t *rows,
     s->used = sx_alloc(pc, sizeof *s->used);
     /* ncols column orders, then the row order on every column */
     s->gold_order = sx_alloc((s->ncols + 1) * n + 1, sizeof *s->gold_order);
-    size_t **per_row[] = {&s->pred_order, &s->gold_match, &s->pred_match,
-                          &s->seen,       &s->lo,         &s->hi};
-    for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++)
-        *per_row[i] = sx_alloc(n + 1, sizeof **per_row[i]);
-    s->stack = sx_alloc(n + 1, sizeof *s->stack);
+    s->pred_order = sx_alloc(n + 1, sizeof *s->pred_order);
     for (size_t i = 0; i < s->ncols; i++)
         s->gold.columns[i] = sx_frame_column(gold, (size_t)cols[i])->values;
 }
