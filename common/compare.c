@@ -44,7 +44,10 @@ typedef struct {
 
 /* The sort key of one position while a vector is sorted. */
 typedef struct {
-    const char *key; /* str(value) */
+    union {
+        const char *key; /* str(value) */
+        size_t offset;   /* a number's, while its text is being written */
+    };
     size_t key_len;
     size_t position; /* before sorting: keeps the sort stable */
     bool number;
@@ -127,12 +130,14 @@ static void vector_free(vector_t *v)
 }
 
 /* Sorts v's positions by (str(x), isinstance(x, number), position). The
- * keys live only while sorting: the texts of numbers in fixed slots,
- * strings as the frame's own bytes. */
+ * keys live only while sorting: strings as the frame's own bytes, the
+ * texts of numbers one after another (an int's is a few bytes, where a
+ * slot for any float's would be 32). */
 static void vector_sort(vector_t *v)
 {
     item_t *items = sx_alloc(v->count + 1, sizeof *items);
-    char *key_storage = sx_alloc(v->count + 1, SX_PY_FLOAT_REPR_MAX);
+    char *texts = NULL;
+    size_t used = 0, capacity = 0;
     for (size_t i = 0; i < v->count; i++) {
         sx_value_t value = vector_at(v, i);
         item_t *it = &items[i];
@@ -141,14 +146,21 @@ static void vector_sort(vector_t *v)
         if (value.kind == SX_VALUE_STR) {
             it->key = value.str;
             it->key_len = strlen(value.str);
-        } else {
-            char *buf = key_storage + i * SX_PY_FLOAT_REPR_MAX;
-            it->key = buf;
-            it->key_len = number_key(&value, buf);
+            continue;
         }
+        if (used + SX_PY_FLOAT_REPR_MAX > capacity) {
+            capacity = 2 * capacity + 64 * SX_PY_FLOAT_REPR_MAX;
+            texts = sx_realloc(texts, capacity, 1);
+        }
+        it->offset = used;
+        it->key_len = number_key(&value, texts + used);
+        used += it->key_len;
     }
+    for (size_t i = 0; i < v->count; i++)
+        if (items[i].number)
+            items[i].key = texts + items[i].offset;
     qsort(items, v->count, sizeof *items, item_order);
-    free(key_storage);
+    free(texts);
     v->order = sx_alloc(v->count + 1, sizeof *v->order);
     for (size_t i = 0; i < v->count; i++)
         v->order[i] = items[i].position;
