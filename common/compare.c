@@ -42,16 +42,15 @@ typedef struct {
     sx_profile_t profile;
 } vector_t;
 
-/* The sort key of one position while a vector is sorted. */
+/* The sort keys of a vector's positions while it is sorted: positions are
+ * sorted, not keys, so that the sort's own copy is 8 bytes a row. */
 typedef struct {
     union {
-        const char *key; /* str(value) */
-        size_t offset;   /* a number's, while its text is being written */
-    };
-    size_t key_len;
-    size_t position; /* before sorting: keeps the sort stable */
-    bool number;
-} item_t;
+        const char *text; /* str(value), NUL-terminated (no value holds a NUL) */
+        size_t offset;    /* a number's, while the texts are being written */
+    } * keys;
+    bool *numbers; /* isinstance(value, (int, float)) */
+} sort_keys_t;
 
 struct _sx_compare_t {
     bool ignore_order;
@@ -103,16 +102,16 @@ static size_t number_key(const sx_value_t *v, char *buf)
     }
 }
 
-static int item_order(const void *pa, const void *pb)
+/* (str(x), isinstance(x, number), position): strcmp orders as the memcmp
+ * of two texts with the shorter first, since neither holds a NUL. */
+static int position_order(const void *pa, const void *pb, void *arg)
 {
-    const item_t *a = pa, *b = pb;
-    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
-    int c = memcmp(a->key, b->key, n);
-    if (c == 0 && a->key_len != b->key_len)
-        c = a->key_len < b->key_len ? -1 : 1;
+    const sort_keys_t *sort = arg;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    int c = strcmp(sort->keys[a].text, sort->keys[b].text);
     if (c == 0)
-        c = (int)a->number - (int)b->number;
-    return c != 0 ? c : (a->position > b->position) - (a->position < b->position);
+        c = (int)sort->numbers[a] - (int)sort->numbers[b];
+    return c != 0 ? c : (a > b) - (a < b);
 }
 
 /* The value at position i of v, normalized, in v's order. */
@@ -135,36 +134,34 @@ static void vector_free(vector_t *v)
  * slot for any float's would be 32). */
 static void vector_sort(vector_t *v)
 {
-    item_t *items = sx_alloc(v->count + 1, sizeof *items);
+    sort_keys_t sort = {sx_alloc(v->count + 1, sizeof *sort.keys),
+                        sx_alloc(v->count + 1, sizeof *sort.numbers)};
     char *texts = NULL;
     size_t used = 0, capacity = 0;
     for (size_t i = 0; i < v->count; i++) {
         sx_value_t value = vector_at(v, i);
-        item_t *it = &items[i];
-        it->position = i;
-        it->number = is_number(&value);
+        sort.numbers[i] = is_number(&value);
         if (value.kind == SX_VALUE_STR) {
-            it->key = value.str;
-            it->key_len = strlen(value.str);
+            sort.keys[i].text = value.str;
             continue;
         }
         if (used + SX_PY_FLOAT_REPR_MAX > capacity) {
             capacity = 2 * capacity + 64 * SX_PY_FLOAT_REPR_MAX;
             texts = sx_realloc(texts, capacity, 1);
         }
-        it->offset = used;
-        it->key_len = number_key(&value, texts + used);
-        used += it->key_len;
+        sort.keys[i].offset = used;
+        used += number_key(&value, texts + used) + 1; /* its NUL too */
     }
-    for (size_t i = 0; i < v->count; i++)
-        if (items[i].number)
-            items[i].key = texts + items[i].offset;
-    qsort(items, v->count, sizeof *items, item_order);
-    free(texts);
     v->order = sx_alloc(v->count + 1, sizeof *v->order);
-    for (size_t i = 0; i < v->count; i++)
-        v->order[i] = items[i].position;
-    free(items);
+    for (size_t i = 0; i < v->count; i++) {
+        if (sort.numbers[i])
+            sort.keys[i].text = texts + sort.keys[i].offset;
+        v->order[i] = i;
+    }
+    qsort_r(v->order, v->count, sizeof *v->order, position_order, &sort);
+    free(texts);
+    free(sort.keys);
+    free(sort.numbers);
 }
 
 static void vector_build(vector_t *v, const sx_frame_column_t *col, const size_t *rows,
