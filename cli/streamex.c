@@ -8,6 +8,7 @@
 #include <czmq.h>
 
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +74,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "streamex: cannot set up signal handling\n");
         return 2;
     }
+    /* Blocks of 1 MB and more are mapped and given back when freed: the
+     * default threshold rises up to 32 MB as such blocks are freed, and
+     * the large arrays of one step (a Kafka read's, a CSV's columns) then
+     * stay in the heap under the next step's. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     zsys_init();
     zsys_handler_set(NULL);
     /* CZMQ's own lines (zauth's handshake verdicts among them) join ours on

@@ -594,8 +594,7 @@ typedef struct {
 static sx_value_t str_value(const char *s)
 {
     sx_value_t v = {.kind = SX_VALUE_STR};
-    v.str.s = s;
-    v.str.len = strlen(s);
+    v.str = s;
     return v;
 }
 
@@ -767,6 +766,14 @@ static void build_columns(sx_frame_t *frame, tokens_t *t)
     free(words);
 }
 
+static bool has_object_column(const sx_frame_t *frame)
+{
+    for (size_t c = 0; c < frame->column_count; c++)
+        if (frame->columns[c].dtype == SX_DTYPE_OBJECT)
+            return true;
+    return false;
+}
+
 sx_frame_t *sx_frame_parse(const char *name, const char *data, size_t size,
                            sx_error_t *err)
 {
@@ -782,8 +789,12 @@ sx_frame_t *sx_frame_parse(const char *name, const char *data, size_t size,
     }
     frame = sx_new(sx_frame_t);
     build_columns(frame, &t);
-    frame->storage = t.chars; /* string values point into it */
-    t.chars = NULL;
+    /* String values point into the field texts: kept only when a column
+     * may hold strings (an object column), else gone with the tokens. */
+    if (has_object_column(frame)) {
+        frame->storage = t.chars;
+        t.chars = NULL;
+    }
 done:
     tokens_free(&t);
     return frame;
@@ -880,8 +891,8 @@ static void test_values_and_rows(void)
     SX_CHECK(a->values[0].f == 0.3); /* pandas' parser, not strtod */
     SX_CHECK(a->values[1].f == 1e5);
     SX_CHECK(a->values[2].f == 0 && signbit(a->values[2].f));
-    SX_CHECK(strcmp(b->values[0].str.s, " x ") == 0);
-    SX_CHECK(strcmp(b->values[1].str.s, "q\"rs") == 0);
+    SX_CHECK(strcmp(b->values[0].str, " x ") == 0);
+    SX_CHECK(strcmp(b->values[1].str, "q\"rs") == 0);
     SX_CHECK(b->values[2].kind == SX_VALUE_NAN); /* padded short row */
     sx_frame_destroy(&f);
     sx_frame_destroy(&f);
@@ -889,7 +900,7 @@ static void test_values_and_rows(void)
      * re-reads from the start of its first tokenizer call. */
     f = parse("a\r 1\r2", &err);
     SX_CHECK(f && sx_frame_row_count(f) == 3);
-    SX_CHECK(strcmp(sx_frame_column(f, 0)->values[0].str.s, "a") == 0);
+    SX_CHECK(strcmp(sx_frame_column(f, 0)->values[0].str, "a") == 0);
     sx_frame_destroy(&f);
     /* pandas reads a field as a C string: a NUL byte ends it. */
     f = sx_frame_parse("n.csv", "a\n1\0x\n2", 8, &err);

@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One cell as Python sees it after DataFrame.values.tolist(). */
+/* One cell as Python sees it after DataFrame.values.tolist(). 16 bytes: a
+ * string's length is not kept beside it (it is the strlen of its text, as
+ * the length kept before was), since a large frame is mostly its cells. */
 typedef enum {
     SX_VALUE_NAN = 0, /* float('nan'): a missing value */
     SX_VALUE_INT,     /* int from an int64 column */
@@ -32,10 +34,7 @@ typedef struct {
         uint64_t u;
         double f;
         bool b;
-        struct {
-            const char *s; /* UTF-8, points into the frame's storage */
-            size_t len;
-        } str;
+        const char *str; /* UTF-8, NUL-terminated, in the frame's storage */
     };
 } sx_value_t;
 

@@ -11,8 +11,8 @@
 /* Room for any float's repr plus the NUL. */
 #define SX_PY_FLOAT_REPR_MAX 32
 
-/* Writes Python's repr(x) into buf (at least SX_PY_FLOAT_REPR_MAX bytes) and
- * returns its length. */
+/* Writes Python's repr(x), NUL-terminated, into buf (at least SX_PY_FLOAT_REPR_MAX bytes)
+ * and returns its length. */
 size_t sx_py_float_repr(double x, char *buf);
 
 /* math.isclose(a, b, rel_tol=1e-09, abs_tol=abs_tol). */

@@ -38,14 +38,23 @@
 #define NONE SIZE_MAX
 #define GAVE_UP (-2)
 
+/* A table's cells where its frame keeps them (nothing is copied: a
+ * 500,000-row prediction and gold would cost 36 MB each), read with the
+ * profile's NaN rule applied. */
+typedef struct {
+    const sx_value_t **columns; /* each column's cells */
+    const size_t *rows;         /* row r is cell rows[r]; NULL: cell r */
+    sx_profile_t profile;
+} table_t;
+
 struct _sx_strict_t {
     bool ignore_order;
     sx_profile_t profile;
-    size_t rows, cols;  /* of the prediction */
-    sx_value_t *values; /* cols x rows, column after column, profile applied */
-    size_t *sorted;     /* cols x rows: each column's rows by value (ignore_order) */
-    size_t *kind;       /* kind[p]: the first column identical to column p */
-    size_t *distinct;   /* distinct values per column (ignore_order) */
+    size_t rows, cols; /* of the prediction */
+    table_t pred;
+    size_t *sorted;   /* cols x rows: each column's rows by value (ignore_order) */
+    size_t *kind;     /* kind[p]: the first column identical to column p */
+    size_t *distinct; /* distinct values per column (ignore_order) */
     size_t steps, max_steps;
     sx_strict_reason_t reason;
 };
@@ -74,17 +83,17 @@ static int value_order(const sx_value_t *a, const sx_value_t *b)
     }
     if (ca != 2)
         return 0;
-    size_t n = a->str.len < b->str.len ? a->str.len : b->str.len;
-    int c = memcmp(a->str.s, b->str.s, n);
-    if (c == 0 && a->str.len != b->str.len)
-        c = a->str.len < b->str.len ? -1 : 1;
-    return c;
+    return strcmp(a->str, b->str); /* bytewise, as unsigned char */
 }
 
-/* Rows of a table stored column after column, ordered on some columns. */
+static sx_value_t cell(const table_t *t, size_t c, size_t r)
+{
+    return sx_compare_profile_value(t->columns[c][t->rows ? t->rows[r] : r], t->profile);
+}
+
+/* Rows of a table, ordered on some of its columns. */
 typedef struct {
-    const sx_value_t *base;
-    size_t stride;      /* rows per column */
+    const table_t *table;
     const size_t *cols; /* the columns to order on, in priority */
     size_t count;
 } row_order_t;
@@ -94,18 +103,18 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
     const row_order_t *o = arg;
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
     for (size_t i = 0; i < o->count; i++) {
-        const sx_value_t *col = o->base + o->cols[i] * o->stride;
-        int c = value_order(&col[a], &col[b]);
+        sx_value_t x = cell(o->table, o->cols[i], a), y = cell(o->table, o->cols[i], b);
+        int c = value_order(&x, &y);
         if (c != 0)
             return c;
     }
     return (a > b) - (a < b);
 }
 
-static void sort_rows(size_t *order, size_t n, const sx_value_t *base, size_t stride,
-                      const size_t *cols, size_t count)
+static void sort_rows(size_t *order, size_t n, const table_t *table, const size_t *cols,
+                      size_t count)
 {
-    row_order_t o = {base, stride, cols, count};
+    row_order_t o = {table, cols, count};
     for (size_t r = 0; r < n; r++)
         order[r] = r;
     qsort_r(order, n, sizeof *order, row_cmp, &o);
@@ -118,7 +127,7 @@ void sx_strict_destroy(sx_strict_t **self_p)
     if (!self_p || !*self_p)
         return;
     sx_strict_t *self = *self_p;
-    free(self->values);
+    free(self->pred.columns);
     free(self->sorted);
     free(self->kind);
     free(self->distinct);
@@ -128,11 +137,11 @@ void sx_strict_destroy(sx_strict_t **self_p)
 
 static bool columns_identical(const sx_strict_t *self, size_t p, size_t q)
 {
-    const sx_value_t *a = self->values + p * self->rows,
-                     *b = self->values + q * self->rows;
-    for (size_t r = 0; r < self->rows; r++)
-        if (value_order(&a[r], &b[r]) != 0)
+    for (size_t r = 0; r < self->rows; r++) {
+        sx_value_t a = cell(&self->pred, p, r), b = cell(&self->pred, q, r);
+        if (value_order(&a, &b) != 0)
             return false;
+    }
     return true;
 }
 
@@ -146,12 +155,13 @@ static void index_columns(sx_strict_t *self)
         if (!self->ignore_order)
             continue;
         size_t *order = self->sorted + p * self->rows;
-        const sx_value_t *col = self->values + p * self->rows;
-        size_t zero = 0;
-        sort_rows(order, self->rows, col, 0, &zero, 1);
+        sort_rows(order, self->rows, &self->pred, &p, 1);
         self->distinct[p] = self->rows > 0;
-        for (size_t k = 1; k < self->rows; k++)
-            self->distinct[p] += value_order(&col[order[k - 1]], &col[order[k]]) != 0;
+        for (size_t k = 1; k < self->rows; k++) {
+            sx_value_t a = cell(&self->pred, p, order[k - 1]),
+                       b = cell(&self->pred, p, order[k]);
+            self->distinct[p] += value_order(&a, &b) != 0;
+        }
     }
 }
 
@@ -164,17 +174,13 @@ sx_strict_t *sx_strict_new(const sx_frame_t *pred, bool ignore_order,
     self->rows = sx_frame_row_count(pred);
     self->cols = sx_frame_column_count(pred);
     self->max_steps = SX_STRICT_MAX_STEPS;
-    size_t cells = self->rows * self->cols + 1;
-    self->values = sx_alloc(cells, sizeof *self->values);
-    self->sorted = sx_alloc(cells, sizeof *self->sorted);
+    self->pred =
+        (table_t){sx_alloc(self->cols + 1, sizeof *self->pred.columns), NULL, profile};
+    self->sorted = sx_alloc(self->rows * self->cols + 1, sizeof *self->sorted);
     self->kind = sx_alloc(self->cols + 1, sizeof *self->kind);
     self->distinct = sx_alloc(self->cols + 1, sizeof *self->distinct);
-    for (size_t p = 0; p < self->cols; p++) {
-        const sx_frame_column_t *col = sx_frame_column(pred, p);
-        for (size_t r = 0; r < self->rows; r++)
-            self->values[p * self->rows + r] =
-                sx_compare_profile_value(col->values[r], profile);
-    }
+    for (size_t p = 0; p < self->cols; p++)
+        self->pred.columns[p] = sx_frame_column(pred, p)->values;
     index_columns(self);
     return self;
 }
@@ -208,25 +214,25 @@ typedef struct {
 /* The state of checking one gold (rows and columns picked). */
 typedef struct {
     sx_strict_t *self;
-    size_t n, ncols;  /* rows, gold columns compared */
-    sx_value_t *gold; /* ncols x n, column after column */
-    bool *cand;       /* ncols x self->cols */
-    size_t *assign;   /* prediction column of each gold column */
-    bool *used;       /* prediction columns assigned */
-    bool complete;    /* some assignment covered every gold column */
+    size_t n, ncols; /* rows, gold columns compared */
+    table_t gold;    /* the gold columns compared, on the rows picked */
+    bool *cand;      /* ncols x self->cols */
+    size_t *assign;  /* prediction column of each gold column */
+    bool *used;      /* prediction columns assigned */
+    bool complete;   /* some assignment covered every gold column */
     size_t *gold_order, *pred_order, *gold_match, *pred_match, *seen, *lo, *hi;
     frame_t *stack;
     size_t stamp;
 } search_t;
 
-static const sx_value_t *gold_at(const search_t *s, size_t i, size_t r)
+static sx_value_t gold_at(const search_t *s, size_t i, size_t r)
 {
-    return &s->gold[i * s->n + r];
+    return cell(&s->gold, i, r);
 }
 
-static const sx_value_t *pred_at(const search_t *s, size_t p, size_t r)
+static sx_value_t pred_at(const search_t *s, size_t p, size_t r)
 {
-    return &s->self->values[p * s->self->rows + r];
+    return cell(&s->self->pred, p, r);
 }
 
 static bool spend(search_t *s)
@@ -236,9 +242,11 @@ static bool spend(search_t *s)
 
 static bool rows_equal(const search_t *s, size_t g, size_t p)
 {
-    for (size_t i = 0; i < s->ncols; i++)
-        if (!sx_compare_values_equal(gold_at(s, i, g), pred_at(s, s->assign[i], p)))
+    for (size_t i = 0; i < s->ncols; i++) {
+        sx_value_t x = gold_at(s, i, g), y = pred_at(s, s->assign[i], p);
+        if (!sx_compare_values_equal(&x, &y))
             return false;
+    }
     return true;
 }
 
@@ -248,7 +256,8 @@ static bool column_candidate(search_t *s, size_t i, size_t p)
     for (size_t k = 0; k < s->n; k++) {
         size_t g = s->self->ignore_order ? s->gold_order[i * s->n + k] : k;
         size_t r = s->self->ignore_order ? s->self->sorted[p * s->self->rows + k] : k;
-        if (!sx_compare_values_equal(gold_at(s, i, g), pred_at(s, p, r)))
+        sx_value_t x = gold_at(s, i, g), y = pred_at(s, p, r);
+        if (!sx_compare_values_equal(&x, &y))
             return false;
     }
     return true;
@@ -262,8 +271,8 @@ static void candidate_range(search_t *s, size_t u, size_t p, const sx_value_t *x
     size_t a = 0, b = s->n;
     while (a < b) { /* first value at or after x, or equal to it */
         size_t m = a + (b - a) / 2;
-        const sx_value_t *v = pred_at(s, p, order[m]);
-        if (value_order(v, x) >= 0 || sx_compare_values_equal(v, x))
+        sx_value_t v = pred_at(s, p, order[m]);
+        if (value_order(&v, x) >= 0 || sx_compare_values_equal(&v, x))
             b = m;
         else
             a = m + 1;
@@ -272,8 +281,8 @@ static void candidate_range(search_t *s, size_t u, size_t p, const sx_value_t *x
     b = s->n;
     while (a < b) { /* first value after x and not equal to it */
         size_t m = a + (b - a) / 2;
-        const sx_value_t *v = pred_at(s, p, order[m]);
-        if (value_order(v, x) > 0 && !sx_compare_values_equal(v, x))
+        sx_value_t v = pred_at(s, p, order[m]);
+        if (value_order(&v, x) > 0 && !sx_compare_values_equal(&v, x))
             b = m;
         else
             a = m + 1;
@@ -329,24 +338,48 @@ static size_t key_column(const search_t *s)
 
 /* Whether the rows pair one to one under the current assignment: 1, 0 or
  * GAVE_UP. */
+/* The matching's arrays, made when the first rows in sorted order do not
+ * pair (most predictions that match never need them: 28 bytes a row), with
+ * the pairs of the `paired` rows before. */
+static void matching_begin(search_t *s, size_t paired)
+{
+    size_t n = s->n;
+    if (!s->gold_match) {
+        size_t **per_row[] = {&s->gold_match, &s->pred_match, &s->seen, &s->lo, &s->hi};
+        for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++)
+            *per_row[i] = sx_alloc(n + 1, sizeof **per_row[i]);
+        s->stack = sx_alloc(n + 1, sizeof *s->stack);
+    }
+    for (size_t k = 0; k < paired; k++) {
+        size_t g = s->gold_order[s->ncols * n + k], p = s->pred_order[k];
+        s->gold_match[g] = p;
+        s->pred_match[p] = g;
+    }
+}
+
 static int match_rows(search_t *s)
 {
     size_t n = s->n, unpaired = 0;
-    sort_rows(s->pred_order, n, s->self->values, s->self->rows, s->assign, s->ncols);
+    sort_rows(s->pred_order, n, &s->self->pred, s->assign, s->ncols);
     for (size_t k = 0; k < n; k++) {
         size_t g = s->gold_order[s->ncols * n + k], p = s->pred_order[k];
         if (!spend(s))
             return GAVE_UP;
         bool equal = rows_equal(s, g, p);
-        s->gold_match[g] = equal ? p : NONE;
-        s->pred_match[p] = equal ? g : NONE;
-        unpaired += !equal;
+        if (!equal && unpaired++ == 0)
+            matching_begin(s, k);
+        if (unpaired > 0) {
+            s->gold_match[g] = equal ? p : NONE;
+            s->pred_match[p] = equal ? g : NONE;
+        }
     }
     if (unpaired == 0)
         return 1;
     size_t key = key_column(s);
-    for (size_t u = 0; u < n; u++)
-        candidate_range(s, u, s->assign[key], gold_at(s, key, u));
+    for (size_t u = 0; u < n; u++) {
+        sx_value_t x = gold_at(s, key, u);
+        candidate_range(s, u, s->assign[key], &x);
+    }
     const size_t *order = s->self->sorted + s->assign[key] * n;
     for (size_t u = 0; u < n; u++) {
         int found = s->gold_match[u] == NONE ? augment(s, u, order) : 1;
@@ -389,7 +422,7 @@ static int assign_from(search_t *s, size_t i)
 
 static void search_free(search_t *s)
 {
-    free(s->gold);
+    free(s->gold.columns);
     free(s->cand);
     free(s->assign);
     free(s->used);
@@ -403,28 +436,20 @@ static void search_free(search_t *s)
     free(s->stack);
 }
 
-/* Allocates the search and copies gold's picked cells. */
+/* Allocates the search over gold's picked columns and rows. */
 static void search_init(search_t *s, const sx_frame_t *gold, const size_t *rows,
                         const long *cols, sx_profile_t profile)
 {
     size_t n = s->n, pc = s->self->cols + 1;
-    s->gold = sx_alloc(s->ncols * n + 1, sizeof *s->gold);
+    s->gold = (table_t){sx_alloc(s->ncols + 1, sizeof *s->gold.columns), rows, profile};
     s->cand = sx_alloc(s->ncols * pc + 1, sizeof *s->cand);
     s->assign = sx_alloc(s->ncols + 1, sizeof *s->assign);
     s->used = sx_alloc(pc, sizeof *s->used);
     /* ncols column orders, then the row order on every column */
     s->gold_order = sx_alloc((s->ncols + 1) * n + 1, sizeof *s->gold_order);
-    size_t **per_row[] = {&s->pred_order, &s->gold_match, &s->pred_match,
-                          &s->seen,       &s->lo,         &s->hi};
-    for (size_t i = 0; i < sizeof per_row / sizeof per_row[0]; i++)
-        *per_row[i] = sx_alloc(n + 1, sizeof **per_row[i]);
-    s->stack = sx_alloc(n + 1, sizeof *s->stack);
-    for (size_t i = 0; i < s->ncols; i++) {
-        const sx_frame_column_t *col = sx_frame_column(gold, (size_t)cols[i]);
-        for (size_t r = 0; r < n; r++)
-            s->gold[i * n + r] =
-                sx_compare_profile_value(col->values[rows ? rows[r] : r], profile);
-    }
+    s->pred_order = sx_alloc(n + 1, sizeof *s->pred_order);
+    for (size_t i = 0; i < s->ncols; i++)
+        s->gold.columns[i] = sx_frame_column(gold, (size_t)cols[i])->values;
 }
 
 /* Steps 2 and 3 (and 4 through assign_from): 1, 0 (reason set) or GAVE_UP. */
@@ -433,11 +458,11 @@ static int search(search_t *s, sx_strict_reason_t *reason)
     size_t n = s->n;
     if (s->self->ignore_order) {
         for (size_t i = 0; i < s->ncols; i++)
-            sort_rows(s->gold_order + i * n, n, s->gold + i * n, 0, (size_t[]){0}, 1);
+            sort_rows(s->gold_order + i * n, n, &s->gold, &i, 1);
         size_t *all = s->assign; /* 0..ncols-1 for the row order of gold */
         for (size_t i = 0; i < s->ncols; i++)
             all[i] = i;
-        sort_rows(s->gold_order + s->ncols * n, n, s->gold, n, all, s->ncols);
+        sort_rows(s->gold_order + s->ncols * n, n, &s->gold, all, s->ncols);
     }
     *reason = SX_STRICT_NO_COLUMN;
     for (size_t i = 0; i < s->ncols; i++) {

@@ -39,6 +39,8 @@ typedef enum {
 
 typedef struct _sx_strict_t sx_strict_t;
 
+/* The checker reads the prediction frame's cells where they are: the frame
+ * must outlive it. */
 sx_strict_t *sx_strict_new(const sx_frame_t *pred, bool ignore_order,
                            sx_profile_t profile);
 void sx_strict_destroy(sx_strict_t **self_p);

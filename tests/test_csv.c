@@ -47,8 +47,7 @@ static void check_value(const sx_value_t *value, const edge_t *edge)
                 edge->field ? edge->field : "NULL", (int)value->kind);
     SX_CHECK(value->kind == edge->kind);
     if (edge->kind == SX_VALUE_STR)
-        SX_CHECK(value->str.len == strlen(edge->text) &&
-                 memcmp(value->str.s, edge->text, value->str.len) == 0);
+        SX_CHECK(strcmp(value->str, edge->text) == 0);
 }
 
 /* Each edge alone, then all of them in one column: one row per field. */
