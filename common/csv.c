@@ -267,8 +267,8 @@ static int check_input(const char *name, const char **data, size_t *size, bool f
     }
     const char *nul = memchr(*data, '\0', *size);
     const char *end = nul ? nul : *data + *size;
-    for (const char *p = *data; p < end; p++)
-        *lines += *p == '\n';
+    for (const char *p = *data; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        ++*lines;
     if (!nul)
         return 0;
     return sx_error_set(err, "%s:%zu: a NUL byte (a CSV field is text)", name,
