@@ -22,6 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Moves per row that sort_records spends before it hands a source far from
+ * event-time order to qsort. */
+#define SORT_MOVES_PER_ROW 32
+
 typedef struct {
     size_t at; /* of its value in `values` or, scanned, the row's number among
                   the data rows; rises in file order, so it also breaks ties
@@ -294,7 +298,7 @@ static char *put_digits(char *out, int64_t value, int width)
 }
 
 /* "YYYY-MM-DD HH:MM:SS[.fff]" (NUL-terminated, at most 24 bytes) for epoch
- * ms, as gmtime splits it, or -1 outside years 0-9999. */
+ * ms, as gmtime splits it: returns its length, or -1 outside years 0-9999. */
 static int format_sql(int64_t ms, char *out)
 {
     int64_t seconds = ms / 1000 - (ms % 1000 < 0);
@@ -321,7 +325,7 @@ static int format_sql(int64_t ms, char *out)
         p = put_digits(p, millis, 3);
     }
     *p = '\0';
-    return 0;
+    return (int)(p - out);
 }
 
 static const char *time_from_text(const sx_column_t *column)
@@ -342,6 +346,7 @@ typedef struct {
     size_t width;   /* fields in the header */
     long *field_of; /* per output column: its index in the CSV record */
     char **keys;    /* per output column: its JSON key and ':' (',' before) */
+    size_t *key_lengths;
     long event_column;
 } context_t;
 
@@ -415,6 +420,11 @@ static int put_string(sx_prepare_t *self, const char *text, size_t length)
     *out++ = '"';
     for (size_t i = 0; i < length;) {
         unsigned char c = (unsigned char)text[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') { /* most bytes */
+            *out++ = (char)c;
+            i++;
+            continue;
+        }
         size_t n = utf8_length((const unsigned char *)text + i, length - i);
         if (n == 0)
             return -1;
@@ -473,11 +483,11 @@ static int convert_field(sx_prepare_t *self, const context_t *ctx,
         return 0;
     }
     char sql[32];
-    if (format_sql(*timestamp, sql) != 0)
+    int written = format_sql(*timestamp, sql + 1);
+    if (written < 0)
         return row_error(ctx, record, column, "is outside the years 0000-9999", err);
-    put(self, "\"", 1);
-    put(self, sql, strlen(sql));
-    put(self, "\"", 1);
+    sql[0] = sql[written + 1] = '"';
+    put(self, sql, (size_t)written + 2);
     return 0;
 }
 
@@ -497,7 +507,7 @@ static int convert_value(sx_prepare_t *self, const context_t *ctx,
     for (size_t i = 0; i < ctx->source->column_count; i++) {
         int64_t timestamp = 0;
         bool null;
-        put(self, ctx->keys[i], strlen(ctx->keys[i]));
+        put(self, ctx->keys[i], ctx->key_lengths[i]);
         if (convert_field(self, ctx, record, i, &timestamp, &null, err) != 0)
             return -1;
         if ((long)i == ctx->event_column && null)
@@ -528,15 +538,16 @@ static int convert_row(sx_prepare_t *self, const context_t *ctx,
     return 0;
 }
 
-/* ",\"NAME\":" (without the comma for the first column); names come from
- * task.json, which jansson has read as UTF-8. */
-static char *json_key(const char *name, bool comma)
+/* ",\"NAME\":" (without the comma for the first column) and its length;
+ * names come from task.json, which jansson has read as UTF-8. */
+static char *json_key(const char *name, bool comma, size_t *length)
 {
     sx_prepare_t scratch = {0};
     if (comma)
         put(&scratch, ",", 1);
     put_string(&scratch, name, strlen(name));
     put(&scratch, ":", 2); /* with its NUL */
+    *length = scratch.used - 1;
     return scratch.values;
 }
 
@@ -548,9 +559,10 @@ static int build_context(context_t *ctx, const sx_csv_record_t *header, sx_error
     ctx->event_column = -1;
     ctx->field_of = sx_alloc(source->column_count, sizeof(long));
     ctx->keys = sx_alloc(source->column_count, sizeof(char *));
+    ctx->key_lengths = sx_alloc(source->column_count, sizeof(size_t));
     for (size_t i = 0; i < source->column_count; i++) {
         const sx_column_t *c = &source->columns[i];
-        ctx->keys[i] = json_key(c->name, i > 0);
+        ctx->keys[i] = json_key(c->name, i > 0, &ctx->key_lengths[i]);
         ctx->field_of[i] = sx_csv_record_index(header, c->from);
         if (ctx->field_of[i] < 0)
             return sx_error_set(err, "task %s: %s: no column %s in the header",
@@ -577,12 +589,28 @@ static int compare_records(const void *a, const void *b)
     return x->at < y->at ? -1 : x->at > y->at;
 }
 
-static bool in_order(const sx_prepare_t *self)
+/* Sorts the records by event time, stably (compare_records breaks ties on
+ * the row). A live source is mostly in event-time order, its rows a few
+ * places off: an insertion sort moves each row only as far as it stands from
+ * its place, about n steps in all, and needs no second array the size of
+ * the records, which qsort's merge sort takes. A source far from order
+ * spends a budget of moves, and qsort sorts the rest. */
+static void sort_records(record_t *records, size_t count)
 {
-    for (size_t i = 1; i < self->count; i++)
-        if (self->records[i - 1].timestamp > self->records[i].timestamp)
-            return false;
-    return true;
+    size_t budget = SORT_MOVES_PER_ROW * count;
+    for (size_t i = 1; i < count; i++) {
+        record_t row = records[i];
+        size_t at = i;
+        for (; at > 0 && compare_records(&records[at - 1], &row) > 0; at--, budget--) {
+            if (budget == 0) {
+                records[at] = row;
+                qsort(records, count, sizeof *records, compare_records);
+                return;
+            }
+            records[at] = records[at - 1];
+        }
+        records[at] = row;
+    }
 }
 
 /* One preparation as the CSV reader hands it rows. The first error is kept
@@ -617,6 +645,7 @@ static void context_clear(context_t *ctx)
     for (size_t i = 0; ctx->keys && i < ctx->source->column_count; i++)
         free(ctx->keys[i]);
     free(ctx->keys);
+    free(ctx->key_lengths);
     free(ctx->field_of);
 }
 
@@ -636,8 +665,8 @@ static sx_prepare_t *prepare(const char *task_id, const sx_source_t *source, boo
         rc = sx_error_set(err, "%s", p.error.msg);
     context_clear(&p.ctx);
     sx_prepare_t *self = p.self;
-    if (rc == 0 && source->kind == SX_SOURCE_LIVE && !in_order(self))
-        qsort(self->records, self->count, sizeof *self->records, compare_records);
+    if (rc == 0 && source->kind == SX_SOURCE_LIVE)
+        sort_records(self->records, self->count);
     if (rc != 0)
         sx_prepare_destroy(&self);
     return self;
@@ -662,6 +691,7 @@ typedef struct {
     size_t rank; /* its place in replay order */
     int64_t timestamp;
     char *value;
+    size_t length; /* of value, without its NUL */
 } pending_t;
 
 /* The second reading of a scanned source: rows converted in file order,
@@ -717,14 +747,14 @@ static pending_t heap_pop(streaming_t *s)
 }
 
 /* Hands over the value of replay place `next` and every waiting one after. */
-static int hand_over(streaming_t *s, const char *value, int64_t timestamp,
+static int hand_over(streaming_t *s, const char *value, size_t length, int64_t timestamp,
                      sx_error_t *err)
 {
-    int rc = s->each(value, strlen(value), timestamp, s->arg, err);
+    int rc = s->each(value, length, timestamp, s->arg, err);
     s->next++;
     while (rc == 0 && s->waiting > 0 && s->heap[0].rank == s->next) {
         pending_t item = heap_pop(s);
-        rc = s->each(item.value, strlen(item.value), item.timestamp, s->arg, err);
+        rc = s->each(item.value, item.length, item.timestamp, s->arg, err);
         free(item.value);
         s->next++;
     }
@@ -755,12 +785,14 @@ static int on_stream_record(const sx_csv_record_t *record, void *arg, sx_error_t
         return sx_error_set(err, "task %s: %s:%zu: the file changed since it was read",
                             s->ctx.task_id, s->ctx.source->file, record->line);
     }
+    size_t length = s->value.used - 1; /* without its NUL */
     if (rank == s->next) {
-        int rc = hand_over(s, s->value.values, timestamp, err);
+        int rc = hand_over(s, s->value.values, length, timestamp, err);
         s->told = rc != 0;
         return rc;
     }
-    heap_push(s, (pending_t){rank, timestamp, sx_strdup(s->value.values)});
+    heap_push(s,
+              (pending_t){rank, timestamp, sx_strndup(s->value.values, length), length});
     return 0;
 }
 
@@ -1065,13 +1097,34 @@ static void test_random_times_never_crash(void)
         }
         value[length] = '\0';
         int64_t ms = 0;
-        if (parse_time(&columns[round % 4], value, &ms) == 0 && format_sql(ms, sql) == 0)
+        if (parse_time(&columns[round % 4], value, &ms) == 0 && format_sql(ms, sql) > 0)
             SX_CHECK(strlen(sql) == 19 || strlen(sql) == 23);
+    }
+}
+
+/* sort_records orders as qsort does: rows a few places off, in order,
+ * reversed (past the budget of moves: qsort sorts the rest), with ties. */
+static void test_sort_records_as_qsort(void)
+{
+    enum { ROWS = 1000 };
+    static record_t sorted[ROWS], expected[ROWS];
+    for (int shape = 0; shape < 3; shape++) {
+        for (size_t i = 0; i < ROWS; i++) {
+            int64_t near = (int64_t)(i / 4 + (i * 2654435761u >> 8) % 13);
+            int64_t time = shape == 0   ? near
+                           : shape == 1 ? (int64_t)i
+                                        : (int64_t)(ROWS - i) / 3;
+            expected[i] = sorted[i] = (record_t){.at = i, .timestamp = time};
+        }
+        qsort(expected, ROWS, sizeof *expected, compare_records);
+        sort_records(sorted, ROWS);
+        SX_CHECK(memcmp(sorted, expected, sizeof sorted) == 0);
     }
 }
 
 void sx_prepare_test(bool verbose)
 {
+    test_sort_records_as_qsort();
     test_random_times_never_crash();
     (void)verbose;
     test_projection_nulls_and_order();
