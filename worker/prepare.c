@@ -8,7 +8,8 @@
  * into one growing buffer (no allocation per row, no JSON tree): values are
  * escaped exactly as jansson's compact dump escaped them before, and times
  * in the common fixed-width forms are read and written by hand, falling
- * back to strptime/timegm for everything else (which then decides). */
+ * back to strptime/timegm for everything else (which then decides); the
+ * date of the last time read and written is kept for the next row's. */
 #include "worker/prepare.h"
 
 #include "common/csv.h"
@@ -33,6 +34,17 @@ typedef struct {
     int64_t timestamp;
 } record_t;
 
+/* The dates of the last time read and written: rows near in time share
+ * them, and working a date out is most of a time's conversion. */
+typedef struct {
+    bool read;             /* read_days holds the day of read_date (Y, m, d) */
+    int read_date[3];      /* as parse_fixed read them; an existing date */
+    int64_t read_days;     /* since 1970-01-01 */
+    bool written;          /* written_date holds the day written_days */
+    int64_t written_days;  /* since 1970-01-01; of a year 0-9999 */
+    char written_date[11]; /* "YYYY-MM-DD " */
+} dates_t;
+
 struct _sx_prepare_t {
     record_t *records;
     size_t count, capacity;
@@ -40,6 +52,7 @@ struct _sx_prepare_t {
                      scanned, the last row's only */
     size_t used, size;
     bool scanned; /* sx_prepare_scan: values are made again by sx_prepare_each */
+    dates_t dates;
 };
 
 /* ---- civil time --------------------------------------------------------- */
@@ -165,6 +178,22 @@ static int cut_fractions(char *value, char *pattern, int *millis)
     return 0;
 }
 
+/* Whether year-month-day exists; if so dates->read_days is its day. */
+static bool read_date(dates_t *dates, int year, int month, int day)
+{
+    int *last = dates->read_date;
+    if (dates->read && last[0] == year && last[1] == month && last[2] == day)
+        return true;
+    if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
+        return false;
+    dates->read = true;
+    last[0] = year;
+    last[1] = month;
+    last[2] = day;
+    dates->read_days = days_from_civil(year, month, day);
+    return true;
+}
+
 /* Reads exactly `width` digits; -1 when any is missing. */
 static int fixed_digits(const char **p, int width)
 {
@@ -184,7 +213,7 @@ static int fixed_digits(const char **p, int width)
  * strptime would read the same fields and timegm would not normalize, so
  * the result is theirs. Returns 1 (done), or 0 when the text or pattern is
  * not of that form: strptime then decides. */
-static int parse_fixed(const char *text, const char *pattern, int64_t *ms)
+static int parse_fixed(const char *text, const char *pattern, dates_t *dates, int64_t *ms)
 {
     int year = -1, month = 1, day = 1, hour = 0, minute = 0, second = 0, millis = 0;
     bool fraction = false;
@@ -240,20 +269,20 @@ static int parse_fixed(const char *text, const char *pattern, int64_t *ms)
         if (value < 0)
             return 0;
     }
-    if (*p != '\0' || year < 0 || month < 1 || month > 12 || day < 1 ||
-        day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 59)
+    if (*p != '\0' || year < 0 || hour > 23 || minute > 59 || second > 59 ||
+        !read_date(dates, year, month, day))
         return 0;
-    int64_t seconds =
-        days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+    int64_t seconds = dates->read_days * 86400 + hour * 3600 + minute * 60 + second;
     *ms = seconds * 1000 + millis;
     return 1;
 }
 
 /* Reads `text` with a strptime pattern (plus %f) as UTC epoch ms. The whole
  * text must match and the date must exist. */
-static int parse_pattern(const char *text, const char *pattern, int64_t *ms)
+static int parse_pattern(const char *text, const char *pattern, dates_t *dates,
+                         int64_t *ms)
 {
-    if (parse_fixed(text, pattern, ms))
+    if (parse_fixed(text, pattern, dates, ms))
         return 0;
     char *value = sx_strdup(text), *format = sx_strdup(pattern);
     int millis = 0, rc = -1;
@@ -276,7 +305,8 @@ static int parse_pattern(const char *text, const char *pattern, int64_t *ms)
     return rc;
 }
 
-static int parse_time(const sx_column_t *column, const char *text, int64_t *ms)
+static int parse_time(const sx_column_t *column, const char *text, dates_t *dates,
+                      int64_t *ms)
 {
     switch (column->time_from) {
     case SX_TIME_EPOCH_S:
@@ -284,7 +314,7 @@ static int parse_time(const sx_column_t *column, const char *text, int64_t *ms)
     case SX_TIME_EPOCH_MS:
         return parse_epoch(text, 1, ms);
     case SX_TIME_STRFTIME:
-        return parse_pattern(text, column->time_pattern, ms);
+        return parse_pattern(text, column->time_pattern, dates, ms);
     default:
         return -1;
     }
@@ -297,24 +327,40 @@ static char *put_digits(char *out, int64_t value, int width)
     return out + width;
 }
 
-/* "YYYY-MM-DD HH:MM:SS[.fff]" (NUL-terminated, at most 24 bytes) for epoch
- * ms, as gmtime splits it: returns its length, or -1 outside years 0-9999. */
-static int format_sql(int64_t ms, char *out)
+/* Whether `days` falls in the years 0-9999; if so dates->written_date is
+ * its "YYYY-MM-DD ". */
+static bool write_date(dates_t *dates, int64_t days)
 {
-    int64_t seconds = ms / 1000 - (ms % 1000 < 0);
-    int64_t millis = ms - seconds * 1000;
-    int64_t days = seconds / 86400 - (seconds % 86400 < 0);
-    int64_t second_of_day = seconds - days * 86400, year;
+    if (dates->written && dates->written_days == days)
+        return true;
+    int64_t year;
     int month, day;
     civil_from_days(days, &year, &month, &day);
     if (year < 0 || year > 9999)
-        return -1;
-    char *p = put_digits(out, year, 4);
+        return false;
+    char *p = put_digits(dates->written_date, year, 4);
     *p++ = '-';
     p = put_digits(p, month, 2);
     *p++ = '-';
     p = put_digits(p, day, 2);
-    *p++ = ' ';
+    *p = ' ';
+    dates->written = true;
+    dates->written_days = days;
+    return true;
+}
+
+/* "YYYY-MM-DD HH:MM:SS[.fff]" (NUL-terminated, at most 24 bytes) for epoch
+ * ms, as gmtime splits it: returns its length, or -1 outside years 0-9999. */
+static int format_sql(int64_t ms, dates_t *dates, char *out)
+{
+    int64_t seconds = ms / 1000 - (ms % 1000 < 0);
+    int64_t millis = ms - seconds * 1000;
+    int64_t days = seconds / 86400 - (seconds % 86400 < 0);
+    int64_t second_of_day = seconds - days * 86400;
+    if (!write_date(dates, days))
+        return -1;
+    memcpy(out, dates->written_date, sizeof dates->written_date);
+    char *p = out + sizeof dates->written_date;
     p = put_digits(p, second_of_day / 3600, 2);
     *p++ = ':';
     p = put_digits(p, second_of_day / 60 % 60, 2);
@@ -470,7 +516,7 @@ static int convert_field(sx_prepare_t *self, const context_t *ctx,
         return put_string(self, text, length) == 0
                    ? 0
                    : row_error(ctx, record, column, "is not valid UTF-8", err);
-    if (strlen(text) != length || parse_time(c, text, timestamp) != 0) {
+    if (strlen(text) != length || parse_time(c, text, &self->dates, timestamp) != 0) {
         char why[300];
         snprintf(why, sizeof why, "does not convert from time format %s",
                  time_from_text(c));
@@ -483,7 +529,7 @@ static int convert_field(sx_prepare_t *self, const context_t *ctx,
         return 0;
     }
     char sql[32];
-    int written = format_sql(*timestamp, sql + 1);
+    int written = format_sql(*timestamp, &self->dates, sql + 1);
     if (written < 0)
         return row_error(ctx, record, column, "is outside the years 0000-9999", err);
     sql[0] = sql[written + 1] = '"';
@@ -1097,8 +1143,43 @@ static void test_random_times_never_crash(void)
         }
         value[length] = '\0';
         int64_t ms = 0;
-        if (parse_time(&columns[round % 4], value, &ms) == 0 && format_sql(ms, sql) > 0)
+        dates_t dates = {0};
+        if (parse_time(&columns[round % 4], value, &dates, &ms) == 0 &&
+            format_sql(ms, &dates, sql) > 0)
             SX_CHECK(strlen(sql) == 19 || strlen(sql) == 23);
+    }
+}
+
+/* The dates remembered from one time to the next change no conversion: a
+ * run of times across days, months, a leap day, a date that does not exist
+ * and the years' ends reads and writes as each time alone. */
+static void test_remembered_dates_change_nothing(void)
+{
+    static const char *const texts[] = {
+        "2024-02-28 23:59:59", "2024-02-29 00:00:00", "2024-02-29 13:00:00",
+        "2023-02-29 13:00:00", "2024-02-29 13:00:01", "2024-02-30 00:00:00",
+        "2024-03-01 00:00:00", "0000-01-01 00:00:00", "9999-12-31 23:59:59",
+        "2024-13-01 00:00:00", "2024-03-01 00:00:59"};
+    static const int64_t times[] = {1709164799000,   1709164800001,   -62167219200000,
+                                    -62167219200001, -62167219199999, 253402300799999,
+                                    253402300800000, 1709164800000};
+    const sx_column_t column =
+        TIME("t", "t", SX_TIME_STRFTIME, "%Y-%m-%d %H:%M:%S", SX_TIME_TO_SQL);
+    dates_t run = {0};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        dates_t alone = {0};
+        int64_t ms = 0, ms_alone = 0;
+        int rc = parse_time(&column, texts[i], &run, &ms);
+        SX_CHECK(rc == parse_time(&column, texts[i], &alone, &ms_alone) &&
+                 ms == ms_alone);
+        SX_CHECK(rc == (i == 3 || i == 5 || i == 9 ? -1 : 0));
+    }
+    for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+        dates_t alone = {0};
+        char sql[32], sql_alone[32];
+        int length = format_sql(times[i], &run, sql);
+        SX_CHECK(length == format_sql(times[i], &alone, sql_alone));
+        SX_CHECK(length < 0 ? i == 3 || i == 6 : strcmp(sql, sql_alone) == 0);
     }
 }
 
@@ -1124,6 +1205,7 @@ static void test_sort_records_as_qsort(void)
 
 void sx_prepare_test(bool verbose)
 {
+    test_remembered_dates_change_nothing();
     test_sort_records_as_qsort();
     test_random_times_never_crash();
     (void)verbose;
