@@ -4,8 +4,10 @@
 #ifndef SX_SELFTEST_H
 #define SX_SELFTEST_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SX_CHECK(expr)                                                                   \
     do {                                                                                 \
@@ -14,5 +16,18 @@
             abort();                                                                     \
         }                                                                                \
     } while (0)
+
+/* Fills out[0..length) with bytes of `alphabet` drawn by a linear
+ * congruential generator from *state: the random texts the self-tests feed
+ * their parsers, the same for the same seed on every machine. */
+static inline void sx_selftest_random_text(char *out, size_t length, const char *alphabet,
+                                           unsigned *state)
+{
+    size_t size = strlen(alphabet);
+    for (size_t i = 0; i < length; i++) {
+        *state = *state * 1103515245u + 12345u;
+        out[i] = alphabet[(*state >> 16) % size];
+    }
+}
 
 #endif

@@ -531,10 +531,7 @@ static void test_random_ddl_never_crashes(void)
     char ddl[96];
     for (int round = 0; round < 20000; round++) {
         size_t length = (size_t)(round % (int)sizeof ddl);
-        for (size_t i = 0; i < length; i++) {
-            state = state * 1103515245u + 12345u;
-            ddl[i] = alphabet[(state >> 16) % (sizeof alphabet - 1)];
-        }
+        sx_selftest_random_text(ddl, length, alphabet, &state);
         ddl[length] = '\0';
         sx_error_t err;
         sx_error_clear(&err);

@@ -833,10 +833,7 @@ static void test_random_records_never_crash(void)
         sx_materialize_t *self = relation_of(kinds[k]);
         for (int round = 0; round < 8000; round++) {
             size_t length = (size_t)(round % (int)sizeof value);
-            for (size_t i = 0; i < length; i++) {
-                state = state * 1103515245u + 12345u;
-                value[i] = alphabet[(state >> 16) % (sizeof alphabet - 1)];
-            }
+            sx_selftest_random_text(value, length, alphabet, &state);
             sx_error_t err;
             sx_error_clear(&err);
             if (sx_materialize_apply(self, round, value, length % 7, value, length,

@@ -1137,10 +1137,7 @@ static void test_random_times_never_crash(void)
     char value[40], sql[48];
     for (int round = 0; round < 40000; round++) {
         size_t length = (size_t)(round % (int)sizeof value);
-        for (size_t i = 0; i < length; i++) {
-            state = state * 1103515245u + 12345u;
-            value[i] = alphabet[(state >> 16) % (sizeof alphabet - 1)];
-        }
+        sx_selftest_random_text(value, length, alphabet, &state);
         value[length] = '\0';
         int64_t ms = 0;
         dates_t dates = {0};

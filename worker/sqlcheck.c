@@ -271,10 +271,7 @@ static void test_random_candidates_always_get_a_verdict(void)
     char sql[64];
     for (int round = 0; round < 20000; round++) {
         size_t length = (size_t)(round % (int)sizeof sql);
-        for (size_t i = 0; i < length; i++) {
-            state = state * 1103515245u + 12345u;
-            sql[i] = alphabet[(state >> 16) % (sizeof alphabet - 1)];
-        }
+        sx_selftest_random_text(sql, length, alphabet, &state);
         sql[length] = '\0';
         sx_error_t err;
         sx_error_clear(&err);
