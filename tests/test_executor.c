@@ -191,19 +191,26 @@ typedef struct {
     void *make_topics_arg;
 } harness_t;
 
-/* An executor on the mock Kafka and `fake` (its gateway and REST API alike)
- * with run id run_id, --keep and the pair as the harness says. */
-static sx_executor_t *executor_on(const harness_t *h, const sx_fakeflink_t *fake,
-                                  const char *run_id)
+/* An executor on the mock Kafka, the gateway `fake` and the REST API at
+ * rest_url, with run id run_id, --keep and the pair as the harness says. */
+static sx_executor_t *executor_at(const harness_t *h, const sx_fakeflink_t *fake,
+                                  const char *rest_url, const char *run_id)
 {
     sx_executor_config_t config = {
-        h->bootstrap, sx_fakeflink_url(fake),          sx_fakeflink_url(fake),
+        h->bootstrap, sx_fakeflink_url(fake),          rest_url,
         run_id,       SX_PROFILE_SPIDER2_LITE_2025_11, h->keep,
         h->pair};
     sx_error_t err;
     sx_executor_t *executor = sx_executor_new(&config, &err);
     SX_CHECK(executor);
     return executor;
+}
+
+/* The same with `fake` as its REST API too. */
+static sx_executor_t *executor_on(const harness_t *h, const sx_fakeflink_t *fake,
+                                  const char *run_id)
+{
+    return executor_at(h, fake, sx_fakeflink_url(fake), run_id);
 }
 
 /* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
@@ -680,20 +687,83 @@ static void test_pair_changed(harness_t *h, sink_output_t *output)
     SX_CHECK(rmdir(dir) == 0);
 }
 
+/* The messages a log file holds, each without its time and level, one a
+ * line (the caller frees). */
+static char *log_messages(const char *path)
+{
+    FILE *log = fopen(path, "r");
+    SX_CHECK(log);
+    char *text = NULL, line[2048];
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    while (fgets(line, sizeof line, log)) {
+        const char *message = strstr(line, "] ");
+        fputs(message ? message + 2 : line, out);
+    }
+    fclose(out);
+    fclose(log);
+    return text;
+}
+
+/* Sweeps with `executor` at info level; checks it removed nothing and
+ * returns what it logged (the caller frees). */
+static char *sweep_logged(sx_executor_t *executor, const char *log)
+{
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_INFO);
+    sx_error_t err;
+    size_t removed = 99;
+    int rc = sx_executor_sweep(executor, &removed, &err);
+    sx_logfile_stop(&caught);
+    SX_CHECK(rc == 0 && removed == 0);
+    return log_messages(log);
+}
+
 /* On a pair streamex does not own (none given: a shared one), the sweep
- * only lists what earlier runs left: the running job of "streamex old"
- * among the fake's jobs is not cancelled, no topic is deleted. */
+ * only says what earlier runs left: the running job of "streamex old"
+ * among the fake's jobs, not cancelled, and the sx.* topics Kafka lists
+ * (the earlier tests'), not deleted; it warns of nothing. A Flink whose
+ * job list cannot be read is warned of, and the topics are still looked
+ * at. */
 static void test_sweep_shared_pair(harness_t *h)
 {
+    char **topics = NULL;
+    size_t count = 0;
+    sx_error_t err;
+    SX_CHECK(sx_kafka_list_topics(h->output->kafka, "sx.", &topics, &count, &err) == 0);
+    sx_kafka_topics_free(&topics, count);
+    SX_CHECK(count > 0);
+    char left[128], want[512], log[PATH_MAX];
+    snprintf(left, sizeof left,
+             "sweep: %zu topic(s) sx.* of earlier runs on a shared pair: left\n", count);
+    snprintf(log, sizeof log, "%s/sweep.log", h->bench);
     sx_fakeflink_script_t script = {.states = "RUNNING"};
     sx_fakeflink_t *fake = sx_fakeflink_new(&script);
     SX_CHECK(fake);
+
     sx_executor_t *executor = executor_on(h, fake, "sweep");
-    sx_error_t err;
-    size_t removed = 99;
-    SX_CHECK(sx_executor_sweep(executor, &removed, &err) == 0 && removed == 0);
+    char *logged = sweep_logged(executor, log);
+    snprintf(want, sizeof want,
+             "sweep: job " JOB " of an earlier run still runs (shared pair: left)\n%s",
+             left);
+    if (strcmp(logged, want) != 0)
+        fprintf(stderr, "logged:\n%swant:\n%s", logged, want);
+    SX_CHECK(strcmp(logged, want) == 0);
     SX_CHECK(sx_fakeflink_count(fake, "GET /jobs/overview") == 1);
     SX_CHECK(sx_fakeflink_count(fake, "PATCH ") == 0);
+    free(logged);
+    sx_executor_destroy(&executor);
+
+    executor = executor_at(h, fake, "http://127.0.0.1:1", "sweep");
+    logged = sweep_logged(executor, log);
+    static const char listing[] = "sweep: listing jobs: ";
+    const char *next = strchr(logged, '\n');
+    if (strncmp(logged, listing, strlen(listing)) != 0 || !next ||
+        strcmp(next + 1, left) != 0)
+        fprintf(stderr, "logged:\n%s", logged);
+    SX_CHECK(strncmp(logged, listing, strlen(listing)) == 0);
+    SX_CHECK(next && strcmp(next + 1, left) == 0);
+    free(logged);
     sx_executor_destroy(&executor);
     sx_fakeflink_destroy(&fake);
 }
