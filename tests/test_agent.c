@@ -599,6 +599,7 @@ static int logged_backoffs(const char *path, int *ms, int most)
 typedef struct {
     fixture_t f;
     sx_logfile_t log;
+    int defaults_said; /* HELLOs with capacity 2 and 1 slot (agent.h's defaults) */
 } silent_t;
 
 static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
@@ -632,6 +633,7 @@ static int silent_hellos(silent_t *s, int most)
     while (hellos < most &&
            (hello = expect(s->f.router, SX_MSG_HELLO, &s->f.who, WAIT_MS)) != NULL) {
         hellos++;
+        s->defaults_said += hello->capacity == 2 && hello->slots == 1;
         sx_msg_destroy(&hello);
     }
     return hellos;
@@ -679,6 +681,7 @@ static void test_backoff_doubles(const char *bench)
         silent_stop(&s);
         int ms[4] = {0};
         SX_CHECK(hellos == tries + 1 && s.f.run.rc == 1);
+        SX_CHECK(s.defaults_said == hellos); /* capacity and slots left unset */
         SX_CHECK(logged_backoffs(s.log.path, ms, tries) == tries);
         SX_CHECK(memcmp(ms, cases[i].want, sizeof ms) == 0);
         int waited = tries * 2 * BEAT_MS; /* dead_after_ms before each try */
