@@ -600,9 +600,21 @@ typedef struct {
     fixture_t f;
     sx_logfile_t log;
     int defaults_said; /* HELLOs with capacity 2 and 1 slot (agent.h's defaults) */
+    pthread_t thread;  /* without a stop socket: the agent's plain thread */
 } silent_t;
 
-static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
+/* The agent as streamex worker runs it: no stop socket (signals stop it). */
+static void *agent_without_stop(void *arg)
+{
+    run_t *run = arg;
+    run->rc = sx_agent_run(run->agent, NULL, NULL);
+    return NULL;
+}
+
+/* stop_socket: the agent on an actor whose pipe stops it (streamex run's
+ * workers); else on a plain thread with none (streamex worker's). */
+static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config,
+                         bool stop_socket)
 {
     *s = (silent_t){0};
     s->f.endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
@@ -621,8 +633,13 @@ static void silent_start(silent_t *s, const char *bench, sx_agent_config_t confi
     s->f.run = (run_t){.agent = sx_agent_new(&config, NULL), .rc = -1};
     SX_CHECK(s->f.run.agent);
     sx_logfile_start(&s->log, log, SX_LOG_WARN);
-    s->f.actor = zactor_new(agent_actor, &s->f.run);
     s->f.who = NULL;
+    if (stop_socket) {
+        s->f.actor = zactor_new(agent_actor, &s->f.run);
+    } else {
+        SX_CHECK(pthread_create(&s->thread, NULL, agent_without_stop, &s->f.run) == 0);
+        SX_CHECK(pthread_getcpuclockid(s->thread, &s->f.run.cpu) == 0);
+    }
 }
 
 /* HELLOs the agent says within WAIT_MS each, at most `most`. */
@@ -639,9 +656,26 @@ static int silent_hellos(silent_t *s, int most)
     return hellos;
 }
 
-/* Stops the agent (a message on its stop socket), gives stderr back. */
+/* Stops the agent, gives stderr back. An agent without a stop socket is
+ * ended by the coordinator's final goodbye, answered to each HELLO until
+ * one lands (one sent late, to an agent that gave up again, is lost). */
 static void silent_stop(silent_t *s)
 {
+    int64_t deadline = zclock_mono() + WAIT_MS;
+    while (!s->f.actor && zclock_mono() < deadline) {
+        sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+        bye->reason = sx_strdup("run complete");
+        bye->final = true;
+        sx_msg_send(bye, s->f.router, s->f.who, NULL);
+        sx_msg_destroy(&bye);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        if (pthread_timedjoin_np(s->thread, NULL, &until) == 0)
+            break;
+        sx_msg_t *hello = expect(s->f.router, SX_MSG_HELLO, &s->f.who, WAIT_MS);
+        sx_msg_destroy(&hello);
+    }
     zactor_destroy(&s->f.actor);
     sx_logfile_stop(&s->log);
 }
@@ -675,7 +709,8 @@ static void test_backoff_doubles(const char *bench)
         silent_start(&s, bench,
                      (sx_agent_config_t){.name = cases[i].name,
                                          .reconnect_min_ms = cases[i].min_ms,
-                                         .reconnect_max_ms = cases[i].max_ms});
+                                         .reconnect_max_ms = cases[i].max_ms},
+                     true);
         int hellos = silent_hellos(&s, tries + 1);
         int64_t elapsed = zclock_mono() - started;
         silent_stop(&s);
@@ -703,6 +738,19 @@ static int64_t cpu_ms(clockid_t clock)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Waits for the agent's warning that it backs off (*ms, how long), then
+ * watches it for a second: returns the CPU its thread used meanwhile, in
+ * ms, *early the HELLO that came meanwhile (NULL: none). */
+static int64_t backoff_cpu_ms(silent_t *s, int *ms, sx_msg_t **early)
+{
+    int64_t deadline = zclock_mono() + WAIT_MS;
+    while (logged_backoffs(s->log.path, ms, 1) == 0 && zclock_mono() < deadline)
+        zclock_sleep(10); /* polls the log file for the line, with a deadline */
+    int64_t cpu_before = cpu_ms(s->f.run.cpu);
+    *early = expect(s->f.router, SX_MSG_HELLO, &s->f.who, 1000);
+    return cpu_ms(s->f.run.cpu) - cpu_before;
+}
+
 /* A stop during the back-off ends the agent at once (rc 1), without a
  * second HELLO: the wait is cut short, not sat out. The stop comes once the
  * agent's warning says it waits (a 60 s back-off) and the agent has been
@@ -714,15 +762,12 @@ static void test_stop_during_backoff(const char *bench)
     silent_t s;
     silent_start(&s, bench,
                  (sx_agent_config_t){
-                     .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000});
+                     .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000},
+                 true);
     int hellos = silent_hellos(&s, 1);
     int ms = 0;
-    int64_t deadline = zclock_mono() + WAIT_MS;
-    while (logged_backoffs(s.log.path, &ms, 1) == 0 && zclock_mono() < deadline)
-        zclock_sleep(10); /* polls the log file for the line, with a deadline */
-    int64_t cpu_before = cpu_ms(s.f.run.cpu);
-    sx_msg_t *early = expect(s.f.router, SX_MSG_HELLO, &s.f.who, 1000);
-    int64_t cpu_used = cpu_ms(s.f.run.cpu) - cpu_before;
+    sx_msg_t *early = NULL;
+    int64_t cpu_used = backoff_cpu_ms(&s, &ms, &early);
     int64_t stopped = zclock_mono();
     silent_stop(&s);
     if (cpu_used >= 100)
@@ -732,6 +777,31 @@ static void test_stop_during_backoff(const char *bench)
     SX_CHECK(hellos == 1 && ms == 60000 && s.f.run.rc == 1);
     SX_CHECK(zclock_mono() - stopped < WAIT_MS);
     SX_CHECK(expect(s.f.router, SX_MSG_HELLO, &s.f.who, 200) == NULL);
+    silent_end(&s);
+}
+
+/* streamex worker runs the agent with no stop socket, where the back-off
+ * sleeps without a poller: a second of it costs under 100 ms of CPU as
+ * well, and the agent says HELLO again once it is over; the coordinator's
+ * final goodbye ends it (rc 0). */
+static void test_backoff_without_stop(const char *bench)
+{
+    silent_t s;
+    silent_start(&s, bench,
+                 (sx_agent_config_t){
+                     .name = "w10", .reconnect_min_ms = 3000, .reconnect_max_ms = 3000},
+                 false);
+    int hellos = silent_hellos(&s, 1);
+    int ms = 0;
+    sx_msg_t *early = NULL;
+    int64_t cpu_used = backoff_cpu_ms(&s, &ms, &early);
+    hellos += silent_hellos(&s, 1);
+    silent_stop(&s);
+    if (cpu_used >= 100)
+        fprintf(stderr, "the agent used %lld ms of CPU in a second of back-off\n",
+                (long long)cpu_used);
+    SX_CHECK(early == NULL && cpu_used < 100);
+    SX_CHECK(hellos == 2 && ms == 3000 && s.f.run.rc == 0);
     silent_end(&s);
 }
 
@@ -953,6 +1023,7 @@ int main(void)
     test_slot_that_cannot_open(bench);
     test_backoff_doubles(bench);
     test_stop_during_backoff(bench);
+    test_backoff_without_stop(bench);
     test_refusals(bench);
     test_files_not_placed(bench);
     test_big_file(bench);
