@@ -601,6 +601,11 @@ typedef struct {
     sx_logfile_t log;
     int defaults_said; /* HELLOs with capacity 2 and 1 slot (agent.h's defaults) */
     pthread_t thread;  /* without a stop socket: the agent's plain thread */
+    /* What watch_backoff saw: the back-off logged, the CPU the agent's
+     * thread used in a second of it (ms), whether a HELLO came then. */
+    int backoff_ms;
+    int64_t backoff_cpu_ms;
+    bool early_hello;
 } silent_t;
 
 /* The agent as streamex worker runs it: no stop socket (signals stop it). */
@@ -738,17 +743,29 @@ static int64_t cpu_ms(clockid_t clock)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Waits for the agent's warning that it backs off (*ms, how long), then
- * watches it for a second: returns the CPU its thread used meanwhile, in
- * ms, *early the HELLO that came meanwhile (NULL: none). */
-static int64_t backoff_cpu_ms(silent_t *s, int *ms, sx_msg_t **early)
+/* Waits for the agent's warning that it backs off, then watches it for a
+ * second (see silent_t). */
+static void watch_backoff(silent_t *s)
 {
     int64_t deadline = zclock_mono() + WAIT_MS;
-    while (logged_backoffs(s->log.path, ms, 1) == 0 && zclock_mono() < deadline)
+    while (logged_backoffs(s->log.path, &s->backoff_ms, 1) == 0 &&
+           zclock_mono() < deadline)
         zclock_sleep(10); /* polls the log file for the line, with a deadline */
     int64_t cpu_before = cpu_ms(s->f.run.cpu);
-    *early = expect(s->f.router, SX_MSG_HELLO, &s->f.who, 1000);
-    return cpu_ms(s->f.run.cpu) - cpu_before;
+    sx_msg_t *early = expect(s->f.router, SX_MSG_HELLO, &s->f.who, 1000);
+    s->backoff_cpu_ms = cpu_ms(s->f.run.cpu) - cpu_before;
+    s->early_hello = early != NULL;
+    sx_msg_destroy(&early);
+}
+
+/* Once stderr is back (silent_stop): the agent backed off for backoff_ms
+ * and slept through the second watched, no HELLO, under 100 ms of CPU. */
+static void check_slept(const silent_t *s, int backoff_ms)
+{
+    if (s->backoff_cpu_ms >= 100)
+        fprintf(stderr, "%s: the agent used %lld ms of CPU in a second of back-off\n",
+                s->f.endpoint, (long long)s->backoff_cpu_ms);
+    SX_CHECK(s->backoff_ms == backoff_ms && !s->early_hello && s->backoff_cpu_ms < 100);
 }
 
 /* A stop during the back-off ends the agent at once (rc 1), without a
@@ -765,16 +782,11 @@ static void test_stop_during_backoff(const char *bench)
                      .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000},
                  true);
     int hellos = silent_hellos(&s, 1);
-    int ms = 0;
-    sx_msg_t *early = NULL;
-    int64_t cpu_used = backoff_cpu_ms(&s, &ms, &early);
+    watch_backoff(&s);
     int64_t stopped = zclock_mono();
     silent_stop(&s);
-    if (cpu_used >= 100)
-        fprintf(stderr, "the agent used %lld ms of CPU in a second of back-off\n",
-                (long long)cpu_used);
-    SX_CHECK(early == NULL && cpu_used < 100);
-    SX_CHECK(hellos == 1 && ms == 60000 && s.f.run.rc == 1);
+    check_slept(&s, 60000);
+    SX_CHECK(hellos == 1 && s.f.run.rc == 1);
     SX_CHECK(zclock_mono() - stopped < WAIT_MS);
     SX_CHECK(expect(s.f.router, SX_MSG_HELLO, &s.f.who, 200) == NULL);
     silent_end(&s);
@@ -792,16 +804,11 @@ static void test_backoff_without_stop(const char *bench)
                      .name = "w10", .reconnect_min_ms = 3000, .reconnect_max_ms = 3000},
                  false);
     int hellos = silent_hellos(&s, 1);
-    int ms = 0;
-    sx_msg_t *early = NULL;
-    int64_t cpu_used = backoff_cpu_ms(&s, &ms, &early);
+    watch_backoff(&s);
     hellos += silent_hellos(&s, 1);
     silent_stop(&s);
-    if (cpu_used >= 100)
-        fprintf(stderr, "the agent used %lld ms of CPU in a second of back-off\n",
-                (long long)cpu_used);
-    SX_CHECK(early == NULL && cpu_used < 100);
-    SX_CHECK(hellos == 2 && ms == 3000 && s.f.run.rc == 0);
+    check_slept(&s, 3000);
+    SX_CHECK(hellos == 2 && s.f.run.rc == 0);
     silent_end(&s);
 }
 
