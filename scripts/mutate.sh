@@ -19,7 +19,8 @@
 # longest test first and lets running tests finish after a failure).
 # Each phase's tier is killed after SX_MUTATE_TEST_TIMEOUT seconds (default
 # three times the unmutated phase's time, measured first), which counts as
-# killed (a mutant that loops). Prints killed / survived per file and each
+# killed (a mutant that loops); every process the tier started is killed
+# then, a test that ignored timeout's SIGTERM included. Prints killed / survived per file and each
 # survivor's diff with its signature; exits 1 if a mutant survived.
 #
 # The tree is never mutated: everything happens in a copy (the working tree's
@@ -125,16 +126,35 @@ listed() {
     [ -f "$1" ] && grep -qxF -e "$2" -e "$3" -- "$1"
 }
 
+# Runs COMMAND... in a session, so a process group, of its own and waits
+# for it; then kills whatever of that group is left. timeout ends ctest, but
+# a test that a mutant made loop and that catches SIGTERM (as the programs
+# do, sx_signals) outlived it, orphaned, through the mutants after it. An
+# interrupt kills the group as well. Called in a subshell (run_suite's
+# caller takes its output), where the script's own traps do not hold and a
+# background job is no group leader, so setsid does not fork.
+in_own_group() {
+    local status=0 group
+    setsid "$@" &
+    group=$!
+    trap 'kill -KILL -- "-$group" 2>/dev/null; exit 130' INT
+    trap 'kill -KILL -- "-$group" 2>/dev/null; exit 143' TERM
+    wait "$group" || status=$?
+    kill -KILL -- "-$group" 2>/dev/null || true
+    return "$status"
+}
+
 # Runs the fast suite in the copy, tier by tier ("LABEL LIMIT REGEX" in
 # $tiers, quick unit tests first): each tier's tests for at most LIMIT
 # seconds; prints the first failed test's name. Most mutants die in the
 # first tier within seconds, and a killed mutant stops the run; a mutant
-# that makes a test loop is stopped long before that test's own timeout.
+# that makes a test loop is stopped long before that test's own timeout,
+# the test with it (in_own_group).
 run_suite() {
     local log="$work/ctest.log" status=0 tier label limit regex
     for tier in "${tiers[@]}"; do
         read -r label limit regex <<<"$tier"
-        timeout -k 10 "$limit" \
+        in_own_group timeout -k 10 "$limit" \
             ctest --test-dir "$build" -L "^$label\$" -R "$regex" -E "$excluded" \
             -j"$jobs" --stop-on-failure --no-tests=error >"$log" 2>&1 || status=$?
         [ "$status" -eq 0 ] || break

@@ -12,7 +12,7 @@
  * a RECALL gives back only those no slot took, and a task whose earlier
  * dispatch still runs waits for it. Each executed task is finished (its
  * cleanup) once, and a silent coordinator is retried after a back-off that
- * doubles up to its maximum. */
+ * doubles up to its maximum, which the agent sits out asleep. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
@@ -27,10 +27,12 @@
 #include "worker/simexec.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BEAT_MS 100
@@ -43,11 +45,13 @@
 typedef struct {
     sx_agent_t *agent;
     int rc;
+    clockid_t cpu; /* the agent's thread's CPU-time clock */
 } run_t;
 
 static void agent_actor(zsock_t *pipe, void *arg)
 {
     run_t *run = arg;
+    SX_CHECK(pthread_getcpuclockid(pthread_self(), &run->cpu) == 0);
     zsock_signal(pipe, 0);
     run->rc = sx_agent_run(run->agent, pipe, NULL);
     zstr_send(pipe, "done");
@@ -208,7 +212,7 @@ static void fixture_start(fixture_t *f, const char *bench, sx_agent_config_t con
     config.exec = sx_simexec_run;
     config.exec_ctx = f->sim;
     config.heartbeat_ms = BEAT_MS;
-    f->run = (run_t){sx_agent_new(&config, NULL), -1};
+    f->run = (run_t){.agent = sx_agent_new(&config, NULL), .rc = -1};
     SX_CHECK(f->run.agent);
     f->actor = zactor_new(agent_actor, &f->run);
     f->who = NULL;
@@ -595,9 +599,27 @@ static int logged_backoffs(const char *path, int *ms, int most)
 typedef struct {
     fixture_t f;
     sx_logfile_t log;
+    int defaults_said; /* HELLOs with capacity 2 and 1 slot (agent.h's defaults) */
+    pthread_t thread;  /* without a stop socket: the agent's plain thread */
+    /* What watch_backoff saw: the back-off logged, the CPU the agent's
+     * thread used in a second of it (ms), whether a HELLO came then. */
+    int backoff_ms;
+    int64_t backoff_cpu_ms;
+    bool early_hello;
 } silent_t;
 
-static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config)
+/* The agent as streamex worker runs it: no stop socket (signals stop it). */
+static void *agent_without_stop(void *arg)
+{
+    run_t *run = arg;
+    run->rc = sx_agent_run(run->agent, NULL, NULL);
+    return NULL;
+}
+
+/* stop_socket: the agent on an actor whose pipe stops it (streamex run's
+ * workers); else on a plain thread with none (streamex worker's). */
+static void silent_start(silent_t *s, const char *bench, sx_agent_config_t config,
+                         bool stop_socket)
 {
     *s = (silent_t){0};
     s->f.endpoint = zsys_sprintf("ipc://%s/%s.sock", bench, config.name);
@@ -613,11 +635,16 @@ static void silent_start(silent_t *s, const char *bench, sx_agent_config_t confi
     config.exec_ctx = s->f.sim;
     config.heartbeat_ms = BEAT_MS;
     config.dead_after_ms = 2 * BEAT_MS;
-    s->f.run = (run_t){sx_agent_new(&config, NULL), -1};
+    s->f.run = (run_t){.agent = sx_agent_new(&config, NULL), .rc = -1};
     SX_CHECK(s->f.run.agent);
     sx_logfile_start(&s->log, log, SX_LOG_WARN);
-    s->f.actor = zactor_new(agent_actor, &s->f.run);
     s->f.who = NULL;
+    if (stop_socket) {
+        s->f.actor = zactor_new(agent_actor, &s->f.run);
+    } else {
+        SX_CHECK(pthread_create(&s->thread, NULL, agent_without_stop, &s->f.run) == 0);
+        SX_CHECK(pthread_getcpuclockid(s->thread, &s->f.run.cpu) == 0);
+    }
 }
 
 /* HELLOs the agent says within WAIT_MS each, at most `most`. */
@@ -628,14 +655,32 @@ static int silent_hellos(silent_t *s, int most)
     while (hellos < most &&
            (hello = expect(s->f.router, SX_MSG_HELLO, &s->f.who, WAIT_MS)) != NULL) {
         hellos++;
+        s->defaults_said += hello->capacity == 2 && hello->slots == 1;
         sx_msg_destroy(&hello);
     }
     return hellos;
 }
 
-/* Stops the agent (a message on its stop socket), gives stderr back. */
+/* Stops the agent, gives stderr back. An agent without a stop socket is
+ * ended by the coordinator's final goodbye, answered to each HELLO until
+ * one lands (one sent late, to an agent that gave up again, is lost). */
 static void silent_stop(silent_t *s)
 {
+    int64_t deadline = zclock_mono() + WAIT_MS;
+    while (!s->f.actor && zclock_mono() < deadline) {
+        sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+        bye->reason = sx_strdup("run complete");
+        bye->final = true;
+        sx_msg_send(bye, s->f.router, s->f.who, NULL);
+        sx_msg_destroy(&bye);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        if (pthread_timedjoin_np(s->thread, NULL, &until) == 0)
+            break;
+        sx_msg_t *hello = expect(s->f.router, SX_MSG_HELLO, &s->f.who, WAIT_MS);
+        sx_msg_destroy(&hello);
+    }
     zactor_destroy(&s->f.actor);
     sx_logfile_stop(&s->log);
 }
@@ -652,7 +697,9 @@ static void silent_end(silent_t *s)
 /* A coordinator that never answers is given up after dead_after_ms and
  * tried again after a back-off that doubles from reconnect_min_ms and stays
  * at reconnect_max_ms (each try a fresh HELLO): 50, 100, 200, 200 ms from
- * 50 up to 200; left unset (0), from 250 up to 32 times that (agent.h). */
+ * 50 up to 200; left unset (0), from 250 up to 32 times that (agent.h). The
+ * back-offs are waited, not only logged: the HELLOs took at least their sum
+ * and each dead_after_ms (a lower bound, which load only makes larger). */
 static void test_backoff_doubles(const char *bench)
 {
     const struct {
@@ -662,40 +709,106 @@ static void test_backoff_doubles(const char *bench)
     } cases[] = {{"w5", 50, 200, {50, 100, 200, 200}}, {"w9", 0, 0, {250, 500, 1000, 0}}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int tries = cases[i].want[3] ? 4 : 3;
+        int64_t started = zclock_mono();
         silent_t s;
         silent_start(&s, bench,
                      (sx_agent_config_t){.name = cases[i].name,
                                          .reconnect_min_ms = cases[i].min_ms,
-                                         .reconnect_max_ms = cases[i].max_ms});
+                                         .reconnect_max_ms = cases[i].max_ms},
+                     true);
         int hellos = silent_hellos(&s, tries + 1);
+        int64_t elapsed = zclock_mono() - started;
         silent_stop(&s);
         int ms[4] = {0};
         SX_CHECK(hellos == tries + 1 && s.f.run.rc == 1);
+        SX_CHECK(s.defaults_said == hellos); /* capacity and slots left unset */
         SX_CHECK(logged_backoffs(s.log.path, ms, tries) == tries);
         SX_CHECK(memcmp(ms, cases[i].want, sizeof ms) == 0);
+        int waited = tries * 2 * BEAT_MS; /* dead_after_ms before each try */
+        for (int k = 0; k < tries; k++)
+            waited += ms[k];
+        if (elapsed < waited)
+            fprintf(stderr, "%s: %d HELLOs in %lld ms, less than the %d ms waited\n",
+                    cases[i].name, hellos, (long long)elapsed, waited);
+        SX_CHECK(elapsed >= waited);
         silent_end(&s);
     }
 }
 
+/* CPU time of a thread's clock, in ms. */
+static int64_t cpu_ms(clockid_t clock)
+{
+    struct timespec ts;
+    SX_CHECK(clock_gettime(clock, &ts) == 0);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for the agent's warning that it backs off, then watches it for a
+ * second (see silent_t). */
+static void watch_backoff(silent_t *s)
+{
+    int64_t deadline = zclock_mono() + WAIT_MS;
+    while (logged_backoffs(s->log.path, &s->backoff_ms, 1) == 0 &&
+           zclock_mono() < deadline)
+        zclock_sleep(10); /* polls the log file for the line, with a deadline */
+    int64_t cpu_before = cpu_ms(s->f.run.cpu);
+    sx_msg_t *early = expect(s->f.router, SX_MSG_HELLO, &s->f.who, 1000);
+    s->backoff_cpu_ms = cpu_ms(s->f.run.cpu) - cpu_before;
+    s->early_hello = early != NULL;
+    sx_msg_destroy(&early);
+}
+
+/* Once stderr is back (silent_stop): the agent backed off for backoff_ms
+ * and slept through the second watched, no HELLO, under 100 ms of CPU. */
+static void check_slept(const silent_t *s, int backoff_ms)
+{
+    if (s->backoff_cpu_ms >= 100)
+        fprintf(stderr, "%s: the agent used %lld ms of CPU in a second of back-off\n",
+                s->f.endpoint, (long long)s->backoff_cpu_ms);
+    SX_CHECK(s->backoff_ms == backoff_ms && !s->early_hello && s->backoff_cpu_ms < 100);
+}
+
 /* A stop during the back-off ends the agent at once (rc 1), without a
  * second HELLO: the wait is cut short, not sat out. The stop comes once the
- * agent's warning says it waits (a 60 s back-off). */
+ * agent's warning says it waits (a 60 s back-off) and the agent has been
+ * seen waiting for a second: it sleeps, using less than a tenth of that
+ * second's CPU (a back-off that spins until its end uses all it gets; load
+ * only makes the agent's share smaller, never the quiet one larger). */
 static void test_stop_during_backoff(const char *bench)
 {
     silent_t s;
     silent_start(&s, bench,
                  (sx_agent_config_t){
-                     .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000});
+                     .name = "w8", .reconnect_min_ms = 60000, .reconnect_max_ms = 60000},
+                 true);
     int hellos = silent_hellos(&s, 1);
-    int ms = 0;
-    int64_t deadline = zclock_mono() + WAIT_MS;
-    while (logged_backoffs(s.log.path, &ms, 1) == 0 && zclock_mono() < deadline)
-        zclock_sleep(10); /* polls the log file for the line, with a deadline */
+    watch_backoff(&s);
     int64_t stopped = zclock_mono();
     silent_stop(&s);
-    SX_CHECK(hellos == 1 && ms == 60000 && s.f.run.rc == 1);
+    check_slept(&s, 60000);
+    SX_CHECK(hellos == 1 && s.f.run.rc == 1);
     SX_CHECK(zclock_mono() - stopped < WAIT_MS);
     SX_CHECK(expect(s.f.router, SX_MSG_HELLO, &s.f.who, 200) == NULL);
+    silent_end(&s);
+}
+
+/* streamex worker runs the agent with no stop socket, where the back-off
+ * sleeps without a poller: a second of it costs under 100 ms of CPU as
+ * well, and the agent says HELLO again once it is over; the coordinator's
+ * final goodbye ends it (rc 0). */
+static void test_backoff_without_stop(const char *bench)
+{
+    silent_t s;
+    silent_start(&s, bench,
+                 (sx_agent_config_t){
+                     .name = "w10", .reconnect_min_ms = 3000, .reconnect_max_ms = 3000},
+                 false);
+    int hellos = silent_hellos(&s, 1);
+    watch_backoff(&s);
+    hellos += silent_hellos(&s, 1);
+    silent_stop(&s);
+    check_slept(&s, 3000);
+    SX_CHECK(hellos == 2 && s.f.run.rc == 0);
     silent_end(&s);
 }
 
@@ -776,7 +889,7 @@ int main(void)
                                 .reconnect_min_ms = 50,
                                 .reconnect_max_ms = 200,
                                 .files_wait_ms = 1000};
-    run_t run = {sx_agent_new(&config, NULL), -1};
+    run_t run = {.agent = sx_agent_new(&config, NULL), .rc = -1};
     SX_CHECK(run.agent);
     zactor_t *actor = zactor_new(agent_actor, &run);
 
@@ -917,6 +1030,7 @@ int main(void)
     test_slot_that_cannot_open(bench);
     test_backoff_doubles(bench);
     test_stop_during_backoff(bench);
+    test_backoff_without_stop(bench);
     test_refusals(bench);
     test_files_not_placed(bench);
     test_big_file(bench);

@@ -183,7 +183,8 @@ static void sweep_pair(sx_backend_t *backend, int index)
     sx_error_t err;
     sx_executor_t *sweeper = sx_executor_new(&backend->exec_config, &err);
     size_t swept = 0;
-    if (!sweeper || sx_executor_sweep(sweeper, &swept, &err) != 0)
+    if (!sweeper ||
+        sx_executor_sweep(sweeper, sx_runtime_owned(backend->pair), &swept, &err) != 0)
         sx_warn("pair %d: %s", index, err.msg);
     else if (swept > 0)
         sx_info("pair %d: swept %zu topic(s) and job(s) an earlier run left", index,

@@ -705,17 +705,16 @@ static void sweep_jobs(sx_executor_t *self, bool remove, size_t *removed)
     free(ids);
 }
 
-int sx_executor_sweep(sx_executor_t *self, size_t *removed, sx_error_t *err)
+int sx_executor_sweep(sx_executor_t *self, bool owns, size_t *removed, sx_error_t *err)
 {
     *removed = 0;
-    bool remove = self->pair && sx_runtime_owned(self->pair);
-    sweep_jobs(self, remove, removed);
+    sweep_jobs(self, owns, removed);
     char **topics = NULL;
     size_t count = 0;
     if (sx_kafka_list_topics(self->kafka, "sx.", &topics, &count, err) != 0)
         return sx_error_prefix(err, "sweep"), -1;
     int rc = 0;
-    if (count > 0 && !remove) {
+    if (count > 0 && !owns) {
         sx_info("sweep: %zu topic(s) sx.* of earlier runs on a shared pair: left", count);
     } else if (count > 0 &&
                sx_kafka_delete_topics(self->kafka, (const char *const *)topics, count,

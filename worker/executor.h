@@ -76,12 +76,13 @@ double sx_executor_finish_task(sx_executor_t *self);
  * into topics of its own. */
 void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays);
 
-/* Removes what an earlier run that crashed left on a pair this process
- * started (so owns alone): topics named sx.*, and running streamex jobs.
- * Gateway sessions die with the gateway, which such a pair starts afresh.
- * On an external pair, which others may share, it only logs what it finds.
- * Says what it removed in *removed (topics and jobs counted). */
-int sx_executor_sweep(sx_executor_t *self, size_t *removed, sx_error_t *err);
+/* Removes what an earlier run that crashed left on the pair when the
+ * caller `owns` it (started it, so nobody else uses it: sx_runtime_owned):
+ * topics named sx.*, and running streamex jobs. Gateway sessions die with
+ * the gateway, which such a pair starts afresh. On a pair others may share
+ * it only logs what it finds. Says what it removed in *removed (topics and
+ * jobs counted). */
+int sx_executor_sweep(sx_executor_t *self, bool owns, size_t *removed, sx_error_t *err);
 
 /* sx_executor_run with the task's topics (its private sources', then its
  * sink's) made by make_topics(arg, ...) in place of the executor, which
