@@ -780,7 +780,7 @@ static void test_empty_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
  * records move the topic's first offset past 0. */
 static void test_trimmed_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
 {
-    enum { N = 6000, SIZE = 1000 };
+    enum { N = 700, SIZE = 10000 };
     rd_kafka_mock_topic_create(mock, "trimmed", 1, 1);
     char *value = sx_alloc(SIZE, 1);
     memset(value, 'x', SIZE);
