@@ -491,6 +491,51 @@ static void test_slots_run_tasks_at_once(const char *bench)
     fixture_end(&f, 7);
 }
 
+/* Two slots: a task waits only for a slot running its own method's same
+ * task. Behind a slow m1/t002 (another task) and behind a slow m2/t001
+ * (another method's), m1/t001 starts on the free slot at once and its
+ * result comes first (0.3 s; the slow one takes ten times as long). */
+static void test_slot_waits_only_for_its_own_task(const char *bench)
+{
+    fixture_t f;
+    fixture_start(
+        &f, bench,
+        (sx_agent_config_t){
+            .name = "w13", .capacity = 2, .slots = 2, .dead_after_ms = 3 * WAIT_MS},
+        "delay_ms=300");
+    sx_msg_t *other = make_assign(bench, "t002", 1); /* its files, fetched once */
+    int requests = 0;
+    sx_msg_t *result = fixture_task(&f, bench, other, &requests);
+    SX_CHECK(result && result->result.status == SX_STATUS_MATCH && requests == 2);
+    sx_msg_destroy(&result);
+    const struct {
+        const char *method, *task_id;
+    } slow[] = {{"m1", "t002"}, {"m2", "t001"}};
+    for (uint64_t i = 0; i < 2; i++) {
+        sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
+        assign->shard_id = 30 + i;
+        sx_msg_add_task(assign, slow[i].method, slow[i].task_id, "SELECT 1 /*sim:slow*/",
+                        1, 30 + 2 * i);
+        sx_msg_add_task(assign, "m1", "t001", "SELECT 1", 1, 31 + 2 * i);
+        for (const sx_msg_t *files = f.warm; files;
+             files = files == f.warm ? other : NULL)
+            for (size_t k = 0; k < files->file_count; k++)
+                sx_msg_add_file(assign, files->files[k].path, files->files[k].hash,
+                                files->files[k].size);
+        SX_CHECK(sx_msg_send(assign, f.router, f.who, NULL) == 0);
+        sx_msg_destroy(&assign);
+        uint64_t order[2];
+        result_order(f.router, &f.who, 30 + 2 * i, order, 2);
+        if (order[0] != 31 + 2 * i)
+            fprintf(stderr, "behind %s/%s: results %llu then %llu\n", slow[i].method,
+                    slow[i].task_id, (unsigned long long)order[0],
+                    (unsigned long long)order[1]);
+        SX_CHECK(order[0] == 31 + 2 * i && order[1] == 30 + 2 * i);
+    }
+    sx_msg_destroy(&other);
+    fixture_end(&f, 6);
+}
+
 /* sx_agent_new(config) fails with exactly `want`. */
 static void check_refused(const sx_agent_config_t *config, const char *want)
 {
@@ -634,7 +679,7 @@ static void silent_start(silent_t *s, const char *bench, sx_agent_config_t confi
     config.exec = sx_simexec_run;
     config.exec_ctx = s->f.sim;
     config.heartbeat_ms = BEAT_MS;
-    config.dead_after_ms = 2 * BEAT_MS;
+    config.dead_after_ms = config.dead_after_ms ? config.dead_after_ms : 2 * BEAT_MS;
     s->f.run = (run_t){.agent = sx_agent_new(&config, NULL), .rc = -1};
     SX_CHECK(s->f.run.agent);
     sx_logfile_start(&s->log, log, SX_LOG_WARN);
@@ -733,6 +778,35 @@ static void test_backoff_doubles(const char *bench)
         SX_CHECK(elapsed >= waited);
         silent_end(&s);
     }
+}
+
+/* A coordinator that answers starts the back-off over: after back-offs of
+ * 50 and 100 ms, a heartbeat answers the third HELLO, then silence again:
+ * the next back-off is 50 ms, not 200. (A dead-after of 2 s: the heartbeat,
+ * sent as the HELLO comes, must land before the agent gives up.) */
+static void test_backoff_starts_over_once_answered(const char *bench)
+{
+    silent_t s;
+    silent_start(&s, bench,
+                 (sx_agent_config_t){.name = "w12",
+                                     .dead_after_ms = 2000,
+                                     .reconnect_min_ms = 50,
+                                     .reconnect_max_ms = 400},
+                 true);
+    int hellos = silent_hellos(&s, 3);
+    sx_msg_t *beat = sx_msg_new(SX_MSG_HEARTBEAT);
+    SX_CHECK(sx_msg_send(beat, s.f.router, s.f.who, NULL) == 0);
+    sx_msg_destroy(&beat);
+    hellos += silent_hellos(&s, 1);
+    silent_stop(&s);
+    int ms[3] = {0};
+    SX_CHECK(hellos == 4 && s.f.run.rc == 1);
+    SX_CHECK(logged_backoffs(s.log.path, ms, 3) == 3);
+    if (ms[2] != 50)
+        fprintf(stderr, "back-offs %d, %d, %d ms: the third should be 50\n", ms[0], ms[1],
+                ms[2]);
+    SX_CHECK(ms[0] == 50 && ms[1] == 100 && ms[2] == 50);
+    silent_end(&s);
 }
 
 /* CPU time of a thread's clock, in ms. */
@@ -1027,8 +1101,10 @@ int main(void)
     zsock_destroy(&router);
     test_recall_releases_unstarted(bench);
     test_slots_run_tasks_at_once(bench);
+    test_slot_waits_only_for_its_own_task(bench);
     test_slot_that_cannot_open(bench);
     test_backoff_doubles(bench);
+    test_backoff_starts_over_once_answered(bench);
     test_stop_during_backoff(bench);
     test_backoff_without_stop(bench);
     test_refusals(bench);
