@@ -9,7 +9,8 @@
 # prediction. Each task's printed verdict must be the one
 # in expected.tsv, with the expected piece of detail; a match must print its
 # final CSV. After the timeout task no job may still be running (it was
-# cancelled), and --keep must say what it kept.
+# cancelled), --keep must say what it kept, and a worker that starts the
+# pair again must sweep exactly that and count it.
 # Uses pair index $SX_E2E_INDEX (default 2): started here, stopped at the end,
 # unless it was already running.
 set -euo pipefail
@@ -95,5 +96,27 @@ code=0
 "$STREAMEX" exec --bench "$bench" --task nosuch --sql /dev/null --index "$index" \
     >/dev/null 2>&1 || code=$?
 [ "$code" -eq 2 ] || fail_later "exec of an unknown task: exit $code, expected 2"
+
+# The topics --keep left are what a crashed run leaves: a worker that starts
+# the pair itself (so nobody else uses it) sweeps them before its first task
+# and says how many things it removed, each deleted topic and cancelled job
+# counted once. Only on a pair this test started (kafka-data outlives the
+# pair's processes); one already running may be someone else's.
+if [ "$started" -eq 1 ]; then
+    echo "-- a worker that starts its pair sweeps what --keep left"
+    pair_down "$index"
+    "$STREAMEX" run --bench "$bench" --method "e2e=$bench/predictions.jsonl" --tasks filter \
+        --workers 1 --first-index "$index" --no-cache --output "$out/sweep" \
+        >"$out/sweep.log" 2>&1 || fail_later "sweeping run: $(tail -n 3 "$out/sweep.log")"
+    for table in orders result; do
+        grep -q "sweep: deleted topic sx\.e2e-keep-$$\.filter\.1\.$table left by an earlier run" \
+            "$out/sweep.log" || fail_later "the sweep left the kept topic of $table"
+    done
+    removed=$(grep -c "sweep: \(deleted topic\|cancelled job\) " "$out/sweep.log" || true)
+    grep -q "pair $index: swept $removed topic(s) and job(s) an earlier run left" "$out/sweep.log" ||
+        fail_later "the sweep removed $removed, it says: $(grep -o 'swept .*' "$out/sweep.log")"
+else
+    echo "-- the sweep is not checked: pair $index was running before this test"
+fi
 
 finish e2e_exec
