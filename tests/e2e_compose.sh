@@ -47,9 +47,39 @@ fail() {
         echo "---- $c ($(state "$c"), $(restarts "$c") restarts; whole log in $tmp/log-$c.txt)" >&2
         podman logs "$c" > "$tmp/log-$c.txt" 2>&1 || true
         tail -n 15 "$tmp/log-$c.txt" | cut -c1-300 >&2
+        gateway_seen_by "$c" >&2
         podman cp "$c:/opt/streamex/.runtime/pairs/0/logs" "$tmp/pair-logs-$c" 2>/dev/null || true
     done
     exit 1
+}
+
+# The network's bridge, the run's containers' gateway and DNS server (aardvark).
+bridge() { podman network inspect "${project}_default" --format '{{.NetworkInterface}}'; }
+
+# The MAC a container's ARP entry gives its gateway, beside the bridge's: if
+# they differ, the container reaches neither its gateway nor its DNS.
+gateway_seen_by() {
+    local pid
+    pid=$(podman inspect --format '{{.State.Pid}}' "$1" 2>/dev/null) || return 0
+    [ "${pid:-0}" -gt 0 ] || return 0
+    echo "     its neighbours: $(nsenter -t "$pid" -n ip neigh 2>/dev/null | tr '\n' ';')" \
+        "bridge $(bridge) has $(cat "/sys/class/net/$(bridge)/address" 2>/dev/null)"
+}
+
+# Netavark before 1.9 (Debian's is 1.4) leaves a network's bridge with the
+# lowest MAC among its ports, so a container joining the network can change
+# it. The containers already on it keep the old MAC for their gateway, which
+# is their DNS server too, until their ARP entry is refreshed: up to about
+# 100 s (netavark pull request 833, which pins the bridge's MAC). A worker
+# that had looked up "coordinator" before the coordinator's container joined
+# could then not look it up again (libzmq's one I/O thread waits on the
+# lookup): it never joined in one CI run; of 27 start-ups here, 6 joined 5 s
+# late, one 30 s late and one not within 60 s. Pins the MAC as netavark 1.9
+# does: then 25 start-ups of 25 had both workers in within 2 s.
+pin_bridge_mac() {
+    local dev
+    dev=$(bridge) && ip link set dev "$dev" address "$(cat "/sys/class/net/$dev/address")" ||
+        fail "cannot pin the MAC of the bridge of ${project}_default"
 }
 
 compose() {
@@ -120,6 +150,7 @@ up() {
         fail "cannot list the services of $compose_file"
     # shellcheck disable=SC2086 # one word per service
     compose up -d --no-build --no-deps $others || fail "compose up (see $tmp/compose.log)"
+    pin_bridge_mac
     wait_until 600 "both workers to have their pairs up" both_connecting
     compose up -d --no-build --no-deps coordinator || fail "compose up (see $tmp/compose.log)"
     wait_until 120 "both workers to join" both_joined
