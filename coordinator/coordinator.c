@@ -913,11 +913,11 @@ static void drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bo
         for (unit_t *unit = zlist_first(shard->units); unit;
              unit = zlist_next(shard->units))
             units[n++] = unit;
-    /* Back to the front of the queue last to first, so they keep their order. */
     if (w->dropped > 1)
         sx_info("worker %s: %zu of its results or released tasks answered no current "
                 "attempt: dropped",
                 w->name, w->dropped);
+    /* Back to the front of the queue last to first, so they keep their order. */
     for (size_t i = count; i-- > 0;) {
         bool spent = lost && i < (size_t)w->slots;
         end_attempt(self, units[i], w->name, why, spent, spent ? NULL : w->key);

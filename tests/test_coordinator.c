@@ -14,6 +14,7 @@
 #include "common/mem.h"
 #include "common/result.h"
 #include "common/selftest.h"
+#include "tests/kit/logfile.h"
 #include "tests/kit/testbench.h"
 #include "common/files.h"
 #include "proto/proto.h"
@@ -572,6 +573,34 @@ static const char *gold_hash(const sx_msg_t *assign)
     return NULL;
 }
 
+/* The forger forges once more, then says HELLO again: the coordinator ends
+ * its session saying once how many of its messages it dropped (the first
+ * was logged, the next ones only counted). The ACK of a RESULT sent after
+ * the HELLO proves the HELLO was handled; the forger's result for its own
+ * task, just sent, is ACKed first. */
+static void forger_leaves_counted(harness_t *h, fake_t *forger, const sx_msg_t *forged)
+{
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/noise.log", h->bench);
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_INFO);
+    fake_result(forger, &forged->tasks[0], SX_STATUS_MATCH);
+    fake_hello(forger, "forger", 2);
+    fake_result(forger, &forged->tasks[0], SX_STATUS_MATCH);
+    for (int i = 0; i < 3; i++) { /* its own task's result's, the forgeries' */
+        sx_msg_t *ack = fake_expect(forger, SX_MSG_ACK, WAIT_MS);
+        SX_CHECK(ack);
+        sx_msg_destroy(&ack);
+    }
+    sx_logfile_stop(&caught);
+    size_t size = 0;
+    sx_error_t err;
+    char *logged = sx_file_read(log, 1 << 20, &size, &err);
+    SX_CHECK(logged && strstr(logged, "worker forger: 2 of its results or released tasks "
+                                      "answered no current attempt: dropped"));
+    free(logged);
+}
+
 /* Protocol noise and a hostile peer change nothing: repeated HELLOs under
  * other names spend no attempt; a stale infra_error (an older token of the
  * same unit) is dropped and the unit is not queued twice; a RESULT from a
@@ -616,6 +645,7 @@ static void test_noise_and_forgery_change_nothing(void)
     SX_CHECK(!fake_fetch(forger, gold_hash(latest), 300));
     SX_CHECK(fake_fetch(forger, gold_hash(other), WAIT_MS));
     fake_result(forger, &other->tasks[0], SX_STATUS_MISMATCH);
+    forger_leaves_counted(h, forger, latest);
     fake_result(a, &latest->tasks[0], SX_STATUS_FLINK_ERROR);
     SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     sx_result_t r;
