@@ -58,6 +58,14 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
 /* Closes the executor and stops a pair it started. */
 void sx_backend_close(sx_backend_t *backend);
 
+/* How many of `wanted` tasks at once the Flink at rest_url can run, one
+ * TaskManager slot each, waiting up to wait_ms for slots a job that just
+ * ended still holds; warns when it caps `wanted` and when other jobs hold
+ * slots (an external cluster shared with others). -1 when Flink does not
+ * say or has no slot. Used by sx_backend_open; `index` names the pair. */
+int sx_backend_fit_slots(const char *rest_url, int wanted, int index, int wait_ms,
+                         sx_error_t *err);
+
 void sx_backend_test(bool verbose);
 
 #endif

@@ -47,6 +47,7 @@ struct _sx_fakeflink_t {
     int cancelled_polls; /* state polls since a cancel was accepted */
     bool cancelled;
     bool inserted;
+    int overview_polls; /* server thread: GET /overview answered */
 };
 
 /* The cluster's jobs: a task's job of an earlier run still running, one that
@@ -303,6 +304,20 @@ static void serve_state(sx_fakeflink_t *self, int fd)
     respond(fd, 200, answer);
 }
 
+/* The cluster's overview: its TaskManager slots, the script's next. */
+static void serve_cluster_overview(sx_fakeflink_t *self, int fd)
+{
+    char slots[32];
+    nth_state(self->script->slots, self->overview_polls++, slots, sizeof slots);
+    int total = 0, available = 0;
+    sscanf(slots, "%d/%d", &total, &available);
+    char answer[128];
+    snprintf(answer, sizeof answer,
+             "{\"taskmanagers\":1,\"slots-total\":%d,\"slots-available\":%d}", total,
+             available);
+    respond(fd, 200, answer);
+}
+
 static void serve_exceptions(sx_fakeflink_t *self, int fd)
 {
     const sx_fakeflink_script_t *script = self->script;
@@ -394,6 +409,8 @@ static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
         serve_job(self, fd);
     else if (strcmp(m, "GET") == 0 && strcmp(p, "/jobs/overview") == 0)
         respond(fd, 200, s_overview);
+    else if (strcmp(m, "GET") == 0 && strcmp(p, "/overview") == 0 && self->script->slots)
+        serve_cluster_overview(self, fd);
     else
         respond_error(fd, 404, "fake: not found");
 }

@@ -33,6 +33,9 @@ typedef struct {
     const char *root_exception;
     const char *vertex_state; /* the job's one vertex in /jobs/ID; NULL: RUNNING */
     int job_status;           /* HTTP status of /jobs/ID; 0 means 200 */
+    /* TaskManager slots in /overview, "TOTAL/AVAILABLE" answered in turn as
+     * `states` are (e.g. "4/3,4/4"); NULL: /overview is not found (404). */
+    const char *slots;
     /* Called once, from the server thread, when the INSERT's result is
      * fetched (the moment the job starts): e.g. writes the sink topic. */
     void (*on_insert)(void *arg);
