@@ -42,7 +42,7 @@ echo "== pair $index up"
 gateway_pid=$(cat "$pair/pids/gateway.pid")
 
 echo "== a worker on it, then its SQL Gateway killed: both tasks end infra_error"
-port=$((30000 + RANDOM % 10000))
+port=$(free_port)
 "$STREAMEX" worker --connect "tcp://127.0.0.1:$port" --name hurt --work-dir "$tmp/wd" \
     --kafka-bootstrap "127.0.0.1:$base" --flink-gateway "http://127.0.0.1:$((base + 3))" \
     --flink-rest "http://127.0.0.1:$((base + 2))" > "$tmp/worker.log" 2>&1 &
