@@ -437,22 +437,27 @@ int sx_runtime_stop(sx_runtime_t *self, sx_error_t *err)
 
 /* ---- watchdog and status ---------------------------------------------- */
 
+/* A pair `streamex runtime down` stopped stays stopped for every watch, not
+ * only the first: the tasks after it end at once, rather than each waiting
+ * out the Kafka and gateway timeouts of a pair that is gone. */
 static int watch_components(sx_runtime_t *self, sx_error_t *err)
 {
-    if (self->external || !self->started)
+    if (self->external)
+        return 0;
+    char marker[PATH_MAX];
+    sx_pair_stop_marker_path(self, marker, sizeof marker);
+    if (access(marker, F_OK) == 0) {
+        self->started = false;
+        return sx_error_set(err, "pair %d was stopped (streamex runtime down)",
+                            self->config.index);
+    }
+    if (!self->started)
         return 0;
     int restarted = 0;
     for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++) {
         component_t c = (component_t)i;
         if (sx_pair_alive(self->pids[c]))
             continue;
-        char marker[PATH_MAX];
-        sx_pair_stop_marker_path(self, marker, sizeof marker);
-        if (access(marker, F_OK) == 0) {
-            self->started = false;
-            return sx_error_set(err, "pair %d was stopped (streamex runtime down)",
-                                self->config.index);
-        }
         const char *name = sx_pair_names[c];
         if (++self->restarts[c] > MAX_RESTARTS) {
             sx_error_set(err, "pair %d: %s died %d times: giving up", self->config.index,
@@ -668,6 +673,25 @@ static void kill_fake_component(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
+/* A pair stopped by `streamex runtime down` (its marker written, its
+ * components gone) fails every watch after, not only the first; the
+ * watchdog restarts nothing. */
+static void test_stopped_pair_watched(sx_runtime_t *rt)
+{
+    char marker[PATH_MAX];
+    sx_pair_stop_marker_path(rt, marker, sizeof marker);
+    SX_CHECK(sx_pair_write_text(marker, "stop\n", NULL) == 0);
+    rt->started = true;
+    sx_error_t err;
+    for (int watch = 0; watch < 2; watch++) {
+        SX_CHECK(sx_runtime_watch(rt, &err) == -1);
+        SX_CHECK(strcmp(err.msg, "pair 7 was stopped (streamex runtime down)") == 0);
+        SX_CHECK(!rt->started);
+    }
+    SX_CHECK(unlink(marker) == 0);
+    SX_CHECK(sx_runtime_watch(rt, &err) == 0);
+}
+
 /* A component killed, or killed and started again, is a pair that changed
  * under a task: sx_runtime_intact says which and how. A pair that never ran
  * is not intact either. */
@@ -715,6 +739,7 @@ static void test_identity(void)
 
     for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++)
         kill_fake_component(pids[i]);
+    test_stopped_pair_watched(rt);
     sx_runtime_destroy(&rt);
     char command[PATH_MAX + 16];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
