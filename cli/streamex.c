@@ -1,6 +1,7 @@
 /* streamex.c: the entry point. Finds the subcommand and hands it the rest of
  * the command line; global flags (-v, -q, --version, --help) are read here. */
 #include "cli/commands.h"
+#include "common/crash.h"
 #include "common/install.h"
 #include "common/log.h"
 #include "common/signals.h"
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
     /* Before any thread exists: every thread inherits the blocked stop
      * signals, and CZMQ's own handler (installed by zsys_init) is switched
      * off again at once. */
+    sx_crash_report_install();
     if (sx_signals_start() != 0) {
         fprintf(stderr, "streamex: cannot set up signal handling\n");
         return 2;

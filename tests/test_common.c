@@ -1,5 +1,6 @@
 /* test_common.c: self-tests of the small common modules (errors, log, status, files,
- * signals, digests, the allocator, JSON numbers). */
+ * signals, the crash report, digests, the allocator, JSON numbers). */
+#include "common/crash.h"
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/files.h"
@@ -23,6 +24,7 @@ int main(void)
     sx_jsonout_test(verbose);
     sx_digest_test(verbose);
     sx_signals_test(verbose);
+    sx_crash_test(verbose);
     printf("test_common: OK\n");
     return 0;
 }
