@@ -39,10 +39,7 @@ static fit_t fit(const char *slots, int wanted, int wait_ms)
         sx_backend_fit_slots(sx_fakeflink_url(fake), wanted, 7, wait_ms, &got.err);
     sx_logfile_stop(&caught);
     got.polls = sx_fakeflink_count(fake, "GET /overview");
-    size_t size = 0;
-    sx_error_t err;
-    got.warned = sx_file_read(log, 1 << 16, &size, &err);
-    SX_CHECK(got.warned);
+    got.warned = sx_logfile_messages(&caught);
     unlink(log);
     sx_fakeflink_destroy(&fake);
     return got;

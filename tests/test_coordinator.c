@@ -593,11 +593,9 @@ static void forger_leaves_counted(harness_t *h, fake_t *forger, const sx_msg_t *
         sx_msg_destroy(&ack);
     }
     sx_logfile_stop(&caught);
-    size_t size = 0;
-    sx_error_t err;
-    char *logged = sx_file_read(log, 1 << 20, &size, &err);
-    SX_CHECK(logged && strstr(logged, "worker forger: 2 of its results or released tasks "
-                                      "answered no current attempt: dropped"));
+    char *logged = sx_logfile_messages(&caught);
+    SX_CHECK(strstr(logged, "worker forger: 2 of its results or released tasks "
+                            "answered no current attempt: dropped"));
     free(logged);
 }
 

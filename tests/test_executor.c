@@ -686,24 +686,6 @@ static void test_pair_changed(harness_t *h, sink_output_t *output)
     SX_CHECK(rmdir(dir) == 0);
 }
 
-/* The messages a log file holds, each without its time and level, one a
- * line (the caller frees). */
-static char *log_messages(const char *path)
-{
-    FILE *log = fopen(path, "r");
-    SX_CHECK(log);
-    char *text = NULL, line[2048];
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    while (fgets(line, sizeof line, log)) {
-        const char *message = strstr(line, "] ");
-        fputs(message ? message + 2 : line, out);
-    }
-    fclose(out);
-    fclose(log);
-    return text;
-}
-
 /* Sweeps with `executor`, owning the pair or not, at info level; returns
  * sx_executor_sweep's value, *logged what it logged (the caller frees). */
 static int sweep_logged(sx_executor_t *executor, bool owns, const char *log,
@@ -714,7 +696,7 @@ static int sweep_logged(sx_executor_t *executor, bool owns, const char *log,
     *removed = 99;
     int rc = sx_executor_sweep(executor, owns, removed, err);
     sx_logfile_stop(&caught);
-    *logged = log_messages(log);
+    *logged = sx_logfile_messages(&caught);
     return rc;
 }
 
@@ -845,7 +827,7 @@ static char *finish_warned(sx_executor_t *executor, const harness_t *h)
     sx_logfile_start(&caught, log, SX_LOG_WARN);
     sx_executor_finish_task(executor);
     sx_logfile_stop(&caught);
-    return log_messages(log);
+    return sx_logfile_messages(&caught);
 }
 
 /* The gateway restarts while a task runs on `executor`: the cleanup can

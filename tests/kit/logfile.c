@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 void sx_logfile_start(sx_logfile_t *self, const char *path, sx_log_level_t level)
@@ -25,4 +26,20 @@ void sx_logfile_stop(sx_logfile_t *self)
     fflush(stderr);
     SX_CHECK(dup2(self->saved_stderr, STDERR_FILENO) == STDERR_FILENO);
     close(self->saved_stderr);
+}
+
+char *sx_logfile_messages(const sx_logfile_t *self)
+{
+    FILE *log = fopen(self->path, "r");
+    SX_CHECK(log);
+    char *text = NULL, line[2048];
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    while (fgets(line, sizeof line, log)) {
+        const char *message = strstr(line, "] ");
+        fputs(message ? message + 2 : line, out);
+    }
+    fclose(out);
+    fclose(log);
+    return text;
 }

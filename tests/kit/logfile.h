@@ -19,5 +19,8 @@ typedef struct {
 void sx_logfile_start(sx_logfile_t *self, const char *path, sx_log_level_t level);
 /* stderr and the log level as they were before. */
 void sx_logfile_stop(sx_logfile_t *self);
+/* The messages caught (after sx_logfile_stop), each without its time and
+ * level, one a line: "" when nothing was logged. The caller frees. */
+char *sx_logfile_messages(const sx_logfile_t *self);
 
 #endif
