@@ -59,11 +59,12 @@ bridge() { podman network inspect "${project}_default" --format '{{.NetworkInter
 # The MAC a container's ARP entry gives its gateway, beside the bridge's: if
 # they differ, the container reaches neither its gateway nor its DNS.
 gateway_seen_by() {
-    local pid
+    local pid dev
     pid=$(podman inspect --format '{{.State.Pid}}' "$1" 2>/dev/null) || return 0
     [ "${pid:-0}" -gt 0 ] || return 0
+    dev=$(bridge) || dev="(unknown)"
     echo "     its neighbours: $(nsenter -t "$pid" -n ip neigh 2>/dev/null | tr '\n' ';')" \
-        "bridge $(bridge) has $(cat "/sys/class/net/$(bridge)/address" 2>/dev/null)"
+        "bridge $dev has $(cat "/sys/class/net/$dev/address" 2>/dev/null)"
 }
 
 # Netavark before 1.9 (Debian's is 1.4) leaves a network's bridge with the
