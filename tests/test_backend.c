@@ -4,7 +4,6 @@
  * exercised by the cli_ and e2e_ tests of run and worker. */
 #include "worker/backend.h"
 
-#include "common/files.h"
 #include "common/selftest.h"
 #include "tests/kit/fakeflink.h"
 #include "tests/kit/logfile.h"
