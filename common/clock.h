@@ -6,6 +6,7 @@
 #ifndef SX_CLOCK_H
 #define SX_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Seconds since an arbitrary start, never going backwards: only the
@@ -21,5 +22,12 @@ double sx_clock_seconds(void);
  * period is excused, so a loop that is merely slow every time still lets a
  * dead peer's silence run out. */
 int64_t sx_clock_stall_ms(int64_t *last_ms, int period_ms);
+
+/* Whether a stall (sx_clock_stall_ms) is worth a warning: half the silence
+ * after which a peer is taken for dead (dead_after_ms) or more, that is, it
+ * came half way to losing a live peer. Shorter ones are routine. */
+bool sx_clock_stall_is_long(int64_t stall_ms, int dead_after_ms);
+
+void sx_clock_test(bool verbose);
 
 #endif

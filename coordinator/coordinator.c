@@ -1376,7 +1376,7 @@ static void excuse_own_stall(sx_coordinator_t *self)
     int64_t stall = sx_clock_stall_ms(&self->loop_at, self->config.heartbeat_ms);
     if (stall == 0)
         return;
-    if (stall >= self->config.dead_after_ms / 2)
+    if (sx_clock_stall_is_long(stall, self->config.dead_after_ms))
         sx_warn("the coordinator stood still for %lld ms: its workers' silence and "
                 "deadlines count from now",
                 (long long)stall);

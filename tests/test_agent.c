@@ -57,9 +57,9 @@ static void agent_actor(zsock_t *pipe, void *arg)
     zstr_send(pipe, "done");
 }
 
-/* Next message of a type from the agent (heartbeats skipped); NULL on timeout. */
-static sx_msg_t *expect(zsock_t *router, sx_msg_type_t type, zframe_t **who,
-                        int timeout_ms)
+/* Next message from the agent, of any type (a frame that is none is
+ * skipped); NULL on timeout. */
+static sx_msg_t *expect_any(zsock_t *router, zframe_t **who, int timeout_ms)
 {
     int64_t deadline = zclock_mono() + timeout_ms;
     while (zclock_mono() < deadline) {
@@ -70,12 +70,26 @@ static sx_msg_t *expect(zsock_t *router, sx_msg_type_t type, zframe_t **who,
             continue;
         zframe_t *sender = NULL;
         sx_msg_t *msg = sx_msg_recv(router, &sender, NULL);
-        if (msg && msg->type == type) {
+        if (msg) {
             zframe_destroy(who);
             *who = sender;
             return msg;
         }
         zframe_destroy(&sender);
+    }
+    return NULL;
+}
+
+/* Next message of a type from the agent (others skipped); NULL on timeout. */
+static sx_msg_t *expect(zsock_t *router, sx_msg_type_t type, zframe_t **who,
+                        int timeout_ms)
+{
+    int64_t deadline = zclock_mono() + timeout_ms;
+    int64_t left;
+    while ((left = deadline - zclock_mono()) > 0) {
+        sx_msg_t *msg = expect_any(router, who, (int)left);
+        if (msg && msg->type == type)
+            return msg;
         sx_msg_destroy(&msg);
     }
     return NULL;
@@ -228,6 +242,17 @@ static void fixture_start(fixture_t *f, const char *bench, sx_agent_config_t con
     sx_msg_destroy(&result);
 }
 
+static void fixture_free(fixture_t *f)
+{
+    zactor_destroy(&f->actor);
+    sx_agent_destroy(&f->run.agent);
+    sx_simexec_destroy(&f->sim);
+    sx_msg_destroy(&f->warm);
+    zframe_destroy(&f->who);
+    zsock_destroy(&f->router);
+    zstr_free(&f->endpoint);
+}
+
 /* A final goodbye ends the agent, which executed `executed` tasks. */
 static void fixture_end(fixture_t *f, size_t executed)
 {
@@ -242,13 +267,7 @@ static void fixture_end(fixture_t *f, size_t executed)
     char *done = zstr_recv(f->actor);
     zstr_free(&done);
     SX_CHECK(f->run.rc == 0 && sx_agent_executed(f->run.agent) == executed);
-    zactor_destroy(&f->actor);
-    sx_agent_destroy(&f->run.agent);
-    sx_simexec_destroy(&f->sim);
-    sx_msg_destroy(&f->warm);
-    zframe_destroy(&f->who);
-    zsock_destroy(&f->router);
-    zstr_free(&f->endpoint);
+    fixture_free(f);
 }
 
 /* Tasks whose cleanup (sx_agent_config_t.finish) ran, on the slots' threads. */
@@ -360,6 +379,62 @@ static void test_idle_beats(const char *bench)
     SX_CHECK(beat);
     sx_msg_destroy(&beat);
     fixture_end(&f, 1);
+}
+
+/* A result is a sign of life too: while results come more often than
+ * heartbeat_ms, no heartbeat goes. The fake coordinator sends each task only
+ * once the previous result came, so a heartbeat that comes after result k
+ * was sent at least BEAT_MS after that result, which left after task k was
+ * sent: the check is that lower bound, which a loaded machine only raises.
+ * An agent that beats regardless of its results beats right after one. */
+static void test_results_count_as_beats(const char *bench)
+{
+    fixture_t f;
+    fixture_start_quick(&f, bench, "w14");
+    const char *methods[] = {"m1"};
+    int64_t start = zclock_mono(), task_sent_at = INT64_MIN / 2;
+    int tasks = 0;
+    for (uint64_t token = 1000; zclock_mono() - start < 10 * BEAT_MS; token++) {
+        int64_t result_after = task_sent_at + BEAT_MS; /* a beat's earliest */
+        sx_msg_t *shard = shard_of(f.warm, token, "SELECT 1", methods, &token, 1);
+        task_sent_at = zclock_mono();
+        SX_CHECK(sx_msg_send(shard, f.router, f.who, NULL) == 0);
+        sx_msg_destroy(&shard);
+        sx_msg_t *msg;
+        while ((msg = expect_any(f.router, &f.who, WAIT_MS)) &&
+               msg->type == SX_MSG_HEARTBEAT) {
+            SX_CHECK(zclock_mono() >= result_after);
+            sx_msg_destroy(&msg);
+        }
+        SX_CHECK(msg && msg->type == SX_MSG_RESULT && msg->token == token);
+        sx_msg_destroy(&msg);
+        tasks++;
+    }
+    SX_CHECK(tasks >= 10);
+    fixture_end(&f, 1 + (size_t)tasks);
+}
+
+/* A worker that is stopped says goodbye, and its goodbye outlives its
+ * socket by up to half a second (the socket's linger), as it must outlive
+ * the process's end: here the coordinator is away when the worker stops and
+ * is back only once the worker's socket was closed, and the goodbye still
+ * arrives (one dropped with the socket would not). The coordinator comes
+ * back at once; the worker's socket finds it on its next reconnect, within
+ * libzmq's 100 ms reconnect interval on an idle machine. */
+static void test_goodbye_outlives_socket(const char *bench)
+{
+    fixture_t f;
+    fixture_start_quick(&f, bench, "w15");
+    zsock_destroy(&f.router);
+    zactor_destroy(&f.actor); /* the stop: the agent sends its goodbye, which waits */
+    SX_CHECK(f.run.rc == 1);
+    sx_agent_destroy(&f.run.agent);
+    f.router = zsock_new_router(f.endpoint);
+    SX_CHECK(f.router);
+    sx_msg_t *bye = expect(f.router, SX_MSG_GOODBYE, &f.who, WAIT_MS);
+    SX_CHECK(bye && strcmp(bye->reason, "worker stopping") == 0);
+    sx_msg_destroy(&bye);
+    fixture_free(&f);
 }
 
 /* A bench file of 600 KiB (the protocol takes messages of up to
@@ -1111,6 +1186,8 @@ int main(void)
     test_files_not_placed(bench);
     test_big_file(bench);
     test_idle_beats(bench);
+    test_results_count_as_beats(bench);
+    test_goodbye_outlives_socket(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_agent: OK\n");

@@ -1,5 +1,7 @@
 /* test_common.c: self-tests of the small common modules (errors, log, status, files,
- * signals, the crash report, digests, the allocator, JSON numbers). */
+ * signals, the crash report, the stall clock, digests, the allocator, JSON
+ * numbers). */
+#include "common/clock.h"
 #include "common/crash.h"
 #include "common/digest.h"
 #include "common/error.h"
@@ -25,6 +27,7 @@ int main(void)
     sx_digest_test(verbose);
     sx_signals_test(verbose);
     sx_crash_test(verbose);
+    sx_clock_test(verbose);
     printf("test_common: OK\n");
     return 0;
 }

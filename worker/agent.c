@@ -825,7 +825,7 @@ static slot_t *slot_of(sx_agent_t *self, void *which)
 static void excuse_own_stall(sx_agent_t *self)
 {
     int64_t stall = sx_clock_stall_ms(&self->loop_at, self->config.heartbeat_ms);
-    if (stall >= self->config.dead_after_ms / 2)
+    if (sx_clock_stall_is_long(stall, self->config.dead_after_ms))
         sx_warn("worker %s stood still for %lld ms: the coordinator's silence counts "
                 "from now",
                 self->name, (long long)stall);
