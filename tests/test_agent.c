@@ -416,25 +416,45 @@ static void test_results_count_as_beats(const char *bench)
 
 /* A worker that is stopped says goodbye, and its goodbye outlives its
  * socket by up to half a second (the socket's linger), as it must outlive
- * the process's end: here the coordinator is away when the worker stops and
- * is back only once the worker's socket was closed, and the goodbye still
- * arrives (one dropped with the socket would not). The coordinator comes
- * back at once; the worker's socket finds it on its next reconnect, within
- * libzmq's 100 ms reconnect interval on an idle machine. */
+ * the process's end. Here the worker starts, says HELLO and is stopped
+ * before its coordinator is up, so both messages wait in its socket (none
+ * can be half-sent to a coordinator that went away); the coordinator binds
+ * only once that socket was closed, and still gets both (a socket closed
+ * without linger drops them). The socket finds the coordinator on its next
+ * reconnect, within libzmq's 100 ms reconnect interval. */
 static void test_goodbye_outlives_socket(const char *bench)
 {
-    fixture_t f;
-    fixture_start_quick(&f, bench, "w15");
-    zsock_destroy(&f.router);
-    zactor_destroy(&f.actor); /* the stop: the agent sends its goodbye, which waits */
-    SX_CHECK(f.run.rc == 1);
-    sx_agent_destroy(&f.run.agent);
-    f.router = zsock_new_router(f.endpoint);
-    SX_CHECK(f.router);
-    sx_msg_t *bye = expect(f.router, SX_MSG_GOODBYE, &f.who, WAIT_MS);
-    SX_CHECK(bye && strcmp(bye->reason, "worker stopping") == 0);
+    char *endpoint = zsys_sprintf("ipc://%s/w15.sock", bench);
+    char work[PATH_MAX];
+    snprintf(work, sizeof work, "%s/work-w15", bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
+    sx_agent_config_t config = {.endpoint = endpoint,
+                                .name = "w15",
+                                .work_dir = work,
+                                .exec = sx_simexec_run,
+                                .exec_ctx = sim,
+                                .heartbeat_ms = BEAT_MS,
+                                .dead_after_ms = 3 * WAIT_MS};
+    run_t run = {.agent = sx_agent_new(&config, NULL), .rc = -1};
+    SX_CHECK(run.agent);
+    zactor_t *actor = zactor_new(agent_actor, &run);
+    zactor_destroy(&actor); /* the stop, which the agent sees after its HELLO */
+    SX_CHECK(run.rc == 1);
+    sx_agent_destroy(&run.agent);
+    zsock_t *router = zsock_new_router(endpoint);
+    SX_CHECK(router);
+    zframe_t *who = NULL;
+    sx_msg_t *hello = expect_any(router, &who, WAIT_MS);
+    SX_CHECK(hello && hello->type == SX_MSG_HELLO);
+    sx_msg_t *bye = expect_any(router, &who, WAIT_MS);
+    SX_CHECK(bye && bye->type == SX_MSG_GOODBYE &&
+             strcmp(bye->reason, "worker stopping") == 0);
+    sx_msg_destroy(&hello);
     sx_msg_destroy(&bye);
-    fixture_free(&f);
+    zframe_destroy(&who);
+    zsock_destroy(&router);
+    sx_simexec_destroy(&sim);
+    zstr_free(&endpoint);
 }
 
 /* A bench file of 600 KiB (the protocol takes messages of up to
