@@ -12,6 +12,7 @@
  * the real runtime: tests/e2e_exec.sh and e2e_chaos.sh. */
 #include "worker/executor.h"
 
+#include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "common/selftest.h"
@@ -212,6 +213,20 @@ static sx_executor_t *executor_on(const harness_t *h, const sx_fakeflink_t *fake
     return executor_at(h, fake, sx_fakeflink_url(fake), run_id);
 }
 
+/* The steps of a run that took `wall` seconds: each took 0 or more, and
+ * together no more than the run (they follow one another within it); the
+ * cleanup is left for sx_executor_finish_task. */
+static void check_timings(const sx_timings_t *timings, double wall)
+{
+    double sum = 0;
+    for (int step = 0; step < SX_STEP_COUNT; step++) {
+        double seconds = sx_step_seconds(timings, step);
+        SX_CHECK(seconds >= 0 && seconds <= wall);
+        sum += seconds;
+    }
+    SX_CHECK(sum <= wall + 1e-6 && timings->cleanup == 0);
+}
+
 /* Runs task_id (attempt 3, candidate "SELECT id FROM s") on the fake Flink
  * with `script`, the executor watching `pair` (NULL: none); fills *result and
  * returns the fake for its request counts (the caller destroys it). */
@@ -230,12 +245,14 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
     sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
     sx_timings_t timings;
+    double start = sx_clock_seconds();
     if (h->make_topics)
         sx_executor_run_on_made_topics(executor, &request, h->make_topics,
                                        h->make_topics_arg, result, &timings);
     else
         sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics,
                                        s_mock, result, &timings);
+    check_timings(&timings, sx_clock_seconds() - start);
     SX_CHECK(result->attempts == 3);
     sx_executor_destroy(&executor);
     return fake;

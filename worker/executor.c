@@ -721,7 +721,7 @@ int sx_executor_sweep(sx_executor_t *self, bool owns, size_t *removed, sx_error_
                                       err) != 0) {
         rc = -1;
         sx_error_prefix(err, "sweep");
-    } else if (count > 0) {
+    } else {
         for (size_t i = 0; i < count; i++)
             sx_info("sweep: deleted topic %s left by an earlier run", topics[i]);
         *removed += count;
