@@ -77,7 +77,9 @@ while IFS=$'\t' read -r task status detail; do
 done <"$bench/expected.tsv"
 
 echo "-- --keep keeps the task's topics and session"
-"$STREAMEX" exec --bench "$bench" --task filter --index "$index" --keep --run-id "e2e-keep-$$" \
+# Without --output the final CSV goes to a folder under $TMPDIR, kept for
+# the user to read: here, under this test's own folder.
+TMPDIR="$out" "$STREAMEX" exec --bench "$bench" --task filter --index "$index" --keep --run-id "e2e-keep-$$" \
     --sql <(echo "SELECT order_id, UPPER(customer) AS customer, amount FROM orders WHERE amount > 20") \
     >"$out/keep.log" 2>&1 || fail_later "--keep run: $(tail -n 3 "$out/keep.log")"
 grep -q "keeping topics sx\.e2e-keep-$$\.filter\.1\.\*, gateway session [0-9a-f-]\{36\} and job [0-9a-f]\{32\}" \
