@@ -12,7 +12,9 @@
  * a RECALL gives back only those no slot took, and a task whose earlier
  * dispatch still runs waits for it. Each executed task is finished (its
  * cleanup) once, and a silent coordinator is retried after a back-off that
- * doubles up to its maximum, which the agent sits out asleep. */
+ * doubles up to its maximum, which the agent sits out asleep. A result
+ * counts as a heartbeat, and a stopped worker's goodbye outlives its
+ * socket. */
 #include "worker/agent.h"
 #include "worker/resultcache.h"
 #include "worker/spool.h"
