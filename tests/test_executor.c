@@ -582,7 +582,7 @@ static void test_output_unreadable(harness_t *h)
     SX_CHECK(rd_kafka_mock_broker_set_up(sx_mockkafka_cluster(s_mock), 1) == 0);
     char want[SX_ERROR_MAX];
     snprintf(want, sizeof want,
-             "Kafka at %s: end offset of sx.fake%d.t1.3.result: ", h->bootstrap, h->runs);
+             "Kafka at %s: offsets of sx.fake%d.t1.3.result: ", h->bootstrap, h->runs);
     if (result.status != SX_STATUS_INFRA_ERROR ||
         strncmp(result.detail, want, strlen(want)) != 0)
         fprintf(stderr, "got %s: \"%s\"\n", sx_status_name(result.status), result.detail);

@@ -637,8 +637,8 @@ static int read_partition(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
     int64_t low = 0, high = 0;
     rd_kafka_resp_err_t code = partition_span(rk, topic, self->timeout_ms, &low, &high);
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
-        return sx_error_set(err, "Kafka at %s: end offset of %s: %s", self->bootstrap,
-                            topic, rd_kafka_err2str(code));
+        return sx_error_set(err, "Kafka at %s: offsets of %s: %s", self->bootstrap, topic,
+                            rd_kafka_err2str(code));
     /* The changelog must be read whole: a topic whose first records are gone
      * (retention, a DeleteRecords) would fold into a relation missing them
      * and be scored as if it were the query's output. */
