@@ -577,12 +577,11 @@ static int step_materialize(run_t *run)
 }
 
 /* Gold and evaluation are opened here, after the final CSV exists. */
-static int step_score(run_t *run)
+static void step_score(run_t *run)
 {
     run->status =
         sx_score_task(run->request->bench_dir, run->task->task_id, run->csv,
                       run->self->profile, &run->strict, run->detail, sizeof run->detail);
-    return run->status == SX_STATUS_EVAL_ERROR ? -1 : 0;
 }
 
 /* ---- settle -------------------------------------------------------------- */
