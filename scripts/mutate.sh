@@ -27,10 +27,13 @@
 # files, uncommitted edits included) under a temporary folder, removed at the
 # end, Ctrl-C included. Mutants listed in tests/mutants-equivalent.txt (format
 # there: a signature names the function, "FILE(FUNCTION): ...", or not, to
-# match that change anywhere in FILE) are skipped. SX_MUTATE_ONLY=FILE tries
-# only the mutants whose signatures FILE lists, one a line, e.g. the
-# survivors of an earlier run once tests were added for them (same seed,
-# same mutants; a line edited since has another signature):
+# match that change anywhere in FILE) are skipped, and so are those of
+# tests/mutants-e2e.txt (same format): code only a real pair runs, whose
+# mutants an e2e test kills; both are counted apart in the summary.
+# SX_MUTATE_ONLY=FILE tries only the mutants whose signatures FILE lists,
+# one a line, e.g. the survivors of an earlier run once tests were added
+# for them (same seed, same mutants; a line edited since has another
+# signature):
 #   sed -n 's/^SURVIVED  //p' before.log >survivors.txt
 #   SX_MUTATE_ONLY=survivors.txt SX_MUTATE_PER_FILE=1000 scripts/mutate.sh
 # Environment: SX_MUTATE_SEED (default 2026: same seed,
@@ -51,6 +54,7 @@ budget="${SX_MUTATE_SECONDS:-3600}"
 jobs="${SX_MUTATE_JOBS:-2}"
 excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format)$}"
 equivalents="$repo/tests/mutants-equivalent.txt"
+e2e_killed="$repo/tests/mutants-e2e.txt"
 only="${SX_MUTATE_ONLY:-}"
 [ -z "$only" ] || only=$(realpath "$only")
 python="$repo/.venv/bin/python"
@@ -236,7 +240,7 @@ for file in "${files[@]}"; do
     mapfile -t mutants < <(find "$dir" -name '*.mutant.*' | sort -V |
         shuf --random-source=<(openssl enc -aes-256-ctr -pass "pass:$seed:$file" -nosalt -pbkdf2 \
             </dev/zero 2>/dev/null))
-    valid=0 killed=0 invalid=0 skipped=0 timebox=""
+    valid=0 killed=0 invalid=0 skipped=0 by_e2e=0 timebox=""
     echo "== $file: ${#mutants[@]} mutants generated, trying up to $per_file valid ones"
     mapfile -t signed < <(signatures "$file" "$original" "${mutants[@]}")
     for index in "${!mutants[@]}"; do
@@ -252,6 +256,10 @@ for file in "${files[@]}"; do
         fi
         if listed "$equivalents" "$sig" "$plain"; then
             skipped=$((skipped + 1))
+            continue
+        fi
+        if listed "$e2e_killed" "$sig" "$plain"; then
+            by_e2e=$((by_e2e + 1))
             continue
         fi
         cp "$mutant" "$src/$file"
@@ -272,8 +280,8 @@ for file in "${files[@]}"; do
     cp "$original" "$src/$file"
     score="-"
     [ "$valid" -eq 0 ] || score="$((100 * killed / valid)) %"
-    summary+=("$(printf '%-28s killed %2d of %2d valid (%5s), survived %2d; %d not compiled, %d listed equivalent%s' \
-        "$file" "$killed" "$valid" "$score" $((valid - killed)) "$invalid" "$skipped" "$timebox")")
+    summary+=("$(printf '%-28s killed %2d of %2d valid (%5s), survived %2d; %d not compiled, %d listed equivalent, %d killed by an e2e test (listed)%s' \
+        "$file" "$killed" "$valid" "$score" $((valid - killed)) "$invalid" "$skipped" "$by_e2e" "$timebox")")
 done
 
 echo "== mutate.sh: seed $seed, $((SECONDS - started)) s"
