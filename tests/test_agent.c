@@ -397,7 +397,7 @@ static void test_results_count_as_beats(const char *bench)
     int64_t start = zclock_mono(), task_sent_at = INT64_MIN / 2;
     int tasks = 0;
     for (uint64_t token = 1000; zclock_mono() - start < 10 * BEAT_MS; token++) {
-        int64_t result_after = task_sent_at + BEAT_MS; /* a beat's earliest */
+        int64_t beat_earliest = task_sent_at + BEAT_MS; /* after the last result */
         sx_msg_t *shard = shard_of(f.warm, token, "SELECT 1", methods, &token, 1);
         task_sent_at = zclock_mono();
         SX_CHECK(sx_msg_send(shard, f.router, f.who, NULL) == 0);
@@ -405,7 +405,7 @@ static void test_results_count_as_beats(const char *bench)
         sx_msg_t *msg;
         while ((msg = expect_any(f.router, &f.who, WAIT_MS)) &&
                msg->type == SX_MSG_HEARTBEAT) {
-            SX_CHECK(zclock_mono() >= result_after);
+            SX_CHECK(zclock_mono() >= beat_earliest);
             sx_msg_destroy(&msg);
         }
         SX_CHECK(msg && msg->type == SX_MSG_RESULT && msg->token == token);
