@@ -76,6 +76,17 @@ CASES = [
     # (as a float, "1e+16" would sort after "15.0").
     ("int_column_keeps_int_sort_keys", "a\n10000000000000000\n15\n",
      "a,b\n10000000000000000,x\n15,y\n", ANY, M, M),
+    # When numeric dtypes mix, .values turns every int to a float: the
+    # prediction's 10**16 sorts as "1e+16", after "15.0", while the int-only
+    # gold sorts it first, so the rows pair wrongly (upstream's verdict).
+    ("mixed_numeric_prediction_becomes_floats", "a\n10000000000000000\n15\n",
+     "a,b\n10000000000000000,0.5\n15,1.5\n", ANY, X, X),
+    # A string column makes the prediction's .values objects: its ints stay
+    # ints, and now the gold's floats pair wrongly.
+    ("mixed_numeric_gold_becomes_floats", "a,b\n10000000000000000,0.5\n15,1.5\n",
+     "a,b,c\n10000000000000000,0.5,x\n15,1.5,y\n", ANY, X, X),
+    ("mixed_numeric_on_both_sides", "a,b\n10000000000000000,0.5\n15,1.5\n",
+     "b,a\n1.5,15\n0.5,10000000000000000\n", ANY, M, M),
     # On equal str() keys the string sorts first: 2025-11's NaN-turned-0 in a
     # str column ties with "0", and both sides pair "0" with "0", 0 with 0.
     ("string_before_number_on_equal_key", "v,w\nx,1\n0,2\n,3\n", "v,w\nx,1\n,2\n0,3\n", ANY, M, M),
