@@ -558,13 +558,18 @@ static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
         {"auto.offset.reset", "earliest"},
         /* The topic is complete when it is read: no point waiting for more. */
         {"fetch.wait.max.ms", "20"},
-        /* A large sink topic in few round trips: fetches of up to 8 MB
-         * rather than 1 MB, at most 16 MB fetched ahead. 16 and 32 MB read
-         * 1M updates in about 2.5 s instead of 5, but a 500,000-row append
-         * sink then took 170 MB in the reader alone against 130 (bench/heavy;
-         * 4 and 8 MB: 100 MB, and 6 s). */
-        {"max.partition.fetch.bytes", "8388608"},
-        {"queued.max.messages.kbytes", "16384"},
+        /* librdkafka 2.0 (Debian's) stops fetching while its queue holds
+         * queued.min.messages or queued.max.messages.kbytes, and starts
+         * again only on its broker thread's next 1 s tick, so a reader
+         * slower than its broker stalls about once per queue filled. Each
+         * queued message also costs about 270 bytes besides its own. On 1M
+         * updates (50 MB; bench/heavy, exec's materialize and peak RSS):
+         * 100,000 and 16 MB with 8 MB fetches 5.1 s, 79 MB; 200,000 and
+         * 16 MB 1.2-3.0 s, 94 MB; 300,000 and 24 MB 1.0-1.3 s, 125 MB;
+         * 500,000 and 32 MB 0.9 s, 178 MB. Fetches stay at the default
+         * 1 MB: with 8 MB ones a bare reader stalled on every fetch. */
+        {"queued.min.messages", "300000"},
+        {"queued.max.messages.kbytes", "24576"},
     };
     if (conf_set_all(conf, settings, sizeof settings / sizeof settings[0], err) != 0) {
         rd_kafka_conf_destroy(conf);
