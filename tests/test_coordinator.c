@@ -253,7 +253,8 @@ static bool harness_wait(harness_t *h, int timeout_ms)
 
 /* Next message of the given type (others are skipped), heartbeating while
  * waiting; NULL after timeout_ms. */
-static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
+/* The next message the fake gets within timeout_ms, whatever its type. */
+static sx_msg_t *fake_next(fake_t *f, int timeout_ms)
 {
     int64_t deadline = zclock_mono() + timeout_ms;
     while (zclock_mono() < deadline) {
@@ -261,9 +262,19 @@ static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
         zpoller_t *poller = zpoller_new(f->sock, NULL);
         void *which = zpoller_wait(poller, 20);
         zpoller_destroy(&poller);
-        if (!which)
-            continue;
-        sx_msg_t *msg = sx_msg_recv(f->sock, NULL, NULL);
+        sx_msg_t *msg = which ? sx_msg_recv(f->sock, NULL, NULL) : NULL;
+        if (msg)
+            return msg;
+    }
+    return NULL;
+}
+
+/* The next message of `type` within timeout_ms; others are dropped. */
+static sx_msg_t *fake_expect(fake_t *f, sx_msg_type_t type, int timeout_ms)
+{
+    int64_t deadline = zclock_mono() + timeout_ms;
+    for (int64_t left = timeout_ms; left > 0; left = deadline - zclock_mono()) {
+        sx_msg_t *msg = fake_next(f, (int)left);
         if (msg && msg->type == type)
             return msg;
         sx_msg_destroy(&msg);
@@ -664,6 +675,52 @@ static void test_noise_and_forgery_change_nothing(void)
     sx_msg_destroy(&other);
     fake_destroy(&a);
     fake_destroy(&forger);
+    harness_destroy(&h);
+}
+
+/* A file is served only if its FILE message fits the protocol's limit with
+ * room for the message around it: a gold file 1 KB short of the limit (a
+ * sparse file: no disk, and a refusal reads none of it) is refused with an
+ * error naming it. The RESULT sent after the request is the next thing
+ * answered (heartbeats aside): the request was handled, and sent nothing. */
+static void test_file_too_large_for_a_message_refused(void)
+{
+    harness_t *h = harness_new(1, NULL);
+    char gold[PATH_MAX + 32];
+    snprintf(gold, sizeof gold, "%s/gold/t001.csv", h->bench);
+    SX_CHECK(truncate(gold, (off_t)SX_PROTO_MAX_BYTES - 1024) == 0);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && gold_hash(assign));
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/file.log", h->bench);
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_INFO);
+    sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
+    request->hash = sx_strdup(gold_hash(assign));
+    SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&request);
+    fake_answer(f, assign, SX_STATUS_EVAL_ERROR);
+    sx_msg_t *first = fake_next(f, WAIT_MS);
+    while (first && first->type == SX_MSG_HEARTBEAT) {
+        sx_msg_destroy(&first);
+        first = fake_next(f, WAIT_MS);
+    }
+    SX_CHECK(first && first->type == SX_MSG_ACK);
+    sx_msg_destroy(&first);
+    sx_logfile_stop(&caught);
+    char *logged = sx_logfile_messages(&caught);
+    char *expected = sx_format("file for worker fw: %s: larger than %u bytes", gold,
+                               SX_PROTO_MAX_BYTES - 4096);
+    SX_CHECK(strstr(logged, expected));
+    free(expected);
+    free(logged);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&assign);
+    fake_destroy(&f);
     harness_destroy(&h);
 }
 
@@ -1745,6 +1802,7 @@ int main(void)
     test_resume_skips_settled();
     test_malformed_messages_rejected();
     test_noise_and_forgery_change_nothing();
+    test_file_too_large_for_a_message_refused();
     test_paused_worker_late_infra_error();
     test_coordinator_stall_kills_nobody();
     test_attempt_deadline();
