@@ -954,8 +954,9 @@ static void test_journal_failure_stops_and_resumes(void)
 
 /* A verdict the coordinator settles itself stops the run too when it cannot
  * be journaled: a missing prediction, settled at start-up (no coordinator
- * is made), and a last attempt's infra_error (the run ends with 1). Either
- * way the error names the journal and errno, and the journal stays empty. */
+ * is made), and a last attempt's infra_error (the run ends with 1, and
+ * the result is not acknowledged). Either way the error names the journal
+ * and errno, and the journal stays empty. */
 static void test_local_settle_failures_stop_the_run(void)
 {
     const char *markers[] = {"", "-"};
@@ -991,6 +992,8 @@ static void test_local_settle_failures_stop_the_run(void)
     disk_restore(&saved);
     SX_CHECK(ended && h->run.rc == 1 && strcmp(h->run.err.msg, want) == 0);
     SX_CHECK(sx_testbench_count_lines(journal) == 0);
+    /* Not durable, so not acknowledged: the worker keeps it spooled. */
+    SX_CHECK(fake_expect(f, SX_MSG_ACK, 300) == NULL);
     sx_msg_destroy(&assign);
     fake_destroy(&f);
     harness_destroy(&h);
