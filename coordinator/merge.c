@@ -12,7 +12,6 @@
 #include <czmq.h>
 #include <jansson.h>
 #include <dirent.h>
-#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,26 +33,30 @@ static void find_methods(const char *input, zlistx_t *methods)
         return;
     struct dirent *entry;
     while ((entry = readdir(dir)) != NULL) {
-        char path[PATH_MAX + 300];
-        snprintf(path, sizeof path, "%s/%s/results.jsonl", input, entry->d_name);
+        char *path = sx_format("%s/%s/results.jsonl", input, entry->d_name);
         if (sx_name_is_safe(entry->d_name) && sx_file_exists(path) &&
             !zlistx_find(methods, entry->d_name))
             zlistx_add_end(methods, sx_strdup(entry->d_name));
+        free(path);
     }
     closedir(dir);
 }
 
-static int copy_csv(const char *from, const char *out_dir, const char *method,
-                    const char *task_id, char *to, size_t to_size, sx_error_t *err)
+/* Copies a final CSV to OUT/METHOD/csv/TASK.csv; its new path (heap), or
+ * NULL. */
+static char *copy_csv(const char *from, const char *out_dir, const char *method,
+                      const char *task_id, sx_error_t *err)
 {
-    snprintf(to, to_size, "%s/%s/csv/%s.csv", out_dir, method, task_id);
+    char *to = sx_format("%s/%s/csv/%s.csv", out_dir, method, task_id);
     size_t size = 0;
     char *data = sx_file_read(from, (size_t)1 << 31, &size, err);
     int rc = data && sx_mkdirs_for(to, err) == 0
                  ? sx_file_write_atomic(to, data, size, err)
                  : -1;
     free(data);
-    return rc;
+    if (rc != 0)
+        free(to);
+    return rc == 0 ? to : NULL;
 }
 
 /* Takes one result line of an input into the merge. */
@@ -74,13 +77,12 @@ static int take(merged_t *m, const sx_bench_t *bench, const char *input,
                                 sx_status_name(r->status));
         return 0; /* the same verdict twice: an overlap that agrees */
     }
-    char to[PATH_MAX + 600];
-    if (r->csv &&
-        copy_csv(r->csv, out_dir, m->method, r->task_id, to, sizeof to, err) != 0)
-        return sx_error_prefix(err, "%s/%s", m->method, r->task_id), -1;
     if (r->csv) {
+        char *to = copy_csv(r->csv, out_dir, m->method, r->task_id, err);
+        if (!to)
+            return sx_error_prefix(err, "%s/%s", m->method, r->task_id), -1;
         free(r->csv);
-        r->csv = sx_strdup(to);
+        r->csv = to;
     }
     m->results[index] = *r;
     memset(r, 0, sizeof *r);
@@ -88,13 +90,10 @@ static int take(merged_t *m, const sx_bench_t *bench, const char *input,
     return 0;
 }
 
-static int read_input(merged_t *m, const sx_bench_t *bench, const char *input,
-                      const char *out_dir, sx_error_t *err)
+/* Takes every line of one input's results.jsonl (at path) into the merge. */
+static int take_results(merged_t *m, const sx_bench_t *bench, const char *input,
+                        const char *out_dir, const char *path, sx_error_t *err)
 {
-    char path[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s/%s/results.jsonl", input, m->method);
-    if (!sx_file_exists(path))
-        return 0;
     size_t size = 0;
     char *data = sx_file_read(path, (size_t)1 << 31, &size, err);
     if (!data)
@@ -115,6 +114,16 @@ static int read_input(merged_t *m, const sx_bench_t *bench, const char *input,
         sx_result_clear(&r);
     }
     free(data);
+    return rc;
+}
+
+/* An input without results for the method has nothing to add. */
+static int read_input(merged_t *m, const sx_bench_t *bench, const char *input,
+                      const char *out_dir, sx_error_t *err)
+{
+    char *path = sx_format("%s/%s/results.jsonl", input, m->method);
+    int rc = sx_file_exists(path) ? take_results(m, bench, input, out_dir, path, err) : 0;
+    free(path);
     return rc;
 }
 
@@ -163,13 +172,20 @@ static bool same_folder(const char *a, const char *b)
     return same;
 }
 
+/* An input's summary.json, or NULL when it has none (or none readable). */
+static json_t *load_summary(const char *input)
+{
+    char *path = sx_format("%s/summary.json", input);
+    json_t *root = sx_file_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+    free(path);
+    return root;
+}
+
 /* Refuses an input whose summary.json says it counts a --tasks subset,
  * unless allowed (an input without summary.json is judged by its results). */
 static int check_subset(const char *input, bool allow_subset, sx_error_t *err)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/summary.json", input);
-    json_t *root = sx_file_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+    json_t *root = load_summary(input);
     json_t *subset = json_object_get(root, "subset");
     int rc = 0;
     if (subset && !allow_subset)
@@ -189,9 +205,7 @@ static json_t *input_workers(const char *const *inputs, size_t input_count)
 {
     json_t *all = json_object();
     for (size_t i = 0; i < input_count; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/summary.json", inputs[i]);
-        json_t *root = sx_file_exists(path) ? json_load_file(path, 0, NULL) : NULL;
+        json_t *root = load_summary(inputs[i]);
         const char *name;
         json_t *runtime;
         json_object_foreach(json_object_get(json_object_get(root, "run"), "workers"),
