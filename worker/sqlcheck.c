@@ -340,6 +340,9 @@ void sx_sqlcheck_test(bool verbose)
         {"CREATE TEMPORARY SYSTEM FUNCTION f AS 'x.Y'",
          "rejected: CREATE TEMPORARY SYSTEM FUNCTION statement", false},
         {"create function f as 'x.Y'", "rejected: CREATE FUNCTION statement", false},
+        /* at most four words follow the first */
+        {"CREATE OR REPLACE TEMPORARY SYSTEM FUNCTION f AS 'x.Y'",
+         "rejected: CREATE OR REPLACE TEMPORARY SYSTEM statement", false},
         {"DROP TABLE result", "rejected: DROP TABLE statement", false},
         {"ALTER TABLE t SET ('x'='y')", "rejected: ALTER TABLE statement", false},
         {"ADD JAR '/tmp/x.jar'", "rejected: ADD JAR statement", false},
