@@ -25,6 +25,12 @@ typedef struct {
     size_t count;
 } merged_t;
 
+/* INPUT/METHOD/results.jsonl (heap). */
+static char *results_path(const char *input, const char *method)
+{
+    return sx_format("%s/%s/results.jsonl", input, method);
+}
+
 /* Adds NAME for every INPUT/NAME/results.jsonl to the set of methods. */
 static void find_methods(const char *input, zlistx_t *methods)
 {
@@ -33,7 +39,7 @@ static void find_methods(const char *input, zlistx_t *methods)
         return;
     struct dirent *entry;
     while ((entry = readdir(dir)) != NULL) {
-        char *path = sx_format("%s/%s/results.jsonl", input, entry->d_name);
+        char *path = results_path(input, entry->d_name);
         if (sx_name_is_safe(entry->d_name) && sx_file_exists(path) &&
             !zlistx_find(methods, entry->d_name))
             zlistx_add_end(methods, sx_strdup(entry->d_name));
@@ -54,9 +60,10 @@ static char *copy_csv(const char *from, const char *out_dir, const char *method,
                  ? sx_file_write_atomic(to, data, size, err)
                  : -1;
     free(data);
-    if (rc != 0)
-        free(to);
-    return rc == 0 ? to : NULL;
+    if (rc == 0)
+        return to;
+    free(to);
+    return NULL;
 }
 
 /* Takes one result line of an input into the merge. */
@@ -121,7 +128,7 @@ static int take_results(merged_t *m, const sx_bench_t *bench, const char *input,
 static int read_input(merged_t *m, const sx_bench_t *bench, const char *input,
                       const char *out_dir, sx_error_t *err)
 {
-    char *path = sx_format("%s/%s/results.jsonl", input, m->method);
+    char *path = results_path(input, m->method);
     int rc = sx_file_exists(path) ? take_results(m, bench, input, out_dir, path, err) : 0;
     free(path);
     return rc;

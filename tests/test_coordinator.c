@@ -251,9 +251,8 @@ static bool harness_wait(harness_t *h, int timeout_ms)
     return which != NULL;
 }
 
-/* Next message of the given type (others are skipped), heartbeating while
+/* The next message the fake gets, whatever its type, heartbeating while
  * waiting; NULL after timeout_ms. */
-/* The next message the fake gets within timeout_ms, whatever its type. */
 static sx_msg_t *fake_next(fake_t *f, int timeout_ms)
 {
     int64_t deadline = zclock_mono() + timeout_ms;

@@ -565,7 +565,7 @@ static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
          * queued message also costs about 270 bytes besides its own. On 1M
          * updates (50 MB; bench/heavy, exec's materialize and peak RSS):
          * 100,000 and 16 MB with 8 MB fetches 5.1 s, 79 MB; 200,000 and
-         * 16 MB 1.2-3.0 s, 94 MB; 300,000 and 24 MB 1.0-1.3 s, 125 MB;
+         * 16 MB 1.2-3.0 s, 94 MB; 300,000 and 24 MB 1.0-1.45 s, 123-129 MB;
          * 500,000 and 32 MB 0.9 s, 178 MB. Fetches stay at the default
          * 1 MB: with 8 MB ones a bare reader stalled on every fetch. */
         {"queued.min.messages", "300000"},
