@@ -423,9 +423,33 @@ static const char *java_binary(char *buf, size_t size)
 
 /* ---- JVM command lines ------------------------------------------------ */
 
-/* java, the marker properties and the heap flags every JVM of a pair gets. */
-static void add_jvm_head(const sx_runtime_t *self, sx_pair_argv_t *v, const char *name,
-                         int heap_mb)
+/* How much the JIT compiles. On a 2-core machine the C2 compiler's threads
+ * were the largest single cost of small tasks: every job brings new code
+ * (Janino's classes, its operators' paths) that turns warm and is compiled
+ * again, and the control plane's code takes hundreds of tasks to settle.
+ * Kafka, the JobManager and the Gateway serve requests, not records: they
+ * stop at C1, whose code was enough for them (1M rows replayed and read back
+ * as fast). The TaskManager runs the queries' records: it keeps C2, but only
+ * for code 20 times hotter than the JVM's default thresholds, which a
+ * million-row job's per-record paths reach in its first moments and the
+ * per-job setup code never does. Measured with bench/fixedcost, bench/scale
+ * and bench/heavy (docs/execution.md, "The JVMs' compilers"). */
+static void add_jit_flags(sx_pair_argv_t *v, component_t c)
+{
+    if (c != TASKMANAGER) {
+        sx_pair_argv_add(v, "-XX:TieredStopAtLevel=1");
+        return;
+    }
+    sx_pair_argv_add(v, "-XX:Tier4InvocationThreshold=100000");
+    sx_pair_argv_add(v, "-XX:Tier4MinInvocationThreshold=12000");
+    sx_pair_argv_add(v, "-XX:Tier4CompileThreshold=300000");
+    sx_pair_argv_add(v, "-XX:Tier4BackEdgeThreshold=800000");
+}
+
+/* java, the marker properties, the heap and JIT flags every JVM of a pair
+ * gets. */
+static void add_jvm_head(const sx_runtime_t *self, sx_pair_argv_t *v, component_t c,
+                         const char *name, int heap_mb)
 {
     char java[PATH_MAX];
     sx_pair_argv_add(v, "%s", java_binary(java, sizeof java));
@@ -434,13 +458,14 @@ static void add_jvm_head(const sx_runtime_t *self, sx_pair_argv_t *v, const char
     sx_pair_argv_add(v, "-Xmx%dm", heap_mb);
     sx_pair_argv_add(v, "-Xms%dm", heap_mb);
     sx_pair_argv_add(v, "-XX:+UseG1GC");
+    add_jit_flags(v, c);
     sx_pair_argv_add(v, "-Djava.awt.headless=true");
 }
 
 void sx_pair_kafka_command(const sx_runtime_t *self, sx_pair_argv_t *v,
                            const char *main_class)
 {
-    add_jvm_head(self, v, main_class == NULL ? "kafka" : "kafka-format",
+    add_jvm_head(self, v, KAFKA, main_class == NULL ? "kafka" : "kafka-format",
                  self->config.kafka_heap_mb);
     sx_pair_argv_add(v, "-XX:MaxGCPauseMillis=20");
     sx_pair_argv_add(v, "-Dlog4j.configuration=file:%s/conf/log4j-kafka.properties",
@@ -460,7 +485,7 @@ int sx_pair_flink_command(const sx_runtime_t *self, component_t c, sx_pair_argv_
     int heap = c == JOBMANAGER    ? cfg->jobmanager_heap_mb
                : c == TASKMANAGER ? TM_FRAMEWORK_HEAP_MB + cfg->taskmanager_heap_mb
                                   : cfg->gateway_heap_mb;
-    add_jvm_head(self, v, sx_pair_names[c], heap);
+    add_jvm_head(self, v, c, sx_pair_names[c], heap);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/flink/java-opts.txt", self->runtime_dir);
     if (argv_add_lines(v, path, err) != 0)
@@ -582,6 +607,52 @@ static void test_generated_config(void)
     sx_runtime_destroy(&rt);
 }
 
+static bool argv_has(const sx_pair_argv_t *v, const char *arg)
+{
+    for (size_t i = 0; i < v->count; i++)
+        if (strcmp(v->items[i], arg) == 0)
+            return true;
+    return false;
+}
+
+/* Each JVM's JIT flags: C1 alone for Kafka, the JobManager and the Gateway;
+ * C2 kept for the TaskManager, on hotter code only. */
+static void test_jit_flags(void)
+{
+    char dir[] = "/tmp/sx_runtime_jit_XXXXXX";
+    SX_CHECK(mkdtemp(dir) != NULL);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/flink", dir);
+    sx_error_t err;
+    SX_CHECK(sx_mkdirs(path, &err) == 0);
+    snprintf(path, sizeof path, "%s/flink/java-opts.txt", dir);
+    SX_CHECK(sx_pair_write_text(path, "--add-opens=java.base/java.lang=ALL-UNNAMED\n",
+                                &err) == 0);
+    sx_runtime_config_t c;
+    sx_runtime_config_defaults(&c, 1);
+    c.runtime_dir = dir;
+    sx_runtime_t *rt = sx_runtime_new(&c, &err);
+    for (int k = KAFKA; k <= GATEWAY; k++) {
+        sx_pair_argv_t v = {0};
+        if (k == KAFKA)
+            sx_pair_kafka_command(rt, &v, NULL);
+        else
+            SX_CHECK(sx_pair_flink_command(rt, (component_t)k, &v, &err) == 0);
+        bool c1_only = argv_has(&v, "-XX:TieredStopAtLevel=1");
+        bool hot_c2 = argv_has(&v, "-XX:Tier4InvocationThreshold=100000");
+        SX_CHECK(c1_only == (k != TASKMANAGER));
+        SX_CHECK(hot_c2 == (k == TASKMANAGER));
+        SX_CHECK(argv_has(&v, "--add-opens=java.base/java.lang=ALL-UNNAMED") ==
+                 (k != KAFKA));
+        sx_pair_argv_free(&v);
+    }
+    sx_runtime_destroy(&rt);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/flink", dir);
+    rmdir(path);
+    SX_CHECK(rmdir(dir) == 0);
+}
+
 static void test_describe_install(void)
 {
     char dir[] = "/tmp/sx_runtime_install_XXXXXX";
@@ -638,6 +709,7 @@ void sx_pairconf_test(bool verbose)
 {
     (void)verbose;
     test_ports();
+    test_jit_flags();
     test_config_validation();
     test_generated_config();
     test_describe_install();
