@@ -19,6 +19,8 @@
 #include <string.h>
 
 #define POLL_MS 100
+/* Messages taken from the consumer queue per call. */
+#define READ_BATCH 1024
 
 struct _sx_kafka_t {
     char *bootstrap;
@@ -599,41 +601,64 @@ static int deliver(const rd_kafka_message_t *msg, sx_kafka_each_fn *fn, void *ar
     return fn(&view, arg, err);
 }
 
+/* One message of the assigned partition: delivered when below `end`, the
+ * position `next` moved past it (an end-of-partition event moves it to the
+ * broker's end). */
+static int take_message(sx_kafka_t *self, const char *topic,
+                        const rd_kafka_message_t *msg, int64_t end, int64_t *next,
+                        sx_kafka_each_fn *fn, void *arg, sx_error_t *err)
+{
+    if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        *next = msg->offset > *next ? msg->offset : *next;
+        return 0;
+    }
+    if (msg->err)
+        return sx_error_set(err, "Kafka at %s: reading %s: %s", self->bootstrap, topic,
+                            rd_kafka_message_errstr(msg));
+    if (msg->offset >= end) {
+        *next = end; /* written after the read began: not ours to return */
+        return 0;
+    }
+    *next = msg->offset + 1;
+    return deliver(msg, fn, arg, err);
+}
+
 /* Consumes from the assigned partition, positioned at `start`, until offset
- * `end` is reached. The
- * deadline moves with progress, so a long topic is not cut short. */
+ * `end` is reached, READ_BATCH messages a call: one poll per message left
+ * the reader slower than its broker, and librdkafka 2.0 stalls a second
+ * each time that fills its queue (see consumer_new). The deadline moves
+ * with progress, so a long topic is not cut short. */
 static int consume_until(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
                          int64_t start, int64_t end, sx_kafka_each_fn *fn, void *arg,
                          sx_error_t *err)
 {
+    rd_kafka_queue_t *queue = rd_kafka_queue_get_consumer(rk);
+    rd_kafka_message_t *batch[READ_BATCH];
     int64_t deadline = zclock_mono() + self->timeout_ms;
     int64_t next = start;
-    while (next < end) {
-        if (zclock_mono() > deadline)
-            return sx_error_set(err,
-                                "Kafka at %s: reading %s stalled at offset %lld of %lld",
-                                self->bootstrap, topic, (long long)next, (long long)end);
-        rd_kafka_message_t *msg = rd_kafka_consumer_poll(rk, POLL_MS);
-        if (!msg)
-            continue;
-        int rc = 0;
-        if (msg->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-            next = msg->offset > next ? msg->offset : next;
-        } else if (msg->err) {
-            rc = sx_error_set(err, "Kafka at %s: reading %s: %s", self->bootstrap, topic,
-                              rd_kafka_message_errstr(msg));
-        } else if (msg->offset < end) {
-            rc = deliver(msg, fn, arg, err);
-            next = msg->offset + 1;
-            deadline = zclock_mono() + self->timeout_ms;
-        } else {
-            next = end; /* written after the read began: not ours to return */
+    int rc = 0;
+    while (rc == 0 && next < end) {
+        if (zclock_mono() > deadline) {
+            rc = sx_error_set(err,
+                              "Kafka at %s: reading %s stalled at offset %lld of %lld",
+                              self->bootstrap, topic, (long long)next, (long long)end);
+            break;
         }
-        rd_kafka_message_destroy(msg);
-        if (rc != 0)
-            return rc;
+        ssize_t got = rd_kafka_consume_batch_queue(queue, POLL_MS, batch, READ_BATCH);
+        if (got < 0)
+            rc = sx_error_set(err, "Kafka at %s: reading %s: %s", self->bootstrap, topic,
+                              rd_kafka_err2str(rd_kafka_last_error()));
+        int64_t before = next;
+        for (ssize_t i = 0; i < got; i++) {
+            if (rc == 0)
+                rc = take_message(self, topic, batch[i], end, &next, fn, arg, err);
+            rd_kafka_message_destroy(batch[i]);
+        }
+        if (next > before)
+            deadline = zclock_mono() + self->timeout_ms;
     }
-    return 0;
+    rd_kafka_queue_destroy(queue);
+    return rc;
 }
 
 static int read_partition(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
