@@ -560,6 +560,10 @@ static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
         {"auto.offset.reset", "earliest"},
         /* The topic is complete when it is read: no point waiting for more. */
         {"fetch.wait.max.ms", "20"},
+        /* A metadata answer wakes the broker thread: the stall below then
+         * lasts at most this long, not a second (500,000 appended rows read
+         * and folded in 0.95-0.96 s instead of 1.38-1.41 s, bench/heavy). */
+        {"topic.metadata.refresh.interval.ms", "100"},
         /* librdkafka 2.0 (Debian's) stops fetching while its queue holds
          * queued.min.messages or queued.max.messages.kbytes, and starts
          * again only on its broker thread's next 1 s tick, so a reader
