@@ -838,6 +838,27 @@ static void test_round_trip(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
     free(values);
 }
 
+/* Counts the messages handed over and refuses the one at offset 1500. */
+static int refuse_at_1500(const sx_kafka_message_t *message, void *arg, sx_error_t *err)
+{
+    (*(int *)arg)++;
+    return message->offset == 1500
+               ? sx_error_set(err, "refused %lld", (long long)message->offset)
+               : 0;
+}
+
+/* A reader that fails mid-batch (the second batch of 1,024) stops there:
+ * nothing after it is handed over, and the batch's other messages are
+ * released (LeakSanitizer). */
+static void test_read_stops_at_refusal(sx_kafka_t *kafka)
+{
+    int seen = 0;
+    sx_error_t err;
+    SX_CHECK(sx_kafka_read_topic_each(kafka, "rt", refuse_at_1500, &seen, &err) == -1);
+    SX_CHECK(seen == 1501);
+    SX_CHECK(strcmp(err.msg, "refused 1500") == 0);
+}
+
 static void test_empty_topic(sx_kafka_t *kafka, rd_kafka_mock_cluster_t *mock)
 {
     rd_kafka_mock_topic_create(mock, "empty", 1, 1);
@@ -1006,6 +1027,7 @@ void sx_kafka_test(bool verbose)
     SX_CHECK(sx_kafka_check(kafka, &err) == 0);
     int64_t start = zclock_mono();
     test_round_trip(kafka, mock);
+    test_read_stops_at_refusal(kafka);
     test_empty_topic(kafka, mock);
     test_trimmed_topic(kafka, mock);
     test_list_topics(kafka, mock);
