@@ -630,6 +630,18 @@ static int take_message(sx_kafka_t *self, const char *topic,
     return deliver(msg, fn, arg, err);
 }
 
+/* Up to READ_BATCH messages of the queue: those already there, else the
+ * first to come within POLL_MS. A batch call that waits fills its batch or
+ * its whole timeout, which at a topic's end is POLL_MS lost on every read. */
+static ssize_t take_batch(rd_kafka_queue_t *queue, rd_kafka_message_t **batch)
+{
+    ssize_t got = rd_kafka_consume_batch_queue(queue, 0, batch, READ_BATCH);
+    if (got != 0)
+        return got;
+    batch[0] = rd_kafka_consume_queue(queue, POLL_MS);
+    return batch[0] != NULL;
+}
+
 /* Consumes from the assigned partition, positioned at `start`, until offset
  * `end` is reached, READ_BATCH messages a call: one poll per message left
  * the reader slower than its broker, and librdkafka 2.0 stalls a second
@@ -651,7 +663,7 @@ static int consume_until(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
                               self->bootstrap, topic, (long long)next, (long long)end);
             break;
         }
-        ssize_t got = rd_kafka_consume_batch_queue(queue, POLL_MS, batch, READ_BATCH);
+        ssize_t got = take_batch(queue, batch);
         if (got < 0)
             rc = sx_error_set(err, "Kafka at %s: reading %s: %s", self->bootstrap, topic,
                               rd_kafka_err2str(rd_kafka_last_error()));
