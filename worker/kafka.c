@@ -644,7 +644,7 @@ static ssize_t take_batch(rd_kafka_queue_t *queue, rd_kafka_message_t **batch)
 
 /* Consumes from the assigned partition, positioned at `start`, until offset
  * `end` is reached, READ_BATCH messages a call: one poll per message left
- * the reader slower than its broker, and librdkafka 2.0 stalls a second
+ * the reader slower than its broker, and librdkafka 2.0 stops fetching
  * each time that fills its queue (see consumer_new). The deadline moves
  * with progress, so a long topic is not cut short. */
 static int consume_until(sx_kafka_t *self, rd_kafka_t *rk, const char *topic,
