@@ -15,6 +15,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,6 +580,54 @@ static void test_config_validation(void)
     SX_CHECK(sx_runtime_config_validate(&c, &err) == -1);
 }
 
+/* Each bounded setting takes both of its ends and refuses one past either,
+ * naming itself and its range. */
+static void test_config_ranges(void)
+{
+    static const struct {
+        size_t field;
+        const char *what;
+        int low, high;
+    } ranges[] = {
+        {offsetof(sx_runtime_config_t, index), "the worker index", 0,
+         SX_RUNTIME_MAX_INDEX},
+        {offsetof(sx_runtime_config_t, slots), "TaskManager slots", 1, 256},
+        {offsetof(sx_runtime_config_t, kafka_heap_mb), "the Kafka heap (MiB)", 128,
+         65536},
+        {offsetof(sx_runtime_config_t, jobmanager_heap_mb), "the JobManager heap (MiB)",
+         128, 65536},
+        {offsetof(sx_runtime_config_t, taskmanager_heap_mb), "the TaskManager heap (MiB)",
+         128, 65536},
+        {offsetof(sx_runtime_config_t, taskmanager_managed_mb),
+         "the TaskManager managed memory (MiB)", 0, 65536},
+        {offsetof(sx_runtime_config_t, gateway_heap_mb), "the SQL Gateway heap (MiB)",
+         128, 65536},
+        {offsetof(sx_runtime_config_t, start_timeout_s), "the start timeout (s)", 1,
+         3600},
+        {offsetof(sx_runtime_config_t, stop_grace_s), "the stop grace period (s)", 0,
+         600},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        int values[] = {ranges[i].low, ranges[i].high, ranges[i].low - 1,
+                        ranges[i].high + 1};
+        for (size_t k = 0; k < 4; k++) {
+            sx_runtime_config_t c;
+            sx_error_t err;
+            sx_runtime_config_defaults(&c, 0);
+            *(int *)((char *)&c + ranges[i].field) = values[k];
+            if (k < 2) {
+                SX_CHECK(sx_runtime_config_validate(&c, &err) == 0);
+                continue;
+            }
+            SX_CHECK(sx_runtime_config_validate(&c, &err) == -1);
+            char expected[SX_ERROR_MAX];
+            snprintf(expected, sizeof expected, "%s must be between %d and %d, got %d",
+                     ranges[i].what, ranges[i].low, ranges[i].high, values[k]);
+            SX_CHECK(strcmp(err.msg, expected) == 0);
+        }
+    }
+}
+
 static void test_generated_config(void)
 {
     sx_runtime_config_t c;
@@ -710,6 +759,7 @@ void sx_pairconf_test(bool verbose)
     (void)verbose;
     test_ports();
     test_jit_flags();
+    test_config_ranges();
     test_config_validation();
     test_generated_config();
     test_describe_install();
