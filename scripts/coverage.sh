@@ -3,8 +3,8 @@
 # command-line suites (--report: only the report, from the counters the last
 # run left in build-cov/).
 # Builds a Debug build with gcc --coverage into build-cov/, runs
-# ctest -L 'unit|cli' there (cli_fuzz left out: it builds its own clang
-# targets in build-fuzz/, which add nothing to build-cov's counters), then
+# ctest -L 'unit|cli' there (cli_fuzz and cli_build_types left out: they
+# build their own trees, which add nothing to build-cov's counters), then
 # prints lines and branches per source file (gcovr, Debian package gcovr,
 # installed by scripts/setup-deps.sh), the verdict-deciding files of
 # scripts/verdict-files.txt marked with '*' and repeated in a table of their
@@ -31,7 +31,7 @@ if ! $report_only; then
         "-DCMAKE_C_FLAGS=--coverage -fprofile-update=atomic" -DCMAKE_EXE_LINKER_FLAGS=--coverage
     # Counters add up across runs: start from zero so the figures are this run's.
     find "$build" -name '*.gcda' -delete
-    ctest --test-dir "$build" -L 'unit|cli' -E '^cli_fuzz$' -j2 --no-tests=error \
+    ctest --test-dir "$build" -L 'unit|cli' -E '^(cli_fuzz|cli_build_types)$' -j2 --no-tests=error \
         --output-on-failure >"$build/coverage-ctest.log" 2>&1 || tests=$?
     tail -n 3 "$build/coverage-ctest.log"
 fi

@@ -6,8 +6,9 @@
 # failed, 0 if all RUNS passed. The hog (one busy loop per core, at the
 # priority of the tests) is always stopped, Ctrl-C included. Left out of the
 # repeated runs: cli_fuzz (it fuzzes for a fixed time: minutes per run, and a crash it
-# finds is a bug, not a flake; scripts/fuzz.sh is its tool) and cli_format
-# (clang-format over the tree: load cannot change its result).
+# finds is a bug, not a flake; scripts/fuzz.sh is its tool), cli_format
+# (clang-format over the tree: load cannot change its result) and
+# cli_build_types (a compiler's verdict on the tree: the same too).
 # Ctrl-C stops it with the list so far. Each run's ctest log is kept in
 # build/flaky/run-N.log. Environment: SX_FLAKY_HOGS (busy loops, default the
 # number of cores), SX_FLAKY_JOBS (ctest -j, default 2). Not part of CI: a
@@ -18,7 +19,7 @@ runs="${1:-20}"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/flaky.sh [RUNS]" >&2; exit 2; }
 hogs="${SX_FLAKY_HOGS:-$(nproc)}"
 jobs="${SX_FLAKY_JOBS:-2}"
-excluded='^(cli_fuzz|cli_format)$'
+excluded='^(cli_fuzz|cli_format|cli_build_types)$'
 
 scripts/build.sh build
 logs=build/flaky

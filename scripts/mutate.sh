@@ -10,8 +10,9 @@
 # is no gap in the tests (e.g. a log call whose arguments were swapped
 # before its format string). Each valid mutant runs the fast
 # suite, ctest -L 'unit|cli' without cli_fuzz (fixed-time fuzzing),
-# cli_signals (hundreds of timed runs) and cli_format (a mutant is not
-# clang-formatted), unit tests first, stopping at the first failure; within
+# cli_signals (hundreds of timed runs), cli_format (a mutant is not
+# clang-formatted) and cli_build_types (a whole -O3 build each), unit
+# tests first, stopping at the first failure; within
 # each of the two phases the tests run in tiers by the time they took in the
 # unmutated run (SX_MUTATE_QUICK, default "1 20": under 1 s, under 20 s,
 # the rest), so that a mutant test_score kills in 0.1 s is not kept waiting
@@ -40,7 +41,7 @@
 # same mutants), SX_MUTATE_SECONDS (time box for the mutants, default 3600:
 # no new mutant starts after it), SX_MUTATE_JOBS (build and ctest -j,
 # default 2), SX_MUTATE_EXCLUDE (ctest -E regex of the tests left out, default
-# the three above; '^cli_' gives a quick pass over the unit tests alone),
+# the four above; '^cli_' gives a quick pass over the unit tests alone),
 # SX_MUTATE_QUICK (the tiers' upper bounds in seconds, ascending),
 # SX_MUTATE_SANITIZE (-fsanitize= of the copy's build, default leak; empty
 # for none; address,undefined as CI's sanitizer build, at twice the time).
@@ -52,7 +53,7 @@ per_file="${SX_MUTATE_PER_FILE:-5}"
 seed="${SX_MUTATE_SEED:-2026}"
 budget="${SX_MUTATE_SECONDS:-3600}"
 jobs="${SX_MUTATE_JOBS:-2}"
-excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format)$}"
+excluded="${SX_MUTATE_EXCLUDE:-^(cli_fuzz|cli_signals|cli_format|cli_build_types)$}"
 equivalents="$repo/tests/mutants-equivalent.txt"
 e2e_killed="$repo/tests/mutants-e2e.txt"
 only="${SX_MUTATE_ONLY:-}"

@@ -40,7 +40,7 @@ run_ctest() {
 # machine's cores and memory.
 echo "== unit and command-line tests under ASan+UBSan"
 run_ctest --test-dir build-asan -L 'unit|cli'
-echo "== unit and command-line tests (cli_fuzz ran above: its clang build is the same for both)"
-run_ctest --test-dir build -L 'unit|cli' -E '^cli_fuzz$'
+echo "== unit and command-line tests (cli_fuzz and cli_build_types ran above: their own builds are the same for both)"
+run_ctest --test-dir build -L 'unit|cli' -E '^(cli_fuzz|cli_build_types)$'
 echo "== end-to-end tests on real Kafka and Flink"
 run_ctest --test-dir build -L e2e

@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "common/mem.h"
 #include "common/selftest.h"
 #include "common/signals.h"
 #include "tests/kit/fakeflink.h"
@@ -34,9 +35,9 @@
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *path = sx_format("%s/%s", dir, name);
     FILE *f = fopen(path, "w");
+    free(path);
     SX_CHECK(f);
     fputs(text, f);
     fclose(f);

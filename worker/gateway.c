@@ -262,9 +262,9 @@ static json_t *http_ok(sx_gateway_t *self, const char *method, const char *url,
         return NULL;
     if (status / 100 == 2 && response)
         return response;
-    char what[512];
-    snprintf(what, sizeof what, "%s %s", method, url);
+    char *what = sx_format("%s %s", method, url);
     classify_failure(response, status, what, err);
+    free(what);
     json_decref(response);
     return NULL;
 }

@@ -857,6 +857,12 @@ static size_t *replay_ranks(const sx_prepare_t *self)
     return rank;
 }
 
+/* Record `index` of a source kept in memory (not scanned). */
+static const char *kept_value(const sx_prepare_t *self, size_t index)
+{
+    return self->values + self->records[index].at;
+}
+
 int sx_prepare_each(const sx_prepare_t *self, const char *task_id,
                     const sx_source_t *source, sx_prepare_fn *each, void *arg,
                     sx_error_t *err)
@@ -865,7 +871,7 @@ int sx_prepare_each(const sx_prepare_t *self, const char *task_id,
     if (!self->scanned) {
         int rc = 0;
         for (size_t i = 0; rc == 0 && i < self->count; i++) {
-            const char *value = sx_prepare_value(self, i);
+            const char *value = kept_value(self, i);
             rc = each(value, strlen(value), self->records[i].timestamp, arg, err);
         }
         return rc;
@@ -908,8 +914,7 @@ size_t sx_prepare_count(const sx_prepare_t *self)
 
 const char *sx_prepare_value(const sx_prepare_t *self, size_t index)
 {
-    return index < self->count && !self->scanned ? self->values + self->records[index].at
-                                                 : NULL;
+    return index < self->count && !self->scanned ? kept_value(self, index) : NULL;
 }
 
 int64_t sx_prepare_timestamp(const sx_prepare_t *self, size_t index)
