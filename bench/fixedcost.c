@@ -4,7 +4,7 @@
  * runs every task of PREDICTIONS (BENCH's task IDs in order) ROUNDS times
  * (default 1) through one sx_executor_t on the running local pair INDEX, as
  * a worker's executor thread does (the pair watched before each task, the
- * shared source topics of worker/replays.h, unless `private`, the cleanup
+ * shared source topics of worker/exec/replays.h, unless `private`, the cleanup
  * after the result), after WARMUP untimed rounds (default 1). It prints where the CPU
  * went: the user + system seconds of each JVM of the pair (from /proc/PID/stat, before
  * and after the timed rounds) and of this process (getrusage), per task; and
@@ -13,11 +13,12 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/predictions.h"
-#include "common/result.h"
-#include "common/task.h"
-#include "worker/executor.h"
-#include "worker/runtime.h"
+#include "common/bench/predictions.h"
+#include "common/results/result.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
+#include "worker/exec/executor.h"
+#include "worker/pair/pair.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 typedef struct {
     sx_bench_t *bench;
     sx_predictions_t *predictions;
-    sx_runtime_t *pair;
+    sx_pair_t *pair;
     sx_executor_t *executor;
     sx_replays_t *replays; /* NULL: private replays */
     char csv_dir[4096];
@@ -66,22 +67,22 @@ static double self_cpu(void)
 }
 
 /* The CPU seconds of every component, then of this process. */
-static int snapshot(sx_runtime_t *pair, double cpu[SX_RUNTIME_COMPONENTS + 1],
-                    sx_runtime_status_t *status)
+static int snapshot(sx_pair_t *pair, double cpu[SX_PAIR_COMPONENTS + 1],
+                    sx_pair_status_t *status)
 {
     sx_error_t err;
-    if (sx_runtime_status(pair, status, &err) != 0) {
+    if (sx_pair_status(pair, status, &err) != 0) {
         fprintf(stderr, "fixedcost: %s\n", err.msg);
         return -1;
     }
-    for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++) {
+    for (int i = 0; i < SX_PAIR_COMPONENTS; i++) {
         cpu[i] = process_cpu(status->components[i].pid);
         if (cpu[i] < 0) {
             fprintf(stderr, "fixedcost: %s is not running\n", status->components[i].name);
             return -1;
         }
     }
-    cpu[SX_RUNTIME_COMPONENTS] = self_cpu();
+    cpu[SX_PAIR_COMPONENTS] = self_cpu();
     return 0;
 }
 
@@ -98,7 +99,7 @@ static void run_task(batch_t *b, const char *task_id, int round, bool timed)
     sx_result_t result;
     sx_timings_t timings;
     sx_error_t err;
-    if (sx_runtime_watch(b->pair, &err) < 0)
+    if (sx_pair_watch(b->pair, &err) < 0)
         fprintf(stderr, "fixedcost: %s\n", err.msg);
     sx_executor_run(b->executor, &request, &result, &timings);
     timings.cleanup = sx_executor_finish_task(b->executor);
@@ -130,16 +131,16 @@ static int by_value(const void *a, const void *b)
 }
 
 static void print_tables(batch_t *b, const double before[], const double after[],
-                         const sx_runtime_status_t *status, double wall)
+                         const sx_pair_status_t *status, double wall)
 {
     double n = (double)b->tasks, total = 0;
-    for (int i = 0; i <= SX_RUNTIME_COMPONENTS; i++)
+    for (int i = 0; i <= SX_PAIR_COMPONENTS; i++)
         total += after[i] - before[i];
     printf("%-12s %8s %8s %6s\n", "process", "cpu_s", "ms/task", "share");
-    for (int i = 0; i <= SX_RUNTIME_COMPONENTS; i++) {
+    for (int i = 0; i <= SX_PAIR_COMPONENTS; i++) {
         double cpu = after[i] - before[i];
         printf("%-12s %8.2f %8.1f %5.1f%%\n",
-               i < SX_RUNTIME_COMPONENTS ? status->components[i].name : "streamex", cpu,
+               i < SX_PAIR_COMPONENTS ? status->components[i].name : "streamex", cpu,
                1e3 * cpu / n, 100 * cpu / total);
     }
     printf("%-12s %8.2f %8.1f %5.1f%%\n\n", "total", total, 1e3 * total / n, 100.0);
@@ -173,16 +174,16 @@ static int batch_open(batch_t *b, const char *bench_dir, const char *predictions
     b->predictions = sx_predictions_load(predictions, b->bench, err);
     if (!b->predictions)
         return -1;
-    sx_runtime_config_t config;
-    sx_runtime_config_defaults(&config, index);
-    b->pair = sx_runtime_new(&config, err);
+    sx_pair_config_t config;
+    sx_pair_config_defaults(&config, index);
+    b->pair = sx_pair_new(&config, err);
     if (!b->pair)
         return -1;
     char run_id[64];
     snprintf(run_id, sizeof run_id, "fixedcost-%d", (int)getpid());
-    sx_executor_config_t exec = {sx_runtime_bootstrap(b->pair),
-                                 sx_runtime_gateway_url(b->pair),
-                                 sx_runtime_rest_url(b->pair),
+    sx_executor_config_t exec = {sx_pair_bootstrap(b->pair),
+                                 sx_pair_gateway_url(b->pair),
+                                 sx_pair_rest_url(b->pair),
                                  run_id,
                                  SX_PROFILE_SPIDER2_LITE_2025_11,
                                  false,
@@ -208,7 +209,7 @@ static void batch_close(batch_t *b)
         rmdir(b->csv_dir);
     sx_executor_destroy(&b->executor);
     sx_replays_destroy(&b->replays);
-    sx_runtime_destroy(&b->pair);
+    sx_pair_destroy(&b->pair);
     sx_predictions_destroy(&b->predictions);
     sx_bench_destroy(&b->bench);
     free(b->totals);
@@ -234,8 +235,8 @@ int main(int argc, char **argv)
         b.totals =
             calloc(sx_bench_task_count(b.bench) * (size_t)rounds + 1, sizeof *b.totals);
         run_rounds(&b, 0, warmup, false);
-        double before[SX_RUNTIME_COMPONENTS + 1], after[SX_RUNTIME_COMPONENTS + 1];
-        sx_runtime_status_t status;
+        double before[SX_PAIR_COMPONENTS + 1], after[SX_PAIR_COMPONENTS + 1];
+        sx_pair_status_t status;
         if (snapshot(b.pair, before, &status) == 0) {
             double start = sx_clock_seconds();
             run_rounds(&b, warmup, rounds, true);

@@ -22,9 +22,9 @@
 #include "common/error.h"
 #include "common/files.h"
 #include "common/mem.h"
-#include "common/task.h"
-#include "worker/materialize.h"
-#include "worker/prepare.h"
+#include "common/bench/task.h"
+#include "worker/exec/materialize.h"
+#include "worker/exec/prepare.h"
 
 #include <stdint.h>
 #include <stdio.h>

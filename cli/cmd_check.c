@@ -1,10 +1,10 @@
 /* cmd_check.c: `streamex check --bench BENCH [--method NAME=FILE ...]`, the
  * validation of a benchmark and of predictions files before anything runs.
- * It uses the same loaders the coordinator and workers use (common/task.h,
- * common/predictions.h, common/score.h), but collects every problem instead
+ * It uses the same loaders the coordinator and workers use (common/bench/task.h,
+ * common/bench/predictions.h, common/ex/score.h), but collects every problem instead
  * of stopping at the first. It goes further than loading: it fills every
- * DDL and prepares every source row as a worker would (worker/ddl.h,
- * worker/prepare.h), so a bench that passes check never ends in
+ * DDL and prepares every source row as a worker would (worker/sql/ddl.h,
+ * worker/exec/prepare.h), so a bench that passes check never ends in
  * input_error, and it opens what only scoring reads: each gold CSV and
  * evaluation JSON, checked against each other. Problems go to stderr one a
  * line, a summary to stdout. */
@@ -13,16 +13,17 @@
 #include "common/mem.h"
 #include "common/signals.h"
 #include "common/files.h"
-#include "common/frame.h"
-#include "common/predictions.h"
-#include "common/problems.h"
-#include "common/score.h"
-#include "common/task.h"
-#include "worker/ddl.h"
-#include "worker/hazards.h"
-#include "worker/prepare.h"
-#include "worker/runtime.h"
-#include "worker/sqlcheck.h"
+#include "common/ex/frame.h"
+#include "common/bench/predictions.h"
+#include "common/bench/problems.h"
+#include "common/ex/score.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
+#include "worker/sql/ddl.h"
+#include "worker/check/hazards.h"
+#include "worker/exec/prepare.h"
+#include "worker/pair/pair.h"
+#include "worker/sql/sqlcheck.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -141,7 +142,7 @@ static void check_ddl(const sx_task_t *task, const char *where, const char *ddl,
 
 /* The steps a worker takes before Kafka: DDL filling and the projection and
  * time conversion of every source row (the first bad row of each source),
- * and the streaming hazards of the prepared rows (worker/hazards.h). */
+ * and the streaming hazards of the prepared rows (worker/check/hazards.h). */
 static void check_task_inputs(const sx_task_t *task, sx_problems_t *warnings,
                               sx_problems_t *problems)
 {
@@ -276,7 +277,7 @@ static int report(const sx_problems_t *problems)
 static void print_runtime_line(void)
 {
     char line[1024];
-    sx_runtime_describe_install(NULL, line, sizeof line);
+    sx_pair_describe_install(NULL, line, sizeof line);
     printf("runtime: %s\n", line);
 }
 

@@ -9,26 +9,27 @@
  * STREAMING mode; where Flink BATCH over the very same rows gives another
  * relation, the gold depends on the execution mode or on timing, and a
  * method can be right and score 0. doctor runs each reference query in
- * BATCH mode (worker/oracle.h), scores the batch relation against gold with
+ * BATCH mode (worker/check/oracle.h), scores the batch relation against gold with
  * the EX comparison, and lists every task that differs, naming the cause
  * where it is a known one (found by tests/differential): a global aggregate
  * over empty input, event times before 1970, a zero-delay watermark on tied
- * event times (worker/hazards.h), dedup or Top-N whose order has ties. */
+ * event times (worker/check/hazards.h), dedup or Top-N whose order has ties. */
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/csv.h"
 #include "common/files.h"
 #include "common/mem.h"
-#include "common/predictions.h"
-#include "common/problems.h"
-#include "common/result.h"
-#include "common/score.h"
-#include "common/task.h"
+#include "common/bench/predictions.h"
+#include "common/bench/problems.h"
+#include "common/results/result.h"
+#include "common/ex/score.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
 #include "proto/proto.h"
-#include "worker/hazards.h"
-#include "worker/oracle.h"
-#include "worker/prepare.h"
-#include "worker/runtime.h"
+#include "worker/check/hazards.h"
+#include "worker/check/oracle.h"
+#include "worker/exec/prepare.h"
+#include "worker/pair/pair.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -137,7 +138,7 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
             opt->rest = optarg;
             break;
         case 'i':
-            if (sx_option_int("index", optarg, 0, SX_RUNTIME_MAX_INDEX, &index, err) != 0)
+            if (sx_option_int("index", optarg, 0, SX_PAIR_MAX_INDEX, &index, err) != 0)
                 return -1;
             opt->index = (int)index;
             break;
@@ -181,9 +182,9 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
     if (!oracle && (opt->gateway || opt->rest))
         return sx_error_set(err,
                             "--flink-gateway and --flink-rest are for --oracle batch");
-    if (opt->index + opt->workers - 1 > SX_RUNTIME_MAX_INDEX)
+    if (opt->index + opt->workers - 1 > SX_PAIR_MAX_INDEX)
         return sx_error_set(err, "--index + --workers goes past pair index %d",
-                            SX_RUNTIME_MAX_INDEX);
+                            SX_PAIR_MAX_INDEX);
     if (!opt->gateway != !opt->rest)
         return sx_error_set(err, "--flink-gateway and --flink-rest go together");
     return 0;
@@ -438,9 +439,9 @@ int sx_cmd_doctor(int argc, char **argv)
         return doctor_streaming(&opt, opt.output ? opt.output : "streamex-doctor");
     char gateway_url[64], rest_url[64];
     snprintf(gateway_url, sizeof gateway_url, "http://127.0.0.1:%d",
-             sx_runtime_port(opt.index, SX_PORT_GATEWAY));
+             sx_pair_port(opt.index, SX_PORT_GATEWAY));
     snprintf(rest_url, sizeof rest_url, "http://127.0.0.1:%d",
-             sx_runtime_port(opt.index, SX_PORT_FLINK_REST));
+             sx_pair_port(opt.index, SX_PORT_FLINK_REST));
     sx_gateway_t *gateway =
         sx_gateway_new(opt.gateway ? opt.gateway : gateway_url,
                        opt.rest ? opt.rest : rest_url, CLIENT_TIMEOUT_MS, &err);

@@ -8,10 +8,11 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/signals.h"
-#include "common/predictions.h"
-#include "common/task.h"
-#include "worker/executor.h"
-#include "worker/runtime.h"
+#include "common/bench/predictions.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
+#include "worker/exec/executor.h"
+#include "worker/pair/pair.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -108,7 +109,7 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
             opt->rest = optarg;
             break;
         case 'i':
-            if (sx_option_int("index", optarg, 0, SX_RUNTIME_MAX_INDEX, &index, err) != 0)
+            if (sx_option_int("index", optarg, 0, SX_PAIR_MAX_INDEX, &index, err) != 0)
                 return -1;
             opt->index = (int)index;
             break;
@@ -201,22 +202,22 @@ static void print_report(const sx_result_t *result, const sx_timings_t *t)
 /* The pair to run on: the external one given, local pair opt->index if it
  * already runs healthy, else that pair started now (and stopped when the
  * returned object is destroyed). */
-static sx_runtime_t *pair_open(const exec_options_t *opt, sx_error_t *err)
+static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
 {
-    sx_runtime_config_t config;
-    sx_runtime_config_defaults(&config, opt->index);
+    sx_pair_config_t config;
+    sx_pair_config_defaults(&config, opt->index);
     config.kafka_bootstrap = opt->bootstrap;
     config.flink_gateway = opt->gateway;
     config.flink_rest = opt->rest;
     if (opt->bootstrap)
         config.start_timeout_s = EXTERNAL_WAIT_S;
-    sx_runtime_t *pair = sx_runtime_new(&config, err);
+    sx_pair_t *pair = sx_pair_new(&config, err);
     if (!pair)
         return NULL;
-    sx_runtime_status_t status;
+    sx_pair_status_t status;
     sx_error_t unused; /* a pair that is not up is simply started */
-    bool healthy = !opt->bootstrap && sx_runtime_status(pair, &status, &unused) == 0;
-    for (int i = 0; healthy && i < SX_RUNTIME_COMPONENTS; i++)
+    bool healthy = !opt->bootstrap && sx_pair_status(pair, &status, &unused) == 0;
+    for (int i = 0; healthy && i < SX_PAIR_COMPONENTS; i++)
         healthy = status.components[i].running && status.components[i].healthy;
     if (healthy) {
         sx_info("using the running pair %d", opt->index);
@@ -224,8 +225,8 @@ static sx_runtime_t *pair_open(const exec_options_t *opt, sx_error_t *err)
     }
     if (!opt->bootstrap)
         sx_info("starting pair %d (stopped again at the end)", opt->index);
-    if (sx_runtime_start(pair, err) != 0)
-        sx_runtime_destroy(&pair);
+    if (sx_pair_start(pair, err) != 0)
+        sx_pair_destroy(&pair);
     return pair;
 }
 
@@ -246,19 +247,19 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
     else
         snprintf(csv, sizeof csv, "%s/streamex-exec-%s/%s.csv",
                  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", run_id, opt->task);
-    sx_runtime_t *pair = pair_open(opt, err);
+    sx_pair_t *pair = pair_open(opt, err);
     if (!pair)
         return sx_signals_caught() ? sx_signals_exit_code() : 2;
-    sx_executor_config_t config = {sx_runtime_bootstrap(pair),
-                                   sx_runtime_gateway_url(pair),
-                                   sx_runtime_rest_url(pair),
+    sx_executor_config_t config = {sx_pair_bootstrap(pair),
+                                   sx_pair_gateway_url(pair),
+                                   sx_pair_rest_url(pair),
                                    opt->run_id ? opt->run_id : run_id,
                                    opt->profile,
                                    opt->keep,
                                    pair};
     sx_executor_t *executor = sx_executor_new(&config, err);
     if (!executor) {
-        sx_runtime_destroy(&pair);
+        sx_pair_destroy(&pair);
         return 2;
     }
     sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL};
@@ -267,7 +268,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
     sx_executor_run(executor, &request, &result, &timings);
     timings.cleanup = sx_executor_finish_task(executor);
     sx_executor_destroy(&executor);
-    sx_runtime_destroy(&pair);
+    sx_pair_destroy(&pair);
     if (sx_signals_caught()) { /* no verdict: the run was cut, not the query */
         sx_result_clear(&result);
         if (!opt->output) /* our temporary folder goes with the CSV */

@@ -1,10 +1,10 @@
 /* cmd_report.c: `streamex report OUT`, OUT/report.html written again from
- * the outputs alone (common/report.h), e.g. after the bench was edited or
+ * the outputs alone (common/report/report.h), e.g. after the bench was edited or
  * an older run that had no report. */
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/log.h"
-#include "common/report.h"
+#include "common/report/report.h"
 
 #include <getopt.h>
 #include <stdio.h>

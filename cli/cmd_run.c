@@ -9,7 +9,7 @@
 #include "common/mem.h"
 #include "common/signals.h"
 #include "proto/proto.h"
-#include "worker/runtime.h"
+#include "worker/pair/pair.h"
 #include "worker/backend.h"
 
 #include <limits.h>
@@ -141,7 +141,7 @@ static int apply_own(int c, char **argv, sx_local_run_t *args, sx_error_t *err)
         return sx_option_int("capacity", optarg, 1, SX_RUN_CAPACITY_MAX, &args->capacity,
                              err);
     case OPT_FIRST_INDEX:
-        return sx_option_int("first-index", optarg, 0, SX_RUNTIME_MAX_INDEX,
+        return sx_option_int("first-index", optarg, 0, SX_PAIR_MAX_INDEX,
                              &args->first_index, err);
     case OPT_SLOTS:
         return sx_option_int("slots", optarg, 1, SX_PROTO_SLOTS_MAX, &args->slots, err);
@@ -174,9 +174,9 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args
     }
     if (optind < argc)
         return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
-    if (args->first_index + args->workers - 1 > SX_RUNTIME_MAX_INDEX)
+    if (args->first_index + args->workers - 1 > SX_PAIR_MAX_INDEX)
         return sx_error_set(err, "--first-index + --workers goes past pair index %d",
-                            SX_RUNTIME_MAX_INDEX);
+                            SX_PAIR_MAX_INDEX);
     if (!opts->bench && !opts->method_count) {
         char method[PATH_MAX + 64];
         opts->bench = sample_bench();

@@ -9,7 +9,7 @@
 #include "cli/pairopts.h"
 #include "common/log.h"
 #include "common/signals.h"
-#include "worker/runtime.h"
+#include "worker/pair/pair.h"
 
 #include <czmq.h>
 #include <stdio.h>
@@ -28,23 +28,23 @@ static const char s_usage[] =
     "\nThe pair's conf, Kafka data, logs and pid files are under\n"
     ".runtime/pairs/N/; install it first with scripts/setup-runtime.sh.\n";
 
-static void print_endpoints(const sx_runtime_t *rt)
+static void print_endpoints(const sx_pair_t *rt)
 {
-    printf("bootstrap=%s\ngateway=%s\nrest=%s\n", sx_runtime_bootstrap(rt),
-           sx_runtime_gateway_url(rt), sx_runtime_rest_url(rt));
-    if (sx_runtime_pair_dir(rt))
-        printf("dir=%s\n", sx_runtime_pair_dir(rt));
+    printf("bootstrap=%s\ngateway=%s\nrest=%s\n", sx_pair_bootstrap(rt),
+           sx_pair_gateway_url(rt), sx_pair_rest_url(rt));
+    if (sx_pair_dir(rt))
+        printf("dir=%s\n", sx_pair_dir(rt));
     fflush(stdout);
 }
 
 /* Watches the pair about once a second until a stop signal (returns its
  * 128 + N) or a failed restart (1). */
-static int watch_until_signal(sx_runtime_t *rt, int index)
+static int watch_until_signal(sx_pair_t *rt, int index)
 {
     sx_error_t err;
     for (int tick = 1; !sx_signals_caught(); tick++) {
         zclock_sleep(100);
-        if (tick % 10 == 0 && !sx_signals_caught() && sx_runtime_watch(rt, &err) < 0) {
+        if (tick % 10 == 0 && !sx_signals_caught() && sx_pair_watch(rt, &err) < 0) {
             fprintf(stderr, "streamex runtime: %s\n", err.msg);
             return 1;
         }
@@ -53,22 +53,22 @@ static int watch_until_signal(sx_runtime_t *rt, int index)
     return sx_signals_exit_code();
 }
 
-static int run_up(sx_runtime_config_t *config, bool detach)
+static int run_up(sx_pair_config_t *config, bool detach)
 {
     sx_error_t err;
     config->detached = detach;
-    sx_runtime_t *rt = sx_runtime_new(config, &err);
+    sx_pair_t *rt = sx_pair_new(config, &err);
     if (!rt) {
         fprintf(stderr, "streamex runtime: %s\n", err.msg);
         return 2;
     }
     int rc = 0;
-    if (sx_runtime_start(rt, &err) != 0) {
+    if (sx_pair_start(rt, &err) != 0) {
         fprintf(stderr, "streamex runtime: %s\n", err.msg);
         rc = sx_signals_caught() ? sx_signals_exit_code() : 1;
     } else if (sx_signals_caught()) {
         /* Healthy just as the signal came: a detached pair is not left behind. */
-        if (sx_runtime_stop(rt, &err) != 0)
+        if (sx_pair_stop(rt, &err) != 0)
             fprintf(stderr, "streamex runtime: %s\n", err.msg);
         rc = sx_signals_exit_code();
     } else {
@@ -76,18 +76,18 @@ static int run_up(sx_runtime_config_t *config, bool detach)
         if (!detach)
             rc = watch_until_signal(rt, config->index);
     }
-    sx_runtime_destroy(&rt);
+    sx_pair_destroy(&rt);
     return rc;
 }
 
-static int run_status(const sx_runtime_config_t *config)
+static int run_status(const sx_pair_config_t *config)
 {
     sx_error_t err;
-    sx_runtime_t *rt = sx_runtime_new(config, &err);
-    sx_runtime_status_t status;
-    if (!rt || sx_runtime_status(rt, &status, &err) != 0) {
+    sx_pair_t *rt = sx_pair_new(config, &err);
+    sx_pair_status_t status;
+    if (!rt || sx_pair_status(rt, &status, &err) != 0) {
         fprintf(stderr, "streamex runtime: %s\n", err.msg);
-        sx_runtime_destroy(&rt);
+        sx_pair_destroy(&rt);
         return 2;
     }
     print_endpoints(rt);
@@ -95,8 +95,8 @@ static int run_status(const sx_runtime_config_t *config)
     long total_kb = 0;
     printf("%-12s %8s %-8s %-9s %10s\n", "component", "pid", "process", "health",
            "rss_mib");
-    for (int i = 0; i < SX_RUNTIME_COMPONENTS; i++) {
-        const sx_runtime_component_t *c = &status.components[i];
+    for (int i = 0; i < SX_PAIR_COMPONENTS; i++) {
+        const sx_pair_component_t *c = &status.components[i];
         bool checked = !(status.external && strcmp(c->name, "taskmanager") == 0);
         all_healthy = all_healthy && (c->healthy || !checked);
         total_kb += c->rss_kb;
@@ -111,20 +111,20 @@ static int run_status(const sx_runtime_config_t *config)
     }
     printf("%-12s %8s %-8s %-9s %10.0f\n", "total", "", "", "",
            (double)total_kb / 1024.0);
-    sx_runtime_destroy(&rt);
+    sx_pair_destroy(&rt);
     return all_healthy ? 0 : 1;
 }
 
-static int run_down(const sx_runtime_config_t *config)
+static int run_down(const sx_pair_config_t *config)
 {
     sx_error_t err;
-    sx_runtime_t *rt = sx_runtime_new(config, &err);
-    int rc = rt ? sx_runtime_stop(rt, &err) : -1;
+    sx_pair_t *rt = sx_pair_new(config, &err);
+    int rc = rt ? sx_pair_stop(rt, &err) : -1;
     if (rc != 0)
         fprintf(stderr, "streamex runtime: %s\n", err.msg);
     else
         sx_info("pair %d stopped", config->index);
-    sx_runtime_destroy(&rt);
+    sx_pair_destroy(&rt);
     return rc == 0 ? 0 : 1;
 }
 
@@ -139,8 +139,8 @@ int sx_cmd_runtime(int argc, char **argv)
         return 2;
     }
     const char *action = argv[1];
-    sx_runtime_config_t config;
-    sx_runtime_config_defaults(&config, 0);
+    sx_pair_config_t config;
+    sx_pair_config_defaults(&config, 0);
     bool detach = false;
     sx_error_t err;
     for (int i = 2; i < argc; i++) {
@@ -148,7 +148,7 @@ int sx_cmd_runtime(int argc, char **argv)
             detach = true;
             continue;
         }
-        int taken = sx_runtime_config_option(&config, argv[i],
+        int taken = sx_pair_config_option(&config, argv[i],
                                              i + 1 < argc ? argv[i + 1] : NULL, &err);
         if (taken == 0)
             return sx_usage_error("runtime", s_usage, "unknown option '%s'", argv[i]);
@@ -158,7 +158,7 @@ int sx_cmd_runtime(int argc, char **argv)
     }
     /* A value out of range is bad usage like a malformed one: said here, with
      * the usage, not later by whichever action meets it first. */
-    if (sx_runtime_config_validate(&config, &err) != 0)
+    if (sx_pair_config_validate(&config, &err) != 0)
         return sx_usage_error("runtime", s_usage, "%s", err.msg);
     sx_log_set_component("runtime");
     if (strcmp(action, "up") == 0)

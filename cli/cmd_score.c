@@ -1,19 +1,20 @@
 /* cmd_score.c: `streamex score`, the official evaluator's job on existing
  * final CSVs (docs/outputs.md, docs/ex.md): for each method, read its submission.jsonl
  * (task ID -> CSV path or null), score every task ID of task_ids.txt with
- * the Spider 2.0 comparison (common/score.h), and write OUT/NAME/results.jsonl,
+ * the Spider 2.0 comparison (common/ex/score.h), and write OUT/NAME/results.jsonl,
  * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/clock.h"
 #include "common/mem.h"
-#include "common/result.h"
-#include "common/score.h"
+#include "common/results/result.h"
+#include "common/ex/score.h"
 #include "common/signals.h"
-#include "common/task.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
 #include "common/files.h"
 #include "common/log.h"
-#include "common/report.h"
+#include "common/report/report.h"
 
 #include <getopt.h>
 #include <libgen.h>

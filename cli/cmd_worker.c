@@ -5,7 +5,7 @@
 #include "cli/runopts.h"
 #include "common/log.h"
 #include "proto/proto.h"
-#include "worker/runtime.h"
+#include "worker/pair/pair.h"
 #include "worker/backend.h"
 
 #include <limits.h>
@@ -108,7 +108,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
             agent->work_dir = optarg;
             break;
         case OPT_INDEX:
-            if (sx_option_int("index", optarg, 0, SX_RUNTIME_MAX_INDEX, &value, err) != 0)
+            if (sx_option_int("index", optarg, 0, SX_PAIR_MAX_INDEX, &value, err) != 0)
                 return -1;
             backend->index = (int)value;
             break;

@@ -2,7 +2,7 @@
  * way every subcommand reports bad usage. */
 #include "cli/options.h"
 #include "common/mem.h"
-#include "common/task.h"
+#include "common/bench/task.h"
 
 #include <ctype.h>
 #include <errno.h>

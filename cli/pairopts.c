@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* A pair's numbers are counts, sizes and seconds: here only whole and not
- * negative; sx_runtime_config_validate gives each its range. */
+ * negative; sx_pair_config_validate gives each its range. */
 static int parse_int(const char *name, const char *value, int *out, sx_error_t *err)
 {
     long n = 0;
@@ -23,7 +23,7 @@ static int parse_int(const char *name, const char *value, int *out, sx_error_t *
     return 0;
 }
 
-int sx_runtime_config_option(sx_runtime_config_t *config, const char *name,
+int sx_pair_config_option(sx_pair_config_t *config, const char *name,
                              const char *value, sx_error_t *err)
 {
     struct {
@@ -61,21 +61,21 @@ int sx_runtime_config_option(sx_runtime_config_t *config, const char *name,
 
 static void test_options(void)
 {
-    sx_runtime_config_t c;
+    sx_pair_config_t c;
     sx_error_t err;
-    sx_runtime_config_defaults(&c, 0);
-    SX_CHECK(sx_runtime_config_option(&c, "--index", "12", &err) == 1 && c.index == 12);
-    SX_CHECK(sx_runtime_config_option(&c, "--slots", "2", &err) == 1 && c.slots == 2);
-    SX_CHECK(sx_runtime_config_option(&c, "--flink-rest", "http://jm:8081", &err) == 1);
+    sx_pair_config_defaults(&c, 0);
+    SX_CHECK(sx_pair_config_option(&c, "--index", "12", &err) == 1 && c.index == 12);
+    SX_CHECK(sx_pair_config_option(&c, "--slots", "2", &err) == 1 && c.slots == 2);
+    SX_CHECK(sx_pair_config_option(&c, "--flink-rest", "http://jm:8081", &err) == 1);
     SX_CHECK(strcmp(c.flink_rest, "http://jm:8081") == 0);
-    SX_CHECK(sx_runtime_config_option(&c, "--bench", "x", &err) == 0);
-    SX_CHECK(sx_runtime_config_option(&c, "--slots", "four", &err) == -1);
+    SX_CHECK(sx_pair_config_option(&c, "--bench", "x", &err) == 0);
+    SX_CHECK(sx_pair_config_option(&c, "--slots", "four", &err) == -1);
     SX_CHECK(strstr(err.msg, "--slots 'four': expected an integer in [0, ") != NULL);
-    SX_CHECK(sx_runtime_config_option(&c, "--slots", NULL, &err) == -1);
+    SX_CHECK(sx_pair_config_option(&c, "--slots", NULL, &err) == -1);
     SX_CHECK(strcmp(err.msg, "--slots needs a value") == 0);
-    SX_CHECK(sx_runtime_config_option(&c, "--slots", "-1", &err) == -1);
-    SX_CHECK(sx_runtime_config_option(&c, "--runtime-dir", "", &err) == -1);
-    SX_CHECK(sx_runtime_config_option(&c, "--index", "99999999999", &err) == -1);
+    SX_CHECK(sx_pair_config_option(&c, "--slots", "-1", &err) == -1);
+    SX_CHECK(sx_pair_config_option(&c, "--runtime-dir", "", &err) == -1);
+    SX_CHECK(sx_pair_config_option(&c, "--index", "99999999999", &err) == -1);
 }
 
 void sx_pairopts_test(bool verbose)

@@ -1,11 +1,11 @@
 /* pairopts.h: the command-line options that describe one worker's Kafka +
- * Flink pair (worker/runtime.h's sx_runtime_config_t), as `streamex runtime`
+ * Flink pair (worker/pair/pair.h's sx_pair_config_t), as `streamex runtime`
  * takes them: their --help text and the parser that applies one. */
 #ifndef SX_PAIROPTS_H
 #define SX_PAIROPTS_H
 
 #include "common/error.h"
-#include "worker/runtime.h"
+#include "worker/pair/pair.h"
 
 #include <stdbool.h>
 
@@ -29,7 +29,7 @@
 /* Applies one of those options ("--slots", "4") to config. Returns 1 when it
  * took the option, 0 when `name` is not a runtime option, -1 (err set) when
  * the value is bad. String values are kept by pointer, not copied. */
-int sx_runtime_config_option(sx_runtime_config_t *config, const char *name,
+int sx_pair_config_option(sx_pair_config_t *config, const char *name,
                              const char *value, sx_error_t *err);
 
 void sx_pairopts_test(bool verbose);

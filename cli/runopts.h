@@ -6,14 +6,14 @@
 #define SX_RUNOPTS_H
 
 #include "cli/options.h"
-#include "common/score.h"
+#include "common/ex/score.h"
 #include "coordinator/coordinator.h"
 
 #include <getopt.h>
 #include <stdbool.h>
 
 /* Bounds of option values that more than one command takes (the pair
- * index's is SX_RUNTIME_MAX_INDEX, worker/runtime.h). */
+ * index's is SX_PAIR_MAX_INDEX, worker/pair/pair.h). */
 #define SX_RUN_WORKERS_MAX 64     /* --workers of run and doctor */
 #define SX_RUN_CAPACITY_MAX 1024  /* --capacity of run and worker */
 #define SX_RUN_REPEAT_MAX 100     /* --repeat of run, coordinator and doctor */

@@ -7,7 +7,7 @@
  * the first line of main, and one listener thread takes them with sigwait()
  * and only records which came. No ZeroMQ, curl or librdkafka call ever sees
  * EINTR; each loop that can last asks sx_signals_caught() and winds down by
- * itself. Child processes get their signals back before exec (worker/process.c). */
+ * itself. Child processes get their signals back before exec (worker/pair/process.c). */
 #ifndef SX_SIGNALS_H
 #define SX_SIGNALS_H
 

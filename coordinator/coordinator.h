@@ -40,7 +40,7 @@
 #define SX_COORDINATOR_H
 
 #include "common/error.h"
-#include "common/score.h"
+#include "common/ex/score.h"
 #include "common/status.h"
 
 #include <czmq.h>

@@ -18,7 +18,7 @@
 #define SX_JOURNAL_H
 
 #include "common/error.h"
-#include "common/result.h"
+#include "common/results/result.h"
 
 #include <stdbool.h>
 

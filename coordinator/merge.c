@@ -4,9 +4,10 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "common/report.h"
-#include "common/result.h"
-#include "common/task.h"
+#include "common/report/report.h"
+#include "common/results/result.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
 #include "proto/proto.h"
 
 #include <czmq.h>

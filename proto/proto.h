@@ -15,8 +15,8 @@
 
 #include "common/digest.h" /* sx_hash_bytes, sx_hash_file */
 #include "common/error.h"
-#include "common/result.h"
-#include "common/task.h"
+#include "common/results/result.h"
+#include "common/bench/task.h"
 
 #include <czmq.h>
 #include <stdbool.h>
@@ -125,7 +125,7 @@ sx_msg_t *sx_msg_recv(zsock_t *sock, zframe_t **routing_id_p, sx_error_t *err);
 bool sx_msg_from_worker(sx_msg_type_t type);
 bool sx_msg_from_coordinator(sx_msg_type_t type);
 
-/* Names (task IDs, method names) are checked with common/task.h's
+/* Names (task IDs, method names) are checked with common/bench/task.h's
  * sx_name_is_safe, the one rule for a name that is safe as a path component. */
 /* A relative path of safe components separated by '/' (bench file paths). */
 bool sx_proto_safe_path(const char *path);

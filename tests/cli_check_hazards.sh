@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_check_hazards.sh: `streamex check` warns about a valid task whose
 # streaming result depends on timing or differs from Flink BATCH
-# (worker/hazards.h): a live source with event times before 1970, and a
+# (worker/check/hazards.h): a live source with event times before 1970, and a
 # zero-delay watermark on an event time with ties. Warnings name the task
 # and source, go to stderr, and leave the exit status 0. The fixture bench
 # (tests/data/mini-bench) has neither; its clicks_top task has a zero-delay

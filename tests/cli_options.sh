@@ -70,7 +70,7 @@ for command in check score run coordinator worker doctor exec merge report keyge
     refused "unknown option '--bogus=1'" "$command" --bogus=1
 done
 refused "unknown option '--bogus'" runtime status --bogus 1
-# The pair's sizes are `runtime`'s (worker/runtime.h), not a worker's: a
+# The pair's sizes are `runtime`'s (worker/pair/pair.h), not a worker's: a
 # worker's --slots is the tasks it runs at once, its pair's TaskManager
 # slots follow from it.
 refused "unknown option '--taskmanager-heap-mb'" worker --taskmanager-heap-mb 512

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_report.sh: OUT/report.html (common/report.h) from the command line:
+# cli_report.sh: OUT/report.html (common/report/report.h) from the command line:
 # written at the end of run, score and merge; holds every task ID and each
 # method's EX with its full denominator; escapes hostile candidate SQL and
 # CSV fields; `streamex report OUT` writes the same page again from OUT
@@ -36,7 +36,7 @@ workers=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[
 [ "$workers" = '{"w0": "simulated (no Kafka, no Flink)", "w1": "simulated (no Kafka, no Flink)"}' ] ||
     fail "run.workers in summary.json is $workers"
 # The bench fingerprint, computed here on its own from its definition
-# (common/task.h): SHA-1 of "HASH PATH" lines, task_ids.txt then each task's
+# (common/bench/task.h): SHA-1 of "HASH PATH" lines, task_ids.txt then each task's
 # files in byte order (a missing gold or evaluation named as missing).
 fingerprint() {
     python3 - "$1" <<'PY'

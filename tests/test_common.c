@@ -6,7 +6,7 @@
 #include "common/digest.h"
 #include "common/error.h"
 #include "common/files.h"
-#include "common/jsonout.h"
+#include "common/results/jsonout.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/signals.h"

@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/mem.h"
-#include "common/result.h"
+#include "common/results/result.h"
 #include "common/selftest.h"
 #include "tests/kit/logfile.h"
 #include "tests/kit/testbench.h"

@@ -1,10 +1,10 @@
 /* test_csv.c: self-test of the CSV reader and writer (common/csv.c), and the
  * round trip the final CSV depends on: every one-column edge written by
- * sx_csv_write_record reads back, the way pandas reads it (common/frame.c),
+ * sx_csv_write_record reads back, the way pandas reads it (common/ex/frame.c),
  * as the same relation (docs/benchmark.md: NULL and the empty string both read
  * as NaN, and no row vanishes as a blank line). */
 #include "common/csv.h"
-#include "common/frame.h"
+#include "common/ex/frame.h"
 #include "common/selftest.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* test_ddl.c: filling ${topic}/${bootstrap} into registered DDL and
  * enforcing bounded reading on source tables. */
-#include "worker/ddl.h"
+#include "worker/sql/ddl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

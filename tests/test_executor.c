@@ -7,10 +7,10 @@
  * creation is stood in for (sx_mockkafka_make_topics, through
  * sx_executor_run_on_made_topics); the replay itself, the job polling,
  * cancel, root cause, materialization, scoring and settling are the real
- * code. They live here rather than in worker/executor.c because the fake
+ * code. They live here rather than in worker/exec/executor.c because the fake
  * Flink is test code, which the program must not carry. The same paths on
  * the real runtime: tests/e2e_exec.sh and e2e_chaos.sh. */
-#include "worker/executor.h"
+#include "worker/exec/executor.h"
 
 #include "common/clock.h"
 #include "common/files.h"
@@ -21,7 +21,7 @@
 #include "tests/kit/fakeflink.h"
 #include "tests/kit/logfile.h"
 #include "tests/kit/mockkafka.h"
-#include "worker/kafka.h"
+#include "worker/clients/kafka.h"
 
 #include <czmq.h>
 #include <limits.h>
@@ -183,7 +183,7 @@ typedef struct {
     const char *bench;
     const char *bootstrap; /* the mock's */
     const char *csv_dir;
-    sx_runtime_t *pair;
+    sx_pair_t *pair;
     sink_output_t *output;
     int runs;                       /* each run has its own run id, so its own topics */
     bool keep;                      /* the executor's --keep */
@@ -662,19 +662,19 @@ static void test_source_changed(harness_t *h)
 
 /* On a pair whose components are not (or no longer) the processes the task
  * started with, a failure is the pair's. The pair here is one that does not
- * run at all (a real sx_runtime_t over an empty folder): the job is cancelled
+ * run at all (a real sx_pair_t over an empty folder): the job is cancelled
  * at the first pair check, and a verdict reached before it (the INSERT
  * refused) is turned into infra_error with the original kept in the detail.
- * sx_runtime_test checks dead and restarted components on live processes. */
+ * sx_pair_test checks dead and restarted components on live processes. */
 static void test_pair_changed(harness_t *h, sink_output_t *output)
 {
     char dir[] = "/tmp/sx-executor-pair-XXXXXX";
     SX_CHECK(mkdtemp(dir));
-    sx_runtime_config_t config;
-    sx_runtime_config_defaults(&config, 7);
+    sx_pair_config_t config;
+    sx_pair_config_defaults(&config, 7);
     config.runtime_dir = dir;
     sx_error_t err;
-    h->pair = sx_runtime_new(&config, &err);
+    h->pair = sx_pair_new(&config, &err);
     SX_CHECK(h->pair);
     sx_fakeflink_script_t running = {.states = "RUNNING", .after_cancel = "CANCELED"};
     sx_fakeflink_t *fake = expect(h, &running, "t1", SX_STATUS_INFRA_ERROR,
@@ -702,7 +702,7 @@ static void test_pair_changed(harness_t *h, sink_output_t *output)
     output->value = "{\"id\":1}";
     fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
     sx_fakeflink_destroy(&fake);
-    sx_runtime_destroy(&h->pair);
+    sx_pair_destroy(&h->pair);
     SX_CHECK(rmdir(dir) == 0);
 }
 

@@ -4,7 +4,7 @@
  * then, against the scripted fake Flink of tests/kit/fakeflink.h (test code,
  * so not in gateway.c's own self-test), the listing of running jobs.
  * The live gateway is covered by e2e_exec.sh. */
-#include "worker/gateway.h"
+#include "worker/clients/gateway.h"
 
 #include "common/selftest.h"
 #include "tests/kit/fakeflink.h"

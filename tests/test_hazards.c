@@ -1,6 +1,6 @@
 /* test_hazards.c: self-test of the Flink streaming hazards found in task
- * inputs (worker/hazards.c). */
-#include "worker/hazards.h"
+ * inputs (worker/check/hazards.c). */
+#include "worker/check/hazards.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* test_http.c: the worker's HTTP request (worker/http.c) against the
+/* test_http.c: the worker's HTTP request (worker/clients/http.c) against the
  * scripted fake Flink of tests/kit/fakeflink.h: an answer of any status, a
  * reused handle with a JSON body, and no answer at all. */
-#include "worker/http.h"
+#include "worker/clients/http.h"
 
 #include "common/selftest.h"
 #include "tests/kit/fakeflink.h"

@@ -1,7 +1,7 @@
 /* test_kafka.c: self-test of the worker's Kafka client (topics, idempotent
  * replay with delivery confirmation, whole-topic read-back) on librdkafka's
  * in-process mock cluster; the real broker is covered by e2e_exec.sh. */
-#include "worker/kafka.h"
+#include "worker/clients/kafka.h"
 
 #include <stdio.h>
 #include <stdlib.h>

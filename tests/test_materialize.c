@@ -2,7 +2,7 @@
  * folded into the final relation and written as the final CSV; and, on
  * random upsert changelogs, that folding only each key's latest raw value
  * gives the relation record-by-record decoding gave. */
-#include "worker/materialize.h"
+#include "worker/exec/materialize.h"
 
 #include "common/files.h"
 #include "common/mem.h"

@@ -11,7 +11,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/mem.h"
-#include "common/result.h"
+#include "common/results/result.h"
 #include "common/selftest.h"
 #include "tests/kit/testbench.h"
 

@@ -1,6 +1,6 @@
 /* test_oracle.c: self-test of the BATCH oracle's DDL rewriting
- * (worker/oracle.c); the oracle itself runs in tests/e2e_doctor.sh. */
-#include "worker/oracle.h"
+ * (worker/check/oracle.c); the oracle itself runs in tests/e2e_doctor.sh. */
+#include "worker/check/oracle.h"
 
 #include <stdio.h>
 #include <stdlib.h>

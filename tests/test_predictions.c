@@ -1,7 +1,7 @@
 /* test_predictions.c: the predictions file loader (its table of bad lines
  * and the exact error of each lives in sx_predictions_test), plus the
  * fixture's predictions.jsonl against the fixture bench. */
-#include "common/predictions.h"
+#include "common/bench/predictions.h"
 #include "common/selftest.h"
 
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * values byte for byte as jansson's compact dump, fixed-width times as
  * strptime/timegm read them, SQL times as gmtime splits them, and live rows
  * in stable event-time order. */
-#include "worker/prepare.h"
+#include "worker/exec/prepare.h"
 
 #include "common/mem.h"
 #include "common/selftest.h"

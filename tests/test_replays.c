@@ -1,4 +1,4 @@
-/* test_replays.c: the shared source topics (worker/replays.h) on the mock
+/* test_replays.c: the shared source topics (worker/exec/replays.h) on the mock
  * Kafka of tests/kit/mockkafka.h: keys, one replay shared, eight tasks
  * asking at once, failed replays, topics checked before use, a file changed
  * between its scan and its replay. Shared topics
@@ -8,7 +8,7 @@
 #include "common/mem.h"
 #include "common/selftest.h"
 #include "tests/kit/mockkafka.h"
-#include "worker/replays.h"
+#include "worker/exec/replays.h"
 
 #include <czmq.h>
 #include <pthread.h>

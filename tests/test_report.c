@@ -1,6 +1,6 @@
-/* test_report.c: self-test of OUT/report.html (common/report.c): escaping
+/* test_report.c: self-test of OUT/report.html (common/report/report.c): escaping
  * of everything a run brings, every task and each method's EX on the page. */
-#include "common/report.h"
+#include "common/report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

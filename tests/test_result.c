@@ -1,6 +1,6 @@
 /* test_result.c: self-test of the output files (results.jsonl,
- * submission.jsonl, summary.json) written by common/result.c. */
-#include "common/result.h"
+ * submission.jsonl, summary.json) written by common/results/result.c. */
+#include "common/results/result.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,12 +2,12 @@
  * Python float repr and isclose (pyrepr), the Spider 2.0 comparison
  * (compare), the strict row-aligned verdict (strict), the tie adapter (tie)
  * and the evaluation/score entry points; sx_score_task on a throw-away bench. */
-#include "common/compare.h"
-#include "common/frame.h"
-#include "common/pyrepr.h"
-#include "common/score.h"
-#include "common/strict.h"
-#include "common/tie.h"
+#include "common/ex/compare.h"
+#include "common/ex/frame.h"
+#include "common/ex/pyrepr.h"
+#include "common/ex/score.h"
+#include "common/ex/strict.h"
+#include "common/ex/tie.h"
 #include "common/files.h"
 #include "common/selftest.h"
 #include "tests/kit/testbench.h"

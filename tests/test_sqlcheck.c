@@ -1,7 +1,7 @@
 /* test_sqlcheck.c: the shared SQL lexer and the candidate check of
  * docs/predictions.md (accepted statements and exact rejection reasons). */
-#include "worker/sqlcheck.h"
-#include "worker/sqllex.h"
+#include "worker/sql/sqlcheck.h"
+#include "worker/sql/sqllex.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,9 +5,10 @@
  * table of bad inputs, each a small edit of one fixture file, with the exact
  * error each one gets, and a few hundred seeded random edits that must be
  * reported, never crash. The fixture is copied to a temporary folder first. */
-#include "common/problems.h"
+#include "common/bench/problems.h"
 #include "common/selftest.h"
-#include "common/task.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -27,7 +27,7 @@
 #define SX_AGENT_H
 
 #include "common/error.h"
-#include "worker/executor.h"
+#include "worker/exec/executor.h"
 
 #include <czmq.h>
 #include <stdbool.h>

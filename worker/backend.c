@@ -6,10 +6,10 @@
 #include "worker/backend.h"
 
 #include "common/log.h"
-#include "common/result.h"
+#include "common/results/result.h"
 #include "common/mem.h"
 #include "common/selftest.h"
-#include "worker/http.h"
+#include "worker/clients/http.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -114,7 +114,7 @@ static void real_exec(void *slot_ctx, const sx_exec_request_t *request,
 {
     real_slot_t *slot = slot_ctx;
     sx_error_t err;
-    int restarted = sx_runtime_watch(slot->backend->pair, &err);
+    int restarted = sx_pair_watch(slot->backend->pair, &err);
     if (restarted < 0) {
         sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR, err.msg, NULL);
         *timings = (sx_timings_t){0};
@@ -189,7 +189,7 @@ int sx_backend_fit_slots(const char *rest_url, int wanted, int index, int wait_m
  * timeout. */
 static int fit_slots(sx_backend_t *backend, int index, sx_error_t *err)
 {
-    int slots = sx_backend_fit_slots(sx_runtime_rest_url(backend->pair), backend->slots,
+    int slots = sx_backend_fit_slots(sx_pair_rest_url(backend->pair), backend->slots,
                                      index, SLOT_RELEASE_WAIT_MS, err);
     if (slots < 0)
         return -1;
@@ -205,7 +205,7 @@ static void sweep_pair(sx_backend_t *backend, int index)
     sx_executor_t *sweeper = sx_executor_new(&backend->exec_config, &err);
     size_t swept = 0;
     if (!sweeper ||
-        sx_executor_sweep(sweeper, sx_runtime_owned(backend->pair), &swept, &err) != 0)
+        sx_executor_sweep(sweeper, sx_pair_owned(backend->pair), &swept, &err) != 0)
         sx_warn("pair %d: %s", index, err.msg);
     else if (swept > 0)
         sx_info("pair %d: swept %zu topic(s) and job(s) an earlier run left", index,
@@ -217,18 +217,18 @@ static void sweep_pair(sx_backend_t *backend, int index)
 static int open_pair(sx_backend_t *backend, const sx_backend_config_t *config,
                      sx_error_t *err)
 {
-    sx_runtime_config_t pair_config;
-    sx_runtime_config_defaults(&pair_config, config->index);
+    sx_pair_config_t pair_config;
+    sx_pair_config_defaults(&pair_config, config->index);
     if (pair_config.slots < backend->slots)
         pair_config.slots = backend->slots;
     pair_config.kafka_bootstrap = config->bootstrap;
     pair_config.flink_gateway = config->gateway;
     pair_config.flink_rest = config->rest;
-    backend->pair = sx_runtime_new(&pair_config, err);
+    backend->pair = sx_pair_new(&pair_config, err);
     if (!backend->pair)
         return -1;
     sx_info("starting the Kafka + Flink pair %d", config->index);
-    if (sx_runtime_start(backend->pair, err) != 0)
+    if (sx_pair_start(backend->pair, err) != 0)
         return -1;
     return fit_slots(backend, config->index, err);
 }
@@ -252,11 +252,11 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
         sx_backend_close(backend);
         return -1;
     }
-    sx_runtime_t *pair = backend->pair;
+    sx_pair_t *pair = backend->pair;
     snprintf(backend->run_id, sizeof backend->run_id, "%s", config->run_id);
-    backend->exec_config = (sx_executor_config_t){sx_runtime_bootstrap(pair),
-                                                  sx_runtime_gateway_url(pair),
-                                                  sx_runtime_rest_url(pair),
+    backend->exec_config = (sx_executor_config_t){sx_pair_bootstrap(pair),
+                                                  sx_pair_gateway_url(pair),
+                                                  sx_pair_rest_url(pair),
                                                   backend->run_id,
                                                   config->profile,
                                                   false,
@@ -274,10 +274,10 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
     agent->exec_ctx = backend;
     agent->open_slot = real_open_slot;
     agent->close_slot = real_close_slot;
-    sx_runtime_describe(pair, backend->runtime, sizeof backend->runtime);
+    sx_pair_describe(pair, backend->runtime, sizeof backend->runtime);
     agent->runtime = backend->runtime;
     sx_error_t why;
-    if (sx_runtime_versions(pair, backend->versions, sizeof backend->versions, &why) == 0)
+    if (sx_pair_versions(pair, backend->versions, sizeof backend->versions, &why) == 0)
         use_cache(agent, config, backend->versions, real_score);
     else if (config->cache_dir)
         sx_info("pair %d: no result cache: %s", config->index, why.msg);
@@ -288,7 +288,7 @@ void sx_backend_close(sx_backend_t *backend)
 {
     sx_simexec_destroy(&backend->sim);
     sx_replays_destroy(&backend->replays);
-    sx_runtime_destroy(&backend->pair);
+    sx_pair_destroy(&backend->pair);
     *backend = (sx_backend_t){0};
 }
 

@@ -1,6 +1,6 @@
 /* backend.h: the executor behind a worker's agent, the simulated one
- * (worker/simexec.h) or the real executor (worker/executor.h) on a Kafka +
- * Flink pair (worker/runtime.h): pair `index` started here, or an external
+ * (worker/simexec.h) or the real executor (worker/exec/executor.h) on a Kafka +
+ * Flink pair (worker/pair/pair.h): pair `index` started here, or an external
  * one. Opening it points the agent's config at it: how a task runs, how many
  * at once (slots), what it runs on (for HELLO) and, when it has versions to
  * key on, the result cache and how a cached CSV is scored again. `streamex
@@ -18,11 +18,11 @@
 #define SX_BACKEND_H
 
 #include "common/error.h"
-#include "common/score.h"
+#include "common/ex/score.h"
 #include "worker/agent.h"
-#include "worker/executor.h"
-#include "worker/replays.h"
-#include "worker/runtime.h"
+#include "worker/exec/executor.h"
+#include "worker/exec/replays.h"
+#include "worker/pair/pair.h"
 #include "worker/simexec.h"
 
 #include <stdbool.h>
@@ -30,13 +30,13 @@
 typedef struct {
     sx_profile_t profile;             /* how a cached CSV is scored again */
     sx_simexec_t *sim;                /* the simulated executor, or NULL */
-    sx_runtime_t *pair;               /* the real executor's pair, or NULL */
+    sx_pair_t *pair;               /* the real executor's pair, or NULL */
     sx_executor_config_t exec_config; /* what each slot's executor is made from */
     sx_replays_t *replays;            /* the slots' shared source topics */
     char run_id[128];
     int slots;          /* tasks at once, as the agent was told */
     char versions[128]; /* the pair's, for the result cache's keys */
-    char runtime[300];  /* what the pair runs, for HELLO (sx_runtime_describe) */
+    char runtime[300];  /* what the pair runs, for HELLO (sx_pair_describe) */
 } sx_backend_t;
 
 typedef struct {

@@ -6,7 +6,7 @@
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/selftest.h"
-#include "worker/executor.h"
+#include "worker/exec/executor.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -23,7 +23,7 @@
 #define SX_SIMEXEC_H
 
 #include "common/error.h"
-#include "worker/executor.h"
+#include "worker/exec/executor.h"
 
 #include <stdbool.h>
 

@@ -17,8 +17,9 @@
  *        e2e_model --hostile ENDPOINT BENCH SECONDS
  * runs only the hostile peer against a run someone else started. */
 #include "common/files.h"
-#include "common/result.h"
-#include "common/task.h"
+#include "common/results/result.h"
+#include "common/bench/bench.h"
+#include "common/bench/task.h"
 #include "tests/kit/testbench.h"
 #include "proto/proto.h"
 

@@ -5,8 +5,8 @@
  * job to finish, reads the output topic back and checks the final value of
  * every key. Prints the job's run time; exits 0 only when all was right.
  * usage: e2e_runtime_job BOOTSTRAP GATEWAY_URL REST_URL TAG */
-#include "worker/gateway.h"
-#include "worker/kafka.h"
+#include "worker/clients/gateway.h"
+#include "worker/clients/kafka.h"
 
 #include <jansson.h>
 #include <stdio.h>

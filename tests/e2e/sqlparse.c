@@ -16,8 +16,8 @@
  * the second wall behind the check. A discrepancy found is added to the
  * corpus. Exits 0 only when every line held.
  * usage: e2e_sqlparse GATEWAY_URL REST_URL CORPUS */
-#include "worker/gateway.h"
-#include "worker/sqlcheck.h"
+#include "worker/clients/gateway.h"
+#include "worker/sql/sqlcheck.h"
 
 #include <jansson.h>
 #include <stdio.h>

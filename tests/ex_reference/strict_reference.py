@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """strict_reference.py: an independent reference for the strict EX verdict
-(docs/ex.md, common/strict.h), checked against streamex's results.jsonl.
+(docs/ex.md, common/ex/strict.h), checked against streamex's results.jsonl.
 
 Written from the definition, not from strict.c: for each gold the policy
 allows (reference.candidate_golds), try every one-to-one choice of

@@ -1,10 +1,10 @@
-/* fuzz_changelog.c: changelog decoding (worker/materialize.c). The first
+/* fuzz_changelog.c: changelog decoding (worker/exec/materialize.c). The first
  * byte picks the sink kind (upsert, debezium-json, append json), the rest is
  * one output-topic record a line, "KEY<TAB>VALUE" or just "VALUE" (no key);
  * a KEY or VALUE of exactly "-" is absent (a NULL value is a tombstone).
  * Every record is applied or refused with a message naming its offset, and
  * the relation is then written as the final CSV. */
-#include "worker/materialize.h"
+#include "worker/exec/materialize.h"
 
 #include "scratch.h"
 

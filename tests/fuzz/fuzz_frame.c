@@ -1,7 +1,7 @@
-/* fuzz_frame.c: the pandas-style CSV reader (common/frame.c) over any bytes:
+/* fuzz_frame.c: the pandas-style CSV reader (common/ex/frame.c) over any bytes:
  * it reads a frame or refuses with a message; every column of a frame has
  * row_count values of a kind its dtype allows, and strings lie inside it. */
-#include "common/frame.h"
+#include "common/ex/frame.h"
 
 #include <stdlib.h>
 

@@ -1,9 +1,9 @@
-/* fuzz_predictions.c: predictions loading (common/predictions.c). Each input
+/* fuzz_predictions.c: predictions loading (common/bench/predictions.c). Each input
  * is written as a predictions file checked against a tmpfs bench whose
  * task_ids.txt lists the IDs of every bench in the tests, so the seeds (their
  * predictions.jsonl files) are valid. The file is always read; every
  * prediction kept is for a distinct task of the bench. */
-#include "common/predictions.h"
+#include "common/bench/predictions.h"
 
 #include "scratch.h"
 

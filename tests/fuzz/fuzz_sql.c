@@ -1,11 +1,11 @@
-/* fuzz_sql.c: the SQL lexer and the candidate check (worker/sqllex.c,
- * worker/sqlcheck.c) over any text. The lexer tokenizes or refuses with a
+/* fuzz_sql.c: the SQL lexer and the candidate check (worker/sql/sqllex.c,
+ * worker/sql/sqlcheck.c) over any text. The lexer tokenizes or refuses with a
  * message; its tokens lie inside the text, in order, without overlap, and
  * every value can be taken. The check accepts or rejects with a reason; an
  * accepted candidate gives the statement Flink gets, and that statement is
  * accepted too, unchanged (checking is idempotent). */
-#include "worker/sqlcheck.h"
-#include "worker/sqllex.h"
+#include "worker/sql/sqlcheck.h"
+#include "worker/sql/sqllex.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* fuzz_submission.c: the JSONL lines streamex reads back from its outputs
- * (common/result.c): submission.jsonl entries, which `streamex score` reads,
+ * (common/results/result.c): submission.jsonl entries, which `streamex score` reads,
  * and results.jsonl lines (journal, merge). The input is split at each newline
  * (a NUL byte ends a line's text early, as it does for a C string). A line is parsed or
  * refused with a message; what parses is written again and that parses to the same line.
  */
-#include "common/result.h"
+#include "common/results/result.h"
 
 #include <stdlib.h>
 #include <string.h>

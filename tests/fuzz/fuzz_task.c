@@ -1,10 +1,10 @@
-/* fuzz_task.c: task.json loading (common/task.c). Each input is written as
+/* fuzz_task.c: task.json loading (common/bench/task.c). Each input is written as
  * BENCH/tasks/t/task.json in a tmpfs bench whose task folder holds the
  * header of every source CSV the test benches use: sources/NAME.csv for
  * tests/data, sample/NAME.csv for the sample bench (whose seeds say so), so
  * inputs made from their task.json files reach the source and header
  * checks. A task loads, or there is at least one problem, never both. */
-#include "common/task.h"
+#include "common/bench/task.h"
 
 #include "scratch.h"
 

@@ -1,6 +1,6 @@
 /* fakeflink.h: a fake Flink for self-tests: one loopback HTTP server, run by
  * a thread on plain sockets, that answers the SQL Gateway and Flink REST
- * calls worker/gateway.c makes (sessions, statements and their result pages,
+ * calls worker/clients/gateway.c makes (sessions, statements and their result pages,
  * job state, cancel, exceptions) from a script. It lets the executor's
  * verdict paths that a real cluster produces only by accident (a root cause
  * that cannot be read, failing state polls, a job cancelled by someone else,

@@ -1,0 +1,266 @@
+/* report.c: gathers OUT/report.html's material from OUT (summary.json and
+ * every OUT/NAME/results.jsonl) and, when they are still where summary.json's
+ * "run" object says, from the bench (questions, gold, answer policies) and
+ * the predictions files (candidate SQL) into the model (model.h); then has
+ * html.c write it.
+ * Only the outputs are required: a missing bench or predictions file leaves
+ * those parts of the page out, it is not an error. */
+#include "common/report/report.h"
+
+#include "common/files.h"
+#include "common/log.h"
+#include "common/mem.h"
+#include "common/report/html.h"
+#include "common/report/model.h"
+#include "common/ex/score.h"
+#include "common/selftest.h"
+
+#include <czmq.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Results files streamex wrote: generous, they hold one short line a task. */
+#define RESULTS_MAX_BYTES ((size_t)1 << 30)
+/* Reads OUT/NAME/results.jsonl into m->results; the first method read
+ * fixes the task IDs, every other must list the same ones in that order. */
+static int load_results(sx_report_t *r, sx_report_method_t *m, sx_error_t *err)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/results.jsonl", r->out_dir, m->name);
+    size_t size = 0;
+    char *data = sx_file_read(path, RESULTS_MAX_BYTES, &size, err);
+    if (!data)
+        return -1;
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line;
+    size_t length, count = 0, cap = 0;
+    int rc = 0, more;
+    bool first = r->task_ids == NULL;
+    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+        if (more < 0 || length == 0) {
+            rc = more < 0 ? -1 : 0;
+            continue;
+        }
+        if (count == cap) {
+            cap = cap ? cap * 2 : 64;
+            m->results = sx_realloc(m->results, cap, sizeof *m->results);
+        }
+        rc = sx_result_from_json(line, &m->results[count], err);
+        if (rc != 0) {
+            sx_error_prefix(err, "%s:%zu", path, lines.number);
+            break;
+        }
+        const char *id = m->results[count++].task_id;
+        if (!first && (count > r->task_count || strcmp(id, r->task_ids[count - 1]) != 0))
+            rc = sx_error_set(err, "%s:%zu: task \"%s\" is not line %zu of %s's results",
+                              path, lines.number, id, count, r->methods[0].name);
+    }
+    free(data);
+    if (rc == 0 && !first && count != r->task_count)
+        rc = sx_error_set(err, "%s: %zu tasks, %s has %zu", path, count,
+                          r->methods[0].name, r->task_count);
+    if (rc == 0 && first) {
+        r->task_count = count;
+        r->task_ids = sx_alloc(count + 1, sizeof *r->task_ids);
+        for (size_t i = 0; i < count; i++)
+            r->task_ids[i] = m->results[i].task_id; /* borrowed */
+    }
+    if (rc != 0) {
+        for (size_t i = 0; i < count; i++)
+            sx_result_clear(&m->results[i]);
+        free(m->results);
+        m->results = NULL;
+    }
+    return rc;
+}
+
+/* The bench and predictions named by the "run" object, when still there. */
+static void open_inputs(sx_report_t *r)
+{
+    const char *bench = json_string_value(json_object_get(r->run, "bench"));
+    sx_error_t err;
+    if (bench && !(r->bench = sx_bench_open(bench, &err)))
+        sx_warn("report: %s: questions and gold left out", err.msg);
+    json_t *inputs = json_object_get(r->run, "inputs");
+    const char *kind = json_string_value(json_object_get(inputs, "kind"));
+    if (!r->bench || !kind || strcmp(kind, "predictions") != 0)
+        return;
+    json_t *files = json_object_get(inputs, "files");
+    for (size_t m = 0; m < r->method_count; m++) {
+        const char *path = json_string_value(json_object_get(files, r->methods[m].name));
+        if (path && !(r->methods[m].sql = sx_predictions_load(path, r->bench, &err)))
+            sx_warn("report: %s: candidate SQL of %s left out", err.msg,
+                    r->methods[m].name);
+    }
+}
+
+static int load(sx_report_t *r, const char *out_dir, sx_error_t *err)
+{
+    memset(r, 0, sizeof *r);
+    r->out_dir = out_dir;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", out_dir);
+    json_error_t jerr;
+    r->summary = json_load_file(path, 0, &jerr);
+    json_t *methods = json_object_get(r->summary, "methods");
+    if (!json_is_object(methods) || json_object_size(methods) == 0)
+        return sx_error_set(err, "%s: %s", path,
+                            r->summary ? "no \"methods\" object" : jerr.text);
+    r->run = json_object_get(r->summary, "run");
+    r->methods = sx_alloc(json_object_size(methods), sizeof *r->methods);
+    const char *name;
+    json_t *tally;
+    int rc = 0;
+    json_object_foreach(methods, name, tally)
+    {
+        if (rc != 0)
+            break;
+        sx_report_method_t *m = &r->methods[r->method_count++];
+        m->name = sx_strdup(name);
+        m->tally = tally;
+        rc = sx_name_is_safe(name) ? load_results(r, m, err)
+                                   : sx_error_set(err,
+                                                  "%s: method name \"%s\" is not "
+                                                  "a safe folder name",
+                                                  path, name);
+    }
+    if (rc == 0)
+        open_inputs(r);
+    return rc;
+}
+
+static void unload(sx_report_t *r)
+{
+    for (size_t m = 0; m < r->method_count; m++) {
+        sx_report_method_t *method = &r->methods[m];
+        for (size_t i = 0; method->results && i < r->task_count; i++)
+            sx_result_clear(&method->results[i]);
+        free(method->results);
+        free(method->name);
+        sx_predictions_destroy(&method->sql);
+    }
+    free(r->methods);
+    free(r->task_ids);
+    sx_bench_destroy(&r->bench);
+    json_decref(r->summary);
+    memset(r, 0, sizeof *r);
+}
+
+int sx_report_write(const char *out_dir, sx_error_t *err)
+{
+    sx_report_t report;
+    int rc = load(&report, out_dir, err);
+    char *page = NULL;
+    size_t size = 0;
+    FILE *out = rc == 0 ? open_memstream(&page, &size) : NULL;
+    if (rc == 0 && !out)
+        rc = sx_error_set(err, "out of memory");
+    if (out) {
+        sx_report_html(out, &report);
+        rc = fclose(out) == 0 ? 0 : sx_error_set(err, "out of memory");
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report.html", out_dir);
+    if (rc == 0)
+        rc = sx_file_write_atomic(path, page, size, err);
+    free(page);
+    unload(&report);
+    return rc;
+}
+
+/* ---- self-test ----------------------------------------------------------- */
+
+/* A method's candidate and detail with markup in them come out escaped,
+ * every task ID and the EX are on the page. */
+static void test_report_of_a_scored_out(void)
+{
+    char dir[] = "/tmp/sx-report-test-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char csv[PATH_MAX];
+    snprintf(csv, sizeof csv, "%s/t2.csv", dir);
+    FILE *f = fopen(csv, "w");
+    SX_CHECK(f);
+    fputs("a,b\n<script>alert(1)</script>,2\n", f);
+    fclose(f);
+    sx_result_t results[2];
+    sx_result_init(&results[0], "t1", SX_STATUS_MATCH, "", NULL);
+    sx_result_init(&results[1], "t2", SX_STATUS_MISMATCH,
+                   "gold column 1 has no equal column in the prediction </script>", csv);
+    results[1].seconds = 1.25;
+    sx_method_summary_t summary;
+    sx_error_t err;
+    SX_CHECK(sx_results_write(dir, "m1", results, 2, &summary, &err) == 0);
+    sx_run_info_t run = {
+        .command = "score", .started = 1796310000.5, .ended = 1796310002.0};
+    SX_CHECK(sx_summary_write(dir, &summary, 1, &run, &err) == 0);
+    SX_CHECK(sx_report_write(dir, &err) == 0);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    size_t size;
+    char *page = sx_file_read(path, 1 << 24, &size, &err);
+    SX_CHECK(page);
+    SX_CHECK(strstr(page, "1/2"));
+    SX_CHECK(strstr(page, "id=\"task=t1\"") && strstr(page, "id=\"task=t2\""));
+    SX_CHECK(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    SX_CHECK(!strstr(page, "<script>alert"));
+    SX_CHECK(strstr(page, "prediction &lt;/script&gt;"));
+    SX_CHECK(strstr(page, "2026-12-03T15:00:00.500Z"));
+    free(page);
+    /* Without summary.json there is nothing to report. */
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    unlink(path);
+    SX_CHECK(sx_report_write(dir, &err) == -1 && strstr(err.msg, "summary.json"));
+    static const char *const files[] = {"report.html", "t2.csv", "m1/results.jsonl",
+                                        "m1/submission.jsonl"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/m1", dir);
+    rmdir(path);
+    rmdir(dir);
+    for (int i = 0; i < 2; i++)
+        sx_result_clear(&results[i]);
+    sx_method_summary_clear(&summary);
+}
+
+static void test_escape(void)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    sx_report_escape(out, "</script><img src=x onerror=\"alert('x')\">&\x01");
+    fclose(out);
+    SX_CHECK(strcmp(text, "&lt;/script&gt;&lt;img src=x onerror=&quot;alert(&#39;x&#39;)"
+                          "&quot;&gt;&amp;&#xfffd;") == 0);
+    free(text);
+}
+
+/* A preview never blocks on a FIFO a submission points at. */
+static void test_preview_refuses_a_fifo(void)
+{
+    char dir[] = "/tmp/sx-report-fifo-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/fifo.csv", dir);
+    SX_CHECK(mkfifo(path, 0600) == 0);
+    sx_report_preview_t preview;
+    sx_report_preview_read(path, &preview);
+    SX_CHECK(!preview.table && strstr(preview.error, "a FIFO, not a regular file"));
+    sx_report_preview_clear(&preview);
+    unlink(path);
+    rmdir(dir);
+}
+
+void sx_report_test(bool verbose)
+{
+    (void)verbose;
+    test_escape();
+    test_preview_refuses_a_fifo();
+    test_report_of_a_scored_out();
+}

@@ -1,0 +1,138 @@
+/* result.h: one task's outcome for one method, and the output files built
+ * from them (docs/outputs.md): OUT/NAME/results.jsonl, OUT/NAME/submission.jsonl
+ * and OUT/summary.json. The JSON field names live only in result.c, so they
+ * can follow the official evaluator's exactly. Every writer here takes the
+ * results of every task ID in task_ids.txt order: the denominator is never
+ * anything else. Files are written to a temporary name, fsync'ed and renamed,
+ * so a crash never leaves a half-written output. */
+#ifndef SX_RESULT_H
+#define SX_RESULT_H
+
+#include "common/error.h"
+#include "common/status.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Seconds spent in each step of executing one task (docs/execution.md), as
+ * the worker measured them; they travel with the result to the coordinator
+ * and are kept in results.jsonl ("steps"). */
+typedef struct {
+    double prepare, replay, submit, run, materialize, score, cleanup;
+} sx_timings_t;
+
+/* The steps in the order they run, by index: their names as results.jsonl
+ * writes them, and a pointer to each one's seconds. */
+#define SX_STEP_COUNT 7
+const char *sx_step_name(int step);
+double *sx_step_slot(sx_timings_t *timings, int step);
+double sx_step_seconds(const sx_timings_t *timings, int step);
+
+typedef struct {
+    char *task_id;
+    sx_status_t status;
+    int score;    /* 1 for match, else 0: the frozen EX verdict */
+    int strict;   /* the strict verdict beside it (common/ex/strict.h): 0|1, 0 unless
+                     status is match or mismatch; sx_result_init sets 0 */
+    char *detail; /* human-readable reason; may be empty, never NULL */
+    int attempts;
+    double seconds;
+    char *worker;       /* who executed it ("" for score-only) */
+    char *csv;          /* absolute path of the final CSV, or NULL */
+    sx_timings_t steps; /* all 0: not executed (scored only, no prediction) */
+    bool cached;        /* the final CSV came from the worker's result cache (scored
+                           again, not executed); results.jsonl says so only when true */
+    bool repeated;      /* --repeat compared its runs ("stable" is written) */
+    bool unstable;      /* and some run gave another final relation */
+} sx_result_t;
+
+/* Fills every field (copies the strings); score follows from status,
+ * strict is 0 until the caller sets it. */
+void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status,
+                    const char *detail, const char *csv);
+void sx_result_clear(sx_result_t *result);
+
+/* One results.jsonl line (no newline) as a heap string, and back. Parsing
+ * validates every field and names what is wrong. */
+char *sx_result_to_json(const sx_result_t *result);
+int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err);
+
+/* One submission.jsonl line, {"task_id": ID, "csv": PATH|null}, and back.
+ * Parsing rejects other fields, a missing csv field and wrong types; *csv is
+ * NULL for null. Both strings are heap copies. */
+char *sx_submission_entry_to_json(const char *task_id, const char *csv);
+int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
+                                  sx_error_t *err);
+
+/* How many tasks whose verdicts differ the printed summary names; the rest
+ * are in results.jsonl (lines where "strict" differs from "score"). */
+#define SX_SUMMARY_LISTED 20
+
+/* Per-method tallies for summary.json and the printed EX lines. */
+typedef struct {
+    char *method;
+    size_t total;       /* the denominator: every task ID, or the --tasks subset */
+    size_t bench_tasks; /* set when total counts a --tasks subset: the bench's
+                           task IDs; 0 = total is every task ID */
+    size_t correct;
+    size_t by_status[SX_STATUS_COUNT];
+    size_t strict_correct;
+    size_t ex_not_strict; /* score 1, strict 0 */
+    size_t strict_not_ex; /* score 0, strict 1 */
+    size_t cached;        /* results served by a worker's result cache */
+    size_t unstable;      /* --repeat: tasks whose runs gave different relations */
+    size_t repeats;       /* --repeat N: N (0 = not repeated) */
+    struct {
+        char task_id[128];
+        char detail[256]; /* says why the verdicts differ */
+    } differing[SX_SUMMARY_LISTED];
+    size_t listed;
+} sx_method_summary_t;
+
+/* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
+ * already in task_ids.txt order, and tallies them into *summary (whose
+ * method is a heap copy: sx_method_summary_clear or free it). */
+int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
+                     size_t count, sx_method_summary_t *summary, sx_error_t *err);
+/* What summary.json says about the run beside the tallies (its "run"
+ * object), so that OUT alone is enough to write OUT/report.html again
+ * (common/report/report.h). Every field may be unknown: NULL, 0. */
+typedef struct {
+    const char *command; /* "run", "coordinator", "score", "merge" */
+    const char *bench;   /* the bench folder (made absolute when written) */
+    size_t task_count;   /* IDs in task_ids.txt */
+    const char *profile;
+    /* Each method's input file: predictions (run, coordinator) or
+     * submission (score); method_files[m] goes with method m of the
+     * summaries (NULL = none, as after a merge). */
+    const char *const *method_files;
+    const char *inputs_kind;       /* "predictions" or "submission" */
+    double started, ended;         /* Unix time in seconds */
+    const char *bench_fingerprint; /* sx_bench_fingerprint of the bench */
+    /* The workers whose results count and what each executes on (HELLO's
+     * runtime): worker_runtimes[i] goes with worker_names[i]. */
+    const char *const *worker_names;
+    const char *const *worker_runtimes;
+    size_t worker_count;
+} sx_run_info_t;
+
+/* Unix time now, in seconds with a fraction, for sx_run_info_t. */
+double sx_run_clock(void);
+
+/* Writes OUT/summary.json for all methods of the run; run (may be NULL)
+ * becomes its "run" object. When their total counts a --tasks subset, a
+ * top-level "subset" object says so (`merge` reads it). */
+int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
+                     size_t count, const sx_run_info_t *run, sx_error_t *err);
+/* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
+ * task IDs (--tasks)" for a subset), then the strict figure on a line of its
+ * own, "NAME: N of M results from the result cache ..." when any was,
+ * "NAME: N of M tasks not stable over R runs: ID ..." after --repeat, then
+ * the tasks where the verdicts differ, with the reason. */
+void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
+void sx_method_summary_clear(sx_method_summary_t *summary);
+
+void sx_result_test(bool verbose);
+
+#endif

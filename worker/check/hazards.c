@@ -1,0 +1,204 @@
+/* hazards.c: known Flink streaming hazards in a task's inputs (see
+ * hazards.h). The watermark is read with the shared SQL lexer, so comments
+ * and strings in the DDL cannot fool it; event times come from the prepared
+ * records, already sorted for replay, so ties are neighbours. */
+#include "worker/check/hazards.h"
+
+#include "common/mem.h"
+#include "common/selftest.h"
+#include "worker/sql/sqllex.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* True when token i is the identifier `column` (plain or `quoted`). */
+static bool is_column(const sx_sqllex_t *lex, size_t i, const char *column)
+{
+    const sx_sqltoken_t *token = sx_sqllex_token(lex, i);
+    if (!token ||
+        (token->kind != SX_SQLTOKEN_WORD && token->kind != SX_SQLTOKEN_QUOTED_ID))
+        return false;
+    char *name = sx_sqllex_value(lex, i);
+    bool same = name && strcasecmp(name, column) == 0;
+    free(name);
+    return same;
+}
+
+/* True when token i ends the watermark expression: ',' or ')' at depth 0. */
+static bool ends_expression(const sx_sqllex_t *lex, size_t i)
+{
+    return !sx_sqllex_token(lex, i) || sx_sqllex_is_symbol(lex, i, ',') ||
+           sx_sqllex_is_symbol(lex, i, ')');
+}
+
+/* True when tokens from i are "- INTERVAL '0...' UNIT" up to the end of the
+ * expression: a zero interval (every digit of the string is 0). */
+static bool is_zero_interval(const sx_sqllex_t *lex, size_t i)
+{
+    if (!sx_sqllex_is_symbol(lex, i, '-') || !sx_sqllex_is_word(lex, i + 1, "INTERVAL"))
+        return false;
+    const sx_sqltoken_t *amount = sx_sqllex_token(lex, i + 2);
+    if (!amount || amount->kind != SX_SQLTOKEN_STRING)
+        return false;
+    char *text = sx_sqllex_value(lex, i + 2);
+    bool zero = text && text[strspn(text, "0.: ")] == '\0';
+    free(text);
+    return zero && sx_sqllex_token(lex, i + 3) && ends_expression(lex, i + 4);
+}
+
+bool sx_hazards_zero_delay(const char *ddl)
+{
+    sx_error_t err;
+    sx_sqllex_t *lex = sx_sqllex_new(ddl, &err);
+    bool zero = false;
+    for (size_t i = 0; lex && i < sx_sqllex_count(lex) && !zero; i++) {
+        if (!sx_sqllex_is_word(lex, i, "WATERMARK") ||
+            !sx_sqllex_is_word(lex, i + 1, "FOR") || !sx_sqllex_is_word(lex, i + 3, "AS"))
+            continue;
+        char *column = sx_sqllex_value(lex, i + 2);
+        zero = column && is_column(lex, i + 4, column) &&
+               (ends_expression(lex, i + 5) || is_zero_interval(lex, i + 5));
+        free(column);
+    }
+    sx_sqllex_destroy(&lex);
+    return zero;
+}
+
+void sx_hazards_source(const char *task_id, const sx_source_t *source,
+                       const sx_prepare_t *prepared, sx_problems_t *warnings)
+{
+    if (source->kind != SX_SOURCE_LIVE || !source->event_time)
+        return;
+    size_t count = sx_prepare_count(prepared), before_1970 = 0, ties = 0;
+    for (size_t i = 0; i < count; i++) {
+        before_1970 += sx_prepare_timestamp(prepared, i) < 0;
+        ties += i > 0 && sx_prepare_timestamp(prepared, i) ==
+                             sx_prepare_timestamp(prepared, i - 1);
+    }
+    if (before_1970 > 0)
+        sx_problems_add(warnings,
+                        "task %s: source %s: %zu of %zu event times are before 1970: "
+                        "Flink streaming drops interval-join matches of such rows and "
+                        "may lose their windows, so the result can differ from run to "
+                        "run and from batch",
+                        task_id, source->name, before_1970, count);
+    if (ties > 0 && sx_hazards_zero_delay(source->ddl))
+        sx_problems_add(warnings,
+                        "task %s: source %s: the watermark has zero delay and %zu rows "
+                        "share their event time (%s) with an earlier row: rows equal to "
+                        "the watermark count as late, so the result depends on timing "
+                        "(give the watermark a delay)",
+                        task_id, source->name, ties, source->event_time);
+}
+
+/* ---- self-test ---------------------------------------------------------- */
+
+static void test_zero_delay_is_read_from_the_ddl(void)
+{
+    static const struct {
+        const char *ddl;
+        bool zero;
+    } cases[] = {
+        {"CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ()", true},
+        {"CREATE TABLE s (`ts` TIMESTAMP(3), watermark for `TS` as ts, x INT)", true},
+        {"CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0' SECOND)",
+         true},
+        {"CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.000' "
+         "SECOND)",
+         true},
+        {"CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)",
+         false},
+        {"CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.5' "
+         "SECOND)",
+         false},
+        {"CREATE TABLE s (ts TIMESTAMP(3), other TIMESTAMP(3), WATERMARK FOR ts AS "
+         "other)",
+         false},
+        /* On a computed column, as with epoch_ms event times. */
+        {"CREATE TABLE s (t BIGINT, ts AS TO_TIMESTAMP_LTZ(t, 3), WATERMARK FOR ts AS "
+         "ts)",
+         true},
+        {"CREATE TABLE s (ts TIMESTAMP(3)) COMMENT 'WATERMARK FOR ts AS ts'", false},
+        {"CREATE TABLE s (ts TIMESTAMP(3) /* WATERMARK FOR ts AS ts */)", false},
+        {"CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts", true},
+        {"CREATE TABLE s ('unterminated", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        SX_CHECK(sx_hazards_zero_delay(cases[i].ddl) == cases[i].zero);
+}
+
+/* Writes rows to a CSV and prepares it as a live source named s. */
+static sx_prepare_t *prepare_rows(const char *dir, const char *rows, const char *ddl,
+                                  sx_source_t *source, sx_column_t *columns)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/s.csv", dir);
+    FILE *out = fopen(path, "w");
+    SX_CHECK(out && fputs(rows, out) >= 0 && fclose(out) == 0);
+    *source = (sx_source_t){.name = "s",
+                            .kind = SX_SOURCE_LIVE,
+                            .file = "s.csv",
+                            .path = sx_strdup(path),
+                            .columns = columns,
+                            .column_count = 1,
+                            .event_time = "ts",
+                            .ddl = (char *)ddl};
+    sx_error_t err;
+    sx_prepare_t *prepared = sx_prepare_new("t1", source, &err);
+    SX_CHECK(prepared);
+    return prepared;
+}
+
+static void test_warnings_name_task_and_source(void)
+{
+    char dir[] = "/tmp/sx_hazards_XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    sx_column_t columns[] = {{.name = "ts",
+                              .from = "ts",
+                              .time_from = SX_TIME_EPOCH_S,
+                              .time_to = SX_TIME_TO_SQL}};
+    static const struct {
+        const char *rows;
+        const char *ddl;
+        const char *warning; /* a piece of the one warning, or NULL for none */
+    } cases[] = {
+        {"ts\n10\n10\n20\n", "CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts)",
+         "task t1: source s: the watermark has zero delay and 1 rows share their event "
+         "time (ts)"},
+        {"ts\n10\n11\n", "CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts)",
+         NULL},
+        {"ts\n10\n10\n",
+         "CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)",
+         NULL},
+        {"ts\n-5\n10\n-1.5\n",
+         "CREATE TABLE s (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)",
+         "task t1: source s: 2 of 3 event times are before 1970"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sx_source_t source;
+        sx_prepare_t *prepared =
+            prepare_rows(dir, cases[i].rows, cases[i].ddl, &source, columns);
+        sx_problems_t *warnings = sx_problems_new();
+        sx_hazards_source("t1", &source, prepared, warnings);
+        SX_CHECK(sx_problems_count(warnings) == (cases[i].warning ? 1u : 0u));
+        if (cases[i].warning)
+            SX_CHECK(strstr(sx_problems_get(warnings, 0), cases[i].warning) != NULL);
+        source.kind = SX_SOURCE_STATIC; /* static sources are never replayed */
+        sx_hazards_source("t1", &source, prepared, warnings);
+        SX_CHECK(sx_problems_count(warnings) == (cases[i].warning ? 1u : 0u));
+        sx_problems_destroy(&warnings);
+        sx_prepare_destroy(&prepared);
+        unlink(source.path);
+        free(source.path);
+    }
+    rmdir(dir);
+}
+
+void sx_hazards_test(bool verbose)
+{
+    (void)verbose;
+    test_zero_delay_is_read_from_the_ddl();
+    test_warnings_name_task_and_source();
+}
