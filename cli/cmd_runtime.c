@@ -149,7 +149,7 @@ int sx_cmd_runtime(int argc, char **argv)
             continue;
         }
         int taken = sx_pair_config_option(&config, argv[i],
-                                             i + 1 < argc ? argv[i + 1] : NULL, &err);
+                                          i + 1 < argc ? argv[i + 1] : NULL, &err);
         if (taken == 0)
             return sx_usage_error("runtime", s_usage, "unknown option '%s'", argv[i]);
         if (taken < 0)

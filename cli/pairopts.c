@@ -23,8 +23,8 @@ static int parse_int(const char *name, const char *value, int *out, sx_error_t *
     return 0;
 }
 
-int sx_pair_config_option(sx_pair_config_t *config, const char *name,
-                             const char *value, sx_error_t *err)
+int sx_pair_config_option(sx_pair_config_t *config, const char *name, const char *value,
+                          sx_error_t *err)
 {
     struct {
         const char *name;

@@ -29,8 +29,8 @@
 /* Applies one of those options ("--slots", "4") to config. Returns 1 when it
  * took the option, 0 when `name` is not a runtime option, -1 (err set) when
  * the value is bad. String values are kept by pointer, not copied. */
-int sx_pair_config_option(sx_pair_config_t *config, const char *name,
-                             const char *value, sx_error_t *err);
+int sx_pair_config_option(sx_pair_config_t *config, const char *name, const char *value,
+                          sx_error_t *err);
 
 void sx_pairopts_test(bool verbose);
 

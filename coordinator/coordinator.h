@@ -121,7 +121,7 @@ size_t sx_coordinator_infra_errors(const sx_coordinator_t *self);
 char *sx_coordinator_status_json(sx_coordinator_t *self);
 
 /* No sx_coordinator_test here: the coordinator is tested by
- * tests/test_coordinator.c against fake workers and a throw-away bench,
+ * tests/unit/coordinator.c against fake workers and a throw-away bench,
  * which are test code and stay out of the program. */
 
 #endif

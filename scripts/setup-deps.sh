@@ -4,7 +4,7 @@
 # for the fuzz targets, CMake, the C libraries found by
 # pkg-config, Java 17 and Maven for the runtime, Python for the pandas
 # reference, gcovr for scripts/coverage.sh, Slurm and munge for the private
-# cluster of tests/e2e_slurm.sh, Chromium for the report's browser test).
+# cluster of tests/e2e/slurm.sh, Chromium for the report's browser test).
 # Safe to run again: apt skips what is installed. Needs root (or sudo).
 set -euo pipefail
 

@@ -95,7 +95,7 @@ int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err);
 /* Tasks executed by this agent so far. */
 size_t sx_agent_executed(const sx_agent_t *self);
 
-/* No sx_agent_test here: the agent is tested by tests/test_agent.c against a
+/* No sx_agent_test here: the agent is tested by tests/unit/agent.c against a
  * fake coordinator and a throw-away bench, test code kept out of the program. */
 
 #endif

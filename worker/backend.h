@@ -30,7 +30,7 @@
 typedef struct {
     sx_profile_t profile;             /* how a cached CSV is scored again */
     sx_simexec_t *sim;                /* the simulated executor, or NULL */
-    sx_pair_t *pair;               /* the real executor's pair, or NULL */
+    sx_pair_t *pair;                  /* the real executor's pair, or NULL */
     sx_executor_config_t exec_config; /* what each slot's executor is made from */
     sx_replays_t *replays;            /* the slots' shared source topics */
     char run_id[128];

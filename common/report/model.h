@@ -1,8 +1,8 @@
 /* model.h: what OUT/report.html is made of (common/report/report.h): report.c
  * gathers it from OUT and the bench, html.c writes it as HTML and only reads
- * it, model.c reads the per-task material. Per-task material (question, answer policy, CSV
- * previews) is read one task at a time while writing, so a 402-task run
- * with 10 methods never holds every CSV in memory. */
+ * it, model.c reads the per-task material. Per-task material (question, answer policy,
+ * CSV previews) is read one task at a time while writing, so a 402-task run with 10
+ * methods never holds every CSV in memory. */
 #ifndef SX_REPORT_MODEL_H
 #define SX_REPORT_MODEL_H
 

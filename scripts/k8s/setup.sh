@@ -10,7 +10,7 @@
 #   helm         Helm $SX_HELM_VERSION by `go install` into .k8s/bin;
 #   python       kubernetes-validate and checkov (PyPI, pinned) in .k8s/venv.
 # chart-tools installs only helm and python: all that the static checks
-# (tests/cli_helm.sh) need, no cluster. Go comes from /usr/local/go, else
+# (tests/cli/helm.sh) need, no cluster. Go comes from /usr/local/go, else
 # PATH, and must be at least the version Kubernetes' go.mod asks for.
 # Safe to run again: each step is skipped when done (a version stamp per
 # step); a rebuild after a change reuses Go's build cache. Root or sudo for

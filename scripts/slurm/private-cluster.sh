@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # private-cluster.sh start|stop DIR: a private single-node Slurm on this
 # machine, to try the recipes of this folder without a cluster (and for
-# tests/e2e_slurm.sh). Everything lives in DIR: its own slurm.conf (clients
+# tests/e2e/slurm.sh). Everything lives in DIR: its own slurm.conf (clients
 # and daemons find it through SLURM_CONF=DIR/slurm.conf), its own munge key
 # and socket, state, spool, logs and pid files; nothing in /etc is read or
 # changed, and no system service is started. Needs root (slurmd launches

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """generate.py: a seeded generator of benchmark tasks for the differential
-test against Flink BATCH (tests/e2e_differential.sh). Each task draws a query
+test against Flink BATCH (tests/e2e/differential.sh). Each task draws a query
 shape (SHAPES below: one small function per shape, so adding one is adding
 a function) and fresh source rows with the data traits that break readers
 and engines: NULLs, duplicate keys, tied and window-bound event times,

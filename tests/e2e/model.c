@@ -1,4 +1,4 @@
-/* model.c: the model-based test of the distributed run (tests/cli_model.sh).
+/* model.c: the model-based test of the distributed run (tests/cli/model.sh).
  * For each seed it builds a small bench whose SQL carries the simulated
  * executor's markers, so every task's verdict is known in advance, then runs
  * `streamex coordinator` and `streamex worker --simulate` processes under a

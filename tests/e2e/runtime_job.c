@@ -1,4 +1,4 @@
-/* runtime_job.c: the job step of tests/e2e_runtime.sh, run against a real
+/* runtime_job.c: the job step of tests/e2e/runtime.sh, run against a real
  * pair: creates a source and an output topic with librdkafka's admin API,
  * produces keyed rows, submits through the SQL Gateway a bounded streaming
  * INSERT from a Kafka source table into an upsert-kafka sink, waits for the

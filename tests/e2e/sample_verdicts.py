@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # sample_verdicts.py BENCH OUT METHOD=KIND...: checks the output of a run of
-# the bundled sample bench, for e2e_sample_bench.sh, e2e_compose.sh and
-# e2e_slurm.sh (one set of expectations, however the run was deployed). KIND
+# the bundled sample bench, for tests/e2e/sample_bench.sh, tests/e2e/compose.sh and
+# tests/e2e/slurm.sh (one set of expectations, however the run was deployed). KIND
 # is
 #   predictions  the method ran examples/sample-bench/predictions.jsonl: each
 #                task must get the status in expected.jsonl, and so the EX

@@ -1,5 +1,5 @@
 /* sqlparse.c: the SQL check held against Flink's own parser, through a real
- * SQL Gateway (tests/e2e_sqlparse.sh starts the pair). A session gets a
+ * SQL Gateway (tests/e2e/sqlparse.sh starts the pair). A session gets a
  * source `bids` and the sink `result` (datagen and blackhole: nothing runs),
  * then every line of the corpus, {"sql", "check", "flink", "why"}, goes:
  *   - to sx_sqlcheck, whose verdict must be `check` ("accept"/"reject");

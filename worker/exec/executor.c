@@ -64,7 +64,7 @@ struct _sx_executor_t {
     bool keep;
     sx_kafka_t *kafka;
     sx_gateway_t *gateway; /* its session, once open, serves task after task */
-    sx_pair_t *pair;    /* NULL: not checked */
+    sx_pair_t *pair;       /* NULL: not checked */
     sx_replays_t *replays; /* shared source topics; NULL: each task replays its own */
     zlist_t *leftover;     /* topics a cleanup could not delete (Kafka was down) */
     run_t *finishing;      /* the last task, until sx_executor_finish_task */

@@ -92,7 +92,7 @@ void sx_executor_run_on_made_topics(sx_executor_t *self, const sx_exec_request_t
                                     sx_topic_maker_fn *make_topics, void *arg,
                                     sx_result_t *result, sx_timings_t *timings);
 
-/* No sx_executor_test here: the executor is tested by tests/test_executor.c,
+/* No sx_executor_test here: the executor is tested by tests/unit/executor.c,
  * against the scripted fake Flink of tests/kit/fakeflink.h, test code that
  * stays out of the program. */
 

@@ -80,7 +80,7 @@ sx_replay_rc_t sx_replay_produce(sx_kafka_t *kafka, const char *topic,
                                  const char *task_id, const sx_source_t *source,
                                  const sx_prepare_t *prepared, sx_error_t *err);
 
-/* No sx_replays_test here: the registry is tested by tests/test_replays.c,
+/* No sx_replays_test here: the registry is tested by tests/unit/replays.c,
  * on the mock Kafka of tests/kit/mockkafka.h, test code that stays out of
  * the program. */
 

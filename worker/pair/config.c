@@ -25,7 +25,7 @@
 extern char **environ;
 
 const char *const sx_pair_names[SX_PAIR_COMPONENTS] = {"kafka", "jobmanager",
-                                                          "taskmanager", "gateway"};
+                                                       "taskmanager", "gateway"};
 
 /* TaskManager memory besides task heap and managed memory (MiB): what Flink's
  * scripts would compute for the JVM flags, fixed here to keep the flags and
@@ -208,8 +208,7 @@ int sx_pair_describe_install(const char *runtime_dir, char *out, size_t out_size
     return rc;
 }
 
-int sx_pair_versions(const sx_pair_t *self, char *out, size_t out_size,
-                        sx_error_t *err)
+int sx_pair_versions(const sx_pair_t *self, char *out, size_t out_size, sx_error_t *err)
 {
     if (self->external)
         return sx_error_set(err, "an existing pair: its versions are not known here");
@@ -320,9 +319,8 @@ static char *flink_config(const sx_pair_t *self)
         "io.tmp.dirs: %s/flink-tmp\n"
         "web.tmpdir: %s/flink-tmp\n"
         "blob.storage.directory: %s/flink-tmp\n",
-        i, sx_pair_port(i, SX_PORT_JOBMANAGER_RPC), c->jobmanager_heap_mb,
-        JM_OFF_HEAP_MB, FLINK_METASPACE_MB, c->slots, c->slots,
-        sx_pair_port(i, SX_PORT_TASKMANAGER_RPC),
+        i, sx_pair_port(i, SX_PORT_JOBMANAGER_RPC), c->jobmanager_heap_mb, JM_OFF_HEAP_MB,
+        FLINK_METASPACE_MB, c->slots, c->slots, sx_pair_port(i, SX_PORT_TASKMANAGER_RPC),
         sx_pair_port(i, SX_PORT_TASKMANAGER_DATA), TM_FRAMEWORK_HEAP_MB,
         c->taskmanager_heap_mb, c->taskmanager_managed_mb, TM_NETWORK_MB, TM_NETWORK_MB,
         TM_FRAMEWORK_OFF_HEAP_MB, FLINK_METASPACE_MB, sx_pair_port(i, SX_PORT_BLOB),
@@ -506,7 +504,7 @@ int sx_pair_flink_command(const sx_pair_t *self, component_t c, sx_pair_argv_t *
     sx_pair_argv_add(v, "%s/conf:%s/flink/lib/*", self->pair_dir, self->runtime_dir);
     int metrics_port =
         sx_pair_port(cfg->index, c == JOBMANAGER ? SX_PORT_JOBMANAGER_METRICS
-                                                    : SX_PORT_TASKMANAGER_METRICS);
+                                                 : SX_PORT_TASKMANAGER_METRICS);
     if (c == GATEWAY) {
         /* The gateway reads config.yaml through FLINK_CONF_DIR (see sx_pair_env). */
         sx_pair_argv_add(v, "org.apache.flink.table.gateway.SqlGateway");
@@ -589,23 +587,19 @@ static void test_config_ranges(void)
         const char *what;
         int low, high;
     } ranges[] = {
-        {offsetof(sx_pair_config_t, index), "the worker index", 0,
-         SX_PAIR_MAX_INDEX},
+        {offsetof(sx_pair_config_t, index), "the worker index", 0, SX_PAIR_MAX_INDEX},
         {offsetof(sx_pair_config_t, slots), "TaskManager slots", 1, 256},
-        {offsetof(sx_pair_config_t, kafka_heap_mb), "the Kafka heap (MiB)", 128,
+        {offsetof(sx_pair_config_t, kafka_heap_mb), "the Kafka heap (MiB)", 128, 65536},
+        {offsetof(sx_pair_config_t, jobmanager_heap_mb), "the JobManager heap (MiB)", 128,
          65536},
-        {offsetof(sx_pair_config_t, jobmanager_heap_mb), "the JobManager heap (MiB)",
-         128, 65536},
         {offsetof(sx_pair_config_t, taskmanager_heap_mb), "the TaskManager heap (MiB)",
          128, 65536},
         {offsetof(sx_pair_config_t, taskmanager_managed_mb),
          "the TaskManager managed memory (MiB)", 0, 65536},
-        {offsetof(sx_pair_config_t, gateway_heap_mb), "the SQL Gateway heap (MiB)",
-         128, 65536},
-        {offsetof(sx_pair_config_t, start_timeout_s), "the start timeout (s)", 1,
-         3600},
-        {offsetof(sx_pair_config_t, stop_grace_s), "the stop grace period (s)", 0,
-         600},
+        {offsetof(sx_pair_config_t, gateway_heap_mb), "the SQL Gateway heap (MiB)", 128,
+         65536},
+        {offsetof(sx_pair_config_t, start_timeout_s), "the start timeout (s)", 1, 3600},
+        {offsetof(sx_pair_config_t, stop_grace_s), "the stop grace period (s)", 0, 600},
     };
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         int values[] = {ranges[i].low, ranges[i].high, ranges[i].low - 1,

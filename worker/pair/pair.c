@@ -61,8 +61,7 @@ sx_pair_t *sx_pair_new(const sx_pair_config_t *config, sx_error_t *err)
         self->pair_dir = sx_strdup("");
     } else {
         self->pair_dir = sx_format("%s/pairs/%d", self->runtime_dir, index);
-        self->bootstrap =
-            sx_format("127.0.0.1:%d", sx_pair_port(index, SX_PORT_KAFKA));
+        self->bootstrap = sx_format("127.0.0.1:%d", sx_pair_port(index, SX_PORT_KAFKA));
         self->gateway_url =
             sx_format("http://127.0.0.1:%d", sx_pair_port(index, SX_PORT_GATEWAY));
         self->rest_url =
@@ -167,8 +166,7 @@ static void append_log_tail(sx_error_t *err, const char *log_path)
 
 /* Waits until c answers its health check, its process dies or the deadline
  * (zclock_usecs). */
-static int wait_healthy(sx_pair_t *self, component_t c, int64_t deadline,
-                        sx_error_t *err)
+static int wait_healthy(sx_pair_t *self, component_t c, int64_t deadline, sx_error_t *err)
 {
     const char *name = sx_pair_names[c];
     for (;;) {
@@ -223,8 +221,8 @@ static int check_ports_free(const sx_pair_t *self, sx_error_t *err)
                                 "pair %d: port %d (%s) is taken: %s; another program or "
                                 "pair uses it (streamex runtime status --index %d)",
                                 self->config.index, port,
-                                sx_pair_port_name((sx_pair_port_t)p),
-                                strerror(code), self->config.index);
+                                sx_pair_port_name((sx_pair_port_t)p), strerror(code),
+                                self->config.index);
     }
     return 0;
 }
@@ -527,8 +525,7 @@ static int components_intact(sx_pair_t *self, const sx_pair_identity_t *since,
     return 0;
 }
 
-int sx_pair_intact(sx_pair_t *self, const sx_pair_identity_t *since,
-                      sx_error_t *err)
+int sx_pair_intact(sx_pair_t *self, const sx_pair_identity_t *since, sx_error_t *err)
 {
     pthread_mutex_lock(&self->lock);
     int rc = components_intact(self, since, err);

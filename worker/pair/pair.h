@@ -145,17 +145,15 @@ void sx_pair_identify(sx_pair_t *self, sx_pair_identity_t *identity);
  * and err names the first component that is not, e.g. "pair 40: kafka (pid
  * 123) is not running" or "pair 40: jobmanager was restarted (pid 123, now
  * 456)". A failure seen then is the pair's, not the query's. */
-int sx_pair_intact(sx_pair_t *self, const sx_pair_identity_t *since,
-                      sx_error_t *err);
+int sx_pair_intact(sx_pair_t *self, const sx_pair_identity_t *since, sx_error_t *err);
 
 /* Fills *status: each component's process and health. */
 int sx_pair_status(sx_pair_t *self, sx_pair_status_t *status, sx_error_t *err);
 
 /* Endpoints for the executor. */
-const char *sx_pair_bootstrap(const sx_pair_t *self); /* "127.0.0.1:21000" */
-const char *
-sx_pair_gateway_url(const sx_pair_t *self);          /* "http://127.0.0.1:21003" */
-const char *sx_pair_rest_url(const sx_pair_t *self); /* "http://127.0.0.1:21002" */
+const char *sx_pair_bootstrap(const sx_pair_t *self);   /* "127.0.0.1:21000" */
+const char *sx_pair_gateway_url(const sx_pair_t *self); /* "http://127.0.0.1:21003" */
+const char *sx_pair_rest_url(const sx_pair_t *self);    /* "http://127.0.0.1:21002" */
 /* True when this object started the pair's JVMs (so nobody else uses it). */
 bool sx_pair_owned(const sx_pair_t *self);
 /* The pair's folder (conf, kafka-data, logs, pids); NULL for an external pair. */
@@ -174,8 +172,7 @@ void sx_pair_describe(const sx_pair_t *self, char *out, size_t out_size);
 /* The versions of a pair started from the install, "Flink 1.20.3 (Kafka
  * connector 3.4.0-1.20), Kafka 3.9.1" (what the result cache keys on); -1
  * for an external pair, whose versions streamex cannot vouch for. */
-int sx_pair_versions(const sx_pair_t *self, char *out, size_t out_size,
-                        sx_error_t *err);
+int sx_pair_versions(const sx_pair_t *self, char *out, size_t out_size, sx_error_t *err);
 
 void sx_pair_test(bool verbose);
 

@@ -21,7 +21,7 @@
  * double quote is no quote to Flink (backticks are), so it is none here.
  * Where a statement begins and ends follows Calcite's lexer (sqllex.h):
  * a line comment ends at \r as at \n, and a backslash escapes nothing.
- * tests/e2e_sqlparse.sh holds this against Flink's own parser. */
+ * tests/e2e/sqlparse.sh holds this against Flink's own parser. */
 #ifndef SX_SQLCHECK_H
 #define SX_SQLCHECK_H
 

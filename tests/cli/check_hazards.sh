@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# tests/cli/check_hazards.sh: `streamex check` warns about a valid task whose
+# streaming result depends on timing or differs from Flink BATCH
+# (worker/check/hazards.h): a live source with event times before 1970, and a
+# zero-delay watermark on an event time with ties. Warnings name the task
+# and source, go to stderr, and leave the exit status 0. The fixture bench
+# (tests/data/mini-bench) has neither; its clicks_top task has a zero-delay
+# watermark, so a copy with a tied and a pre-1970 click gets both warnings.
+set -euo pipefail
+. "$(dirname "$0")/../kit/lib.sh"
+: "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
+work=$(make_tmpdir)
+
+"$STREAMEX" check --bench "$SX_SOURCE_DIR/tests/data/mini-bench" >/dev/null 2>"$work/clean.err" ||
+    fail "the fixture bench does not pass check"
+! grep -q "^warning:" "$work/clean.err" || fail "warnings on the fixture: $(cat "$work/clean.err")"
+
+cp -r "$SX_SOURCE_DIR/tests/data/mini-bench" "$work/bench"
+clicks="$work/bench/tasks/clicks_top/sources/clicks.csv"
+second=$(sed -n 2p "$clicks")
+printf '%s\n-1000,u9,/old\n' "$second" >>"$clicks" # a tie, and 1969-12-31 23:59:59
+code=0
+"$STREAMEX" check --bench "$work/bench" >"$work/out" 2>"$work/err" || code=$?
+[ "$code" = 0 ] || fail "exit $code with only warnings: $(cat "$work/err")"
+grep -qF "warning: task clicks_top: source clicks: 1 of 6 event times are before 1970" \
+    "$work/err" || fail "no pre-1970 warning: $(cat "$work/err")"
+grep -qF "warning: task clicks_top: source clicks: the watermark has zero delay and 1 rows share their event time (click_time)" \
+    "$work/err" || fail "no zero-delay warning: $(cat "$work/err")"
+[ "$(grep -c '^warning:' "$work/err")" = 2 ] || fail "expected 2 warnings: $(cat "$work/err")"
+echo "cli_check_hazards: OK"
