@@ -1,6 +1,7 @@
 /* cmd_merge.c: `streamex merge --bench BENCH OUT1 OUT2 ... --output OUT`,
  * the outputs of `--shard I/N` runs combined into one (coordinator/merge.h). */
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/options.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -65,5 +66,8 @@ int sx_cmd_merge(int argc, char **argv)
     }
     printf("merged %zu method(s) x %zu tasks into %s; %zu missing (scored 0)\n",
            report.methods, report.tasks, output, report.missing);
-    return report.missing ? 1 : 0;
+    int code = report.missing ? 1 : 0;
+    sx_ending_print(stdout, output, code,
+                    "merged, but some tasks were in no input and score 0 (named above)");
+    return code;
 }

@@ -3,6 +3,7 @@
  * its own Kafka + Flink pair (pair index I) or the simulated executor. One
  * command; Ctrl-C stops everything cleanly and `--resume` continues. */
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/runopts.h"
 #include "common/install.h"
 #include "common/log.h"
@@ -198,7 +199,8 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
     config.command = args->command ? args->command : "run";
     config.progress = args->quiet ? NULL : sx_progress_print;
     config.summary_out = args->quiet ? NULL : stdout;
-    config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
+    if (!config.progress_ms)
+        config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
     coordinator_job_t cjob = {sx_coordinator_new(&config, err), -1, {{0}}};
     if (!cjob.coordinator)
         return 2;
@@ -265,6 +267,8 @@ int sx_cmd_run(int argc, char **argv)
                     "streamex run: stopped by signal %d before any task was "
                     "settled\n",
                     sx_signals_caught());
+        if (!args.quiet && opts.output)
+            sx_ending_print(stdout, opts.output, code, sx_ending_run_meaning(code));
     }
     sx_runopts_free(&opts);
     return code;

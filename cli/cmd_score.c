@@ -4,6 +4,7 @@
  * the Spider 2.0 comparison (common/ex/score.h), and write OUT/NAME/results.jsonl,
  * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/options.h"
 #include "common/clock.h"
 #include "common/mem.h"
@@ -327,8 +328,13 @@ int sx_cmd_score(int argc, char **argv)
 {
     score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11};
     int code = parse_arguments(argc, argv, &args);
-    if (code < 0)
+    if (code < 0) {
         code = run(&args);
+        sx_ending_print(stdout, args.out_dir, code,
+                        code == 2   ? "a fatal error (the message above says which)"
+                        : code != 0 ? "stopped by a signal; nothing written"
+                                    : NULL);
+    }
     sx_method_args_free(&args.methods, &args.method_count);
     return code;
 }

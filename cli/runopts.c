@@ -107,6 +107,10 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         rc = sx_option_int("retries", arg, 1, 100, &value, err);
         opts->retries = (int)value;
         break;
+    case SX_OPT_PROGRESS_MS:
+        rc = sx_option_int("progress-ms", arg, 10, 600000, &value, err);
+        opts->progress_ms = (int)value;
+        break;
     case SX_OPT_RESUME:
         opts->resume = true;
         break;
@@ -179,6 +183,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->task_count = opts->task_count;
     memcpy(config->rerun, opts->rerun, sizeof config->rerun);
     config->repeat = opts->repeat;
+    config->progress_ms = opts->progress_ms;
     return 0;
 }
 
@@ -325,7 +330,6 @@ void sx_run_table_print(const char *out_dir)
     json_t *wall = json_object_get(json_object_get(summary, "run"), "wall_seconds");
     if (json_is_number(wall))
         printf("wall time %.3f s\n", json_number_value(wall));
-    printf("report: %s/report.html\n", out_dir);
     fflush(stdout);
     json_decref(summary);
 }

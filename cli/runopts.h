@@ -40,6 +40,7 @@ enum {
     SX_OPT_CACHE,
     SX_OPT_NO_CACHE,
     SX_OPT_REPEAT,
+    SX_OPT_PROGRESS_MS,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -58,6 +59,7 @@ enum {
         {"rerun", required_argument, NULL, SX_OPT_RERUN},                                \
         {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
         {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
+        {"progress-ms", required_argument, NULL, SX_OPT_PROGRESS_MS},                    \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
@@ -113,7 +115,9 @@ enum {
     "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
     "                         combine the outputs with 'streamex merge')\n"              \
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
-    "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"
+    "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"       \
+    "  --progress-ms MS       progress every MS (default 500 on a terminal, 5000 off\n"  \
+    "                         one; the coordinator's 2000)\n"
 
 typedef struct {
     const char *bench;
@@ -124,6 +128,7 @@ typedef struct {
     int heartbeat_ms;
     int dead_after_ms;
     int retries;
+    int progress_ms; /* 0: the command's default */
     bool resume;
     bool rerun[SX_STATUS_COUNT];
     char **tasks; /* --tasks, heap copies */

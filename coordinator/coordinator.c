@@ -514,6 +514,69 @@ void coord_print_last_lines(sx_coordinator_t *self, FILE *out)
                 infra);
 }
 
+/* How often the loop notes which units are running (the ETA's clock). */
+#define NOTE_RUNNING_MS 250
+
+/* Marks the units each worker is running now (the first `slots` it holds,
+ * in order) with the time the loop first saw them so: the ETA counts how
+ * long each has already run. Called on a timer, not per message, so its walk
+ * over the workers costs nothing per result. */
+static void note_running(sx_coordinator_t *self, int64_t now)
+{
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        int running = 0;
+        for (shard_t *shard = zlist_first(w->shards); shard && running < w->slots;
+             shard = zlist_next(w->shards))
+            for (unit_t *u = zlist_first(shard->units); u && running < w->slots;
+                 u = zlist_next(shard->units), running++)
+                if (!u->running_ms)
+                    u->running_ms = now;
+    }
+}
+
+/* Seconds a running unit still needs: the usual time a task takes less what
+ * it has run, or, once it is past the usual time, as long again as it has
+ * run so far (it is a slow one, and how slow is unknown); never past its
+ * attempt's deadline, when it is given up. */
+static double unit_remaining(const unit_t *u, double usual, int64_t now)
+{
+    double ran = (double)(now - u->running_ms) / 1000.0;
+    double left = ran < usual ? usual - ran : ran;
+    double until_deadline = (double)(u->deadline - now) / 1000.0;
+    return until_deadline > 0 && left > until_deadline ? until_deadline : left;
+}
+
+/* The run's ETA in seconds (docs/commands.md, "Progress"), or -1 before any
+ * task has been executed: the work left, the running units' remaining time
+ * plus the usual time for each unit not running yet, spread over every
+ * connected slot, but never less than the longest running unit needs. */
+static double eta_seconds(sx_coordinator_t *self, int64_t now)
+{
+    if (self->settled == self->unit_count)
+        return 0;
+    if (!self->executed)
+        return -1;
+    double usual = self->executed_seconds / (double)self->executed;
+    double work = 0, longest = 0;
+    size_t running = 0, slots = 0;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        slots += (size_t)w->slots;
+        for (shard_t *shard = zlist_first(w->shards); shard;
+             shard = zlist_next(w->shards))
+            for (unit_t *u = zlist_first(shard->units); u; u = zlist_next(shard->units)) {
+                if (!u->running_ms)
+                    continue;
+                double left = unit_remaining(u, usual, now);
+                work += left;
+                longest = left > longest ? left : longest;
+                running++;
+            }
+    }
+    work += usual * (double)(self->unit_count - self->settled - running);
+    double spread = work / (double)(slots ? slots : 1);
+    return spread > longest ? spread : longest;
+}
+
 static void say_final_goodbye(sx_coordinator_t *self)
 {
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
@@ -535,7 +598,7 @@ static void report_progress(sx_coordinator_t *self)
 int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
 {
     zpoller_t *poller = zpoller_new(self->router, stop, NULL);
-    int64_t next_progress = 0;
+    int64_t next_progress = 0, next_running = 0;
     self->loop_at = zclock_mono();
     int rc = 1;
     sx_info("coordinator on %s: %zu tasks to settle (%zu already settled)",
@@ -558,6 +621,10 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
             break;
         excuse_own_stall(self);
         expire_and_beat(self);
+        if (zclock_mono() >= next_running) {
+            note_running(self, zclock_mono());
+            next_running = zclock_mono() + NOTE_RUNNING_MS;
+        }
         if (zclock_mono() >= next_progress) {
             report_progress(self);
             next_progress = zclock_mono() + self->config.progress_ms;
@@ -596,8 +663,6 @@ size_t sx_coordinator_infra_errors(const sx_coordinator_t *self)
 char *sx_coordinator_status_json(sx_coordinator_t *self)
 {
     double elapsed = (double)(zclock_mono() - self->started_ms) / 1000.0; /* to the ms */
-    size_t done_now = self->settled - self->settled_at_start;
-    size_t left = self->unit_count - self->settled;
     json_t *root = json_object();
     json_object_set_new(root, "done", json_integer((json_int_t)self->settled));
     json_object_set_new(root, "total", json_integer((json_int_t)self->unit_count));
@@ -607,10 +672,9 @@ char *sx_coordinator_status_json(sx_coordinator_t *self)
     json_object_set_new(
         root, "ex", json_real(self->settled ? (double)self->correct / self->settled : 0));
     json_object_set_new(root, "elapsed_s", json_real(elapsed));
+    double eta = eta_seconds(self, zclock_mono());
     json_object_set_new(root, "eta_s",
-                        done_now
-                            ? json_real(round(elapsed / done_now * left * 1000) / 1000)
-                            : json_null());
+                        eta >= 0 ? json_real(round(eta * 1000) / 1000) : json_null());
     json_t *workers = json_array();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         json_t *item = json_object();

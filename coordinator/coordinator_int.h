@@ -54,6 +54,8 @@ typedef struct {
     char *dropped_by;   /* routing id of the session that let it go unspent */
     char *ran_on;       /* --repeat: the worker of its previous round */
     shard_t *shard;     /* the shard holding it, while held */
+    int64_t running_ms; /* when the loop first saw it among its worker's running
+                           units (coord_note_running), 0 while it is not */
 } unit_t;
 
 struct _shard_t {
@@ -118,6 +120,8 @@ struct _sx_coordinator_t {
     int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
+    double executed_seconds; /* summed over the units a worker executed this run */
+    size_t executed;         /* and their count: the ETA's usual time a task */
     int64_t loop_at;   /* when the loop last came round (sx_clock_stall_ms) */
     double started_at; /* Unix time, for summary.json's "run" */
 };

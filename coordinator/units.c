@@ -166,6 +166,10 @@ int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result
     coord_release_from_shard(unit);
     coord_mark_settled(self, unit, &final);
     log_settled(self, unit, &final);
+    if (!final.cached && final.seconds > 0) {
+        self->executed_seconds += final.seconds;
+        self->executed++;
+    }
     return 0;
 }
 
@@ -232,6 +236,7 @@ void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
     }
     unit->state = UNIT_QUEUED;
     unit->token = 0;
+    unit->running_ms = 0;
     if (front)
         zlist_push(self->queue, unit);
     else
