@@ -7,14 +7,19 @@
 #include <limits.h>
 #include <stdlib.h>
 
-/* "NAME: EX = c/t = x" from a method's summary.json object, with its 95 %
- * interval and the strict figure when summary.json holds them. */
-static void print_method(FILE *out, const char *name, json_t *m)
+/* "NAME: EX = c/t = x" from a method's summary.json object, with the
+ * subset it counts, its 95 % interval and the strict figure when
+ * summary.json holds them. */
+static void print_method(FILE *out, const char *name, json_t *m, json_t *subset)
 {
     fprintf(out, "  %s: EX = %lld/%lld = %.4f", name,
             json_integer_value(json_object_get(m, "correct")),
             json_integer_value(json_object_get(m, "total")),
             json_number_value(json_object_get(m, "ex")));
+    if (subset)
+        fprintf(out, " over a subset: %lld of %lld task IDs (--tasks)",
+                json_integer_value(json_object_get(subset, "tasks")),
+                json_integer_value(json_object_get(subset, "bench_tasks")));
     json_t *samples = json_object_get(m, "samples");
     if (json_integer_value(samples) > 1)
         fprintf(out, " (mean over %lld samples)", json_integer_value(samples));
@@ -36,9 +41,12 @@ void sx_ending_print(FILE *out, const char *out_dir, int code, const char *meani
     json_t *summary = json_load_file(path, 0, NULL);
     const char *name;
     json_t *m;
+    long long infra = 0;
     json_object_foreach(json_object_get(summary, "methods"), name, m)
     {
-        print_method(out, name, m);
+        print_method(out, name, m, json_object_get(summary, "subset"));
+        infra += json_integer_value(
+            json_object_get(json_object_get(m, "by_status"), "infra_error"));
     }
     json_decref(summary);
     snprintf(path, sizeof path, "%s/report.html", dir);
@@ -46,6 +54,12 @@ void sx_ending_print(FILE *out, const char *out_dir, int code, const char *meani
         fprintf(out, "report: %s (open it in a browser, e.g. xdg-open %s)\n", path, path);
     if (code != 0 && meaning)
         fprintf(out, "exit %d: %s\n", code, meaning);
+    /* The very last line of a run that exits 3, as scripts read it. */
+    if (code == 3 && infra)
+        fprintf(out,
+                "infra_error: %lld task(s) ended on an infrastructure failure, not a "
+                "verdict: rerun them with --resume --rerun infra_error\n",
+                infra);
     fflush(out);
     free(abs);
 }
@@ -61,8 +75,7 @@ const char *sx_ending_run_meaning(int code)
     case 2:
         return "bad usage or a fatal error (the message above says which)";
     case 3:
-        return "every task settled, but some ended infra_error: rerun them with "
-               "--resume --rerun infra_error";
+        return "every task settled, but some ended infra_error (next line)";
     default:
         return code > 128 ? "stopped by a signal before any task was settled" : NULL;
     }

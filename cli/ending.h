@@ -1,7 +1,8 @@
 /* ending.h: the last lines of every command that writes OUT (run,
  * coordinator, score, merge), on a terminal and off one alike: where the
  * outputs are, each method's EX line as summary.json holds it, report.html's
- * path and how to open it, and what a non-zero exit status means. A newcomer
+ * path and how to open it, and what a non-zero exit status means (exit 3's
+ * count of infra_error tasks is the very last line). A newcomer
  * who piped the run into a log still learns where to look. */
 #ifndef SX_ENDING_H
 #define SX_ENDING_H

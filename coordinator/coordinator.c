@@ -497,8 +497,8 @@ static void expire_and_beat(sx_coordinator_t *self)
     expire_attempts(self, now);
 }
 
-/* What the figures above do not say: that they count a --tasks subset, and,
- * on the very last line, that infra_error tasks are left (the run exits 3). */
+/* What the figures above do not say: that they count a --tasks subset
+ * (that infra_error tasks are left is the command's last line, cli/ending.c). */
 void coord_print_last_lines(sx_coordinator_t *self, FILE *out)
 {
     size_t tasks = self->unit_count / self->method_count;
@@ -506,12 +506,6 @@ void coord_print_last_lines(sx_coordinator_t *self, FILE *out)
         fprintf(out,
                 "subset: every figure above counts %zu of the %zu task IDs (--tasks)\n",
                 tasks, sx_bench_task_count(self->bench));
-    size_t infra = sx_coordinator_infra_errors(self);
-    if (infra)
-        fprintf(out,
-                "infra_error: %zu task(s) ended on an infrastructure failure, not a "
-                "verdict: rerun them with --resume --rerun infra_error\n",
-                infra);
 }
 
 /* How often the loop notes which units are running (the ETA's clock). */
