@@ -19,8 +19,8 @@
 #define SX_RUN_REPEAT_MAX 100     /* --repeat of run, coordinator and doctor */
 #define SX_RUN_SUBSETS_MAX 100000 /* N of --shard I/N */
 /* --slots of run, worker and doctor: tasks a worker runs at once on its
- * pair (docs/execution.md says how the default was measured: bench/scale
- * was fastest with 4 on a 2-core machine, slower with 8). */
+ * pair. 4 is where bench/scale is fastest on a 2-core machine; 8 is slower
+ * (docs/execution.md says why, docs/internals/measurements.md the figures). */
 #define SX_RUN_SLOTS_DEFAULT 4
 
 enum {

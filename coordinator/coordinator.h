@@ -18,13 +18,14 @@
  * while running it, its deadline missed), never by a repeated HELLO or a
  * reconnect (the units such a session lets go do not go back to it while
  * another worker is connected). A worker's unstarted units go to an idle
- * worker: once the queue is empty and a worker holds nothing, the coordinator
- * sends a RECALL to each worker holding units the idle one would take, and
- * requeues, without spending an attempt, the units the RELEASE answer lists
- * that the worker still holds under those tokens (at most one RECALL
- * outstanding per worker). A RESULT is applied only when it answers the current
- * token of a unit its sender holds; any other is logged, acknowledged and dropped. Bench
- * files are served only to a worker holding a shard that needs them.
+ * worker: once the queue is empty and a worker has a free slot (it holds
+ * fewer units than it runs at once), the coordinator sends a RECALL to each
+ * worker holding units the idle one would take, and requeues, without
+ * spending an attempt, the units the RELEASE answer lists that the worker
+ * still holds under those tokens (at most one RECALL outstanding per
+ * worker). A RESULT is applied only when it answers the current token of a
+ * unit its sender holds; any other is logged, acknowledged and dropped.
+ * Bench files are served only to a worker holding a shard that needs them.
  *
  * Storage failures stop the run: when a CSV or journal record cannot be
  * written, sx_coordinator_run returns 1 with the error (the journal stays a

@@ -330,7 +330,7 @@ static bool holds_unstarted_for(const worker_t *w, const worker_t *idle)
  * worker with a free slot counts as idle, not only one holding nothing:
  * otherwise the units a many-slot worker queues behind its slow ones wait
  * while another's slots stand empty. A worker that never answers keeps its
- * units until its heartbeat or their deadlines give them up, as before. */
+ * units until its heartbeat or their deadlines give them up. */
 void coord_recall_for_idle(sx_coordinator_t *self)
 {
     if (zlist_size(self->queue) > 0)

@@ -151,9 +151,9 @@ static int flink_slots(const char *rest_url, int *total, int *available, sx_erro
 }
 
 /* How long to wait for slots a job that just ended still holds: Flink frees
- * a finished job's slot a moment after the job reports FINISHED. In a CI
- * run the pair's own warm-up still held its slot 0.3 s after it finished,
- * and the worker warned that other jobs took one. */
+ * a finished job's slot a moment after the job reports FINISHED (the pair's
+ * own warm-up job's too), and a worker that counted that slot as taken would
+ * warn that other jobs hold one (docs/internals/measurements.md). */
 #define SLOT_RELEASE_WAIT_MS 5000
 
 int sx_backend_fit_slots(const char *rest_url, int wanted, int index, int wait_ms,

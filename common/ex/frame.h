@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 /* One cell as Python sees it after DataFrame.values.tolist(). 16 bytes: a
- * string's length is not kept beside it (it is the strlen of its text, as
- * the length kept before was), since a large frame is mostly its cells. */
+ * string's length is not kept beside it (it is the strlen of its text, which
+ * holds no NUL), since a large frame is mostly its cells. */
 typedef enum {
     SX_VALUE_NAN = 0, /* float('nan'): a missing value */
     SX_VALUE_INT,     /* int from an int64 column */

@@ -6,7 +6,8 @@
  * real coordinator on a thread against scripted fake workers (raw
  * DEALER sockets, so each test controls exactly what a worker says and when)
  * and against real agents with the simulated executor. Heartbeats are fast
- * (100 ms, dead after 400 ms) so the whole test takes seconds. */
+ * (BEAT_MS, a worker dead after DEAD_MS: 100 ms and 1.5 s) so the whole
+ * test takes seconds. */
 #include "coordinator/coordinator.h"
 #include "coordinator/journal.h"
 
@@ -805,9 +806,9 @@ static void stall_once(const char *json, void *arg)
 
 /* The coordinator stalls for twice dead-after while its two workers keep
  * beating: their beats wait in its queue. Waking up, it does not count the
- * time it stood still as their silence (before, it read one message and
- * then expired: whichever worker's beat came second was dropped, its task
- * back in the queue with an attempt spent, and the run never ended). */
+ * time it stood still as their silence: a coordinator that read one message
+ * and then expired would drop whichever worker's beat came second, put its
+ * task back in the queue with an attempt spent, and never end the run. */
 static void test_coordinator_stall_kills_nobody(void)
 {
     harness_t *h = harness_new(2, NULL);

@@ -2,13 +2,15 @@
  * executor.h). The steps run in order, each timed: prepare (load the task,
  * check the candidate, convert the sources, fill the DDL), replay (create the
  * task's topics, produce every source and wait for every acknowledgement),
- * submit (a fresh gateway session, the registered DDL, the INSERT), run
- * (poll the job until it ends or the task timeout cancels it), materialize
- * (read the whole output topic, write the final CSV), score (only now open
- * gold and evaluation), settle (a verdict against the query stands only on a
- * pair whose processes did not change during the task) and cleanup (cancel a
- * job still running, close the session, delete the topics), which runs
- * whatever happened before. The first step that fails decides the status;
+ * submit (the executor's gateway session, reused from the task before or a
+ * fresh one, the registered DDL, the INSERT), run (poll the job until it
+ * ends or the task timeout cancels it), materialize (read the whole output
+ * topic, write the final CSV), score (only now open gold and evaluation),
+ * settle (a verdict against the query stands only on a pair whose processes
+ * did not change during the task) and cleanup (cancel a job still running,
+ * drop the task's tables from the session, delete its topics), which runs
+ * whatever happened before, once the result is on its way
+ * (sx_executor_finish_task). The first step that fails decides the status;
  * later steps are skipped. */
 #include "worker/exec/executor.h"
 
@@ -571,7 +573,8 @@ static int step_materialize(run_t *run)
     sx_materialize_destroy(&folding.relation);
     /* The consumer's fetched buffers (freed in its own threads' heaps) and
      * the relation go back to the system before scoring reads both CSVs:
-     * kept, they added up to 120 MB to the scoring's peak (bench/heavy). */
+     * kept, they would add to the scoring's peak (bench/heavy,
+     * docs/internals/measurements.md). */
     malloc_trim(0);
     return rc;
 }

@@ -324,7 +324,8 @@ static int apply_upsert(sx_materialize_t *self, int64_t offset, const char *key,
     return 0;
 }
 
-/* One surviving upsert value's line, as apply used to render it at once. */
+/* One surviving upsert value's line: the row its value gives, with the key
+ * columns the value leaves out taken from the key. */
 static char *render_latest(const sx_materialize_t *self, const char *key,
                            const latest_t *latest, sx_error_t *err)
 {

@@ -6,11 +6,12 @@
  *             A column missing from the value is taken from the key object
  *             (value.fields-include = EXCEPT_KEY). Only the values that
  *             survive (the latest of each key at the end) are decoded, by
- *             sx_materialize_finish: a superseded value is no longer decoded,
+ *             sx_materialize_finish: a superseded value is never decoded,
  *             so one that is malformed is no error. Flink's JSON writer wrote
  *             it, and only the surviving values decide the relation; keeping
- *             raw bytes per key is what lets 1M updates of a GROUP BY fold in
- *             well under a second.
+ *             raw bytes per key spares decoding every update, which is most
+ *             of the fold's time on a GROUP BY's changelog (bench/heavy
+ *             --no-pair, docs/internals/measurements.md).
  *   debezium  {"before", "after", "op"} (or wrapped in {"payload": ...}):
  *             c/r insert `after`, d removes one row equal to `before`, u does
  *             both; the relation is a multiset. Removing a row that is not

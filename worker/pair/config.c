@@ -432,7 +432,8 @@ static const char *java_binary(char *buf, size_t size)
  * for code 20 times hotter than the JVM's default thresholds, which a
  * million-row job's per-record paths reach in its first moments and the
  * per-job setup code never does. Measured with bench/fixedcost, bench/scale
- * and bench/heavy (docs/execution.md, "The JVMs' compilers"). */
+ * and bench/heavy (docs/execution.md, "The JVMs' compilers", says why;
+ * docs/internals/measurements.md gives the figures). */
 static void add_jit_flags(sx_pair_argv_t *v, component_t c)
 {
     if (c != TASKMANAGER) {

@@ -305,9 +305,10 @@ static int format_kafka_once(sx_pair_t *self, sx_error_t *err)
 }
 
 /* The first job of a fresh pair pays for loading the planner and the task
- * classes (20-60 s on a busy 2-core host, 2 s for the next job): a trivial
- * bounded job at start keeps that cost out of the first task's timeout, and
- * proves the pair runs jobs. */
+ * classes, many times what the next job costs (tests/e2e/runtime.sh prints
+ * both; docs/internals/measurements.md): a trivial bounded job at start
+ * keeps that cost out of the first task's timeout, and proves the pair runs
+ * jobs. */
 static int warm_up(sx_pair_t *self, sx_error_t *err)
 {
     int64_t deadline = deadline_after(self->config.start_timeout_s);
