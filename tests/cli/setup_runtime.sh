@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_setup_runtime.sh: scripts/setup-runtime.sh's engines, checksums and
+# tests/cli/setup_runtime.sh: scripts/setup-runtime.sh's engines, checksums and
 # markers, offline. The script runs from a copy of runtime/ in a temporary
 # folder, with stand-ins for the registries' clients first on PATH: `mvn`
 # writes one small jar per artifact the pom would bring, `python3 -m pip
