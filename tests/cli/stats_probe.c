@@ -16,7 +16,7 @@
  * A failing call answers {"rc": -1, "error": MESSAGE}; a request it cannot
  * read ends the probe with status 2.
  * usage: cli_stats_probe < REQUESTS > ANSWERS */
-#include "common/jsonout.h"
+#include "common/results/jsonout.h"
 #include "common/mem.h"
 #include "common/results/stats.h"
 
