@@ -16,11 +16,18 @@
 #      prints the rerun line, and the pipeline fails; the rerun line for a
 #      run outside CI, run in the merge job's folder, completes the merge;
 #   3. the same with SX_ALLOW_MISSING=true: the pipeline passes, the merge
-#      says what it accepted.
-# docs/ci/github-actions.yml: actionlint (with ShellCheck on its run: steps)
-# passes it and fails on broken copies (a needs, a matrix key, a step id, an
-# action input, a shell mistake); its artifacts are named as the merge
-# downloads and matrix.sh reads them; both recipes run matrix.sh.
+#      says what it accepted;
+#   4. docs/ci/gitlab-ci-workers.yml: four worker jobs connect over CURVE
+#      (their keys given as CI variables) to a coordinator started here;
+#      each joins and ends on its goodbye, and the coordinator's output
+#      holds every task ID once with the expected EX.
+# gitlab-ci-local refuses copies of the GitLab recipe with a misspelt key,
+# a wrong `when` or `needs`.
+# docs/ci/github-actions.yml and github-actions-workers.yml: actionlint (with
+# ShellCheck on their run: steps) passes them and fails on broken copies (a
+# needs, a matrix key, a step id, an action input, a shell mistake); the
+# shards' artifacts are named as the merge downloads them; every job of
+# every recipe runs scripts/ci/matrix.sh.
 # Tools from scripts/setup-ci-tools.sh; without them the test exits 77 (a
 # failure under CI=true).
 set -euo pipefail
@@ -36,6 +43,7 @@ done
 for tool in node rsync git shellcheck; do
     command -v "$tool" > /dev/null || skip_unless_ci "no $tool: run scripts/setup-ci-tools.sh"
 done
+python3 -c 'import yaml' 2> /dev/null || skip_unless_ci "no python3-yaml: run scripts/setup-ci-tools.sh"
 tmp=$(make_tmpdir)
 # This test runs the recipes as outside CI, whatever CI runs it: the jobs
 # and matrix.sh must not see its CI's variables.
@@ -44,11 +52,11 @@ recipes="$SX_SOURCE_DIR/docs/ci"
 # The task of shard 1 that always ends infra_error in pipeline 1.
 infra_id=${ids[1]}
 
-# project DIR: a git repository as a user's would be: the recipe as
+# project DIR FILE: a git repository as a user's would be: FILE as
 # .gitlab-ci.yml, the sample as bench/ and predictions.jsonl.
 project() {
     mkdir -p "$1"
-    cp "$recipes/gitlab-ci.yml" "$1/.gitlab-ci.yml"
+    cp "$2" "$1/.gitlab-ci.yml"
     cp -r "$bench" "$1/bench"
     cp "$bench/predictions.jsonl" "$1/predictions.jsonl"
     git -C "$1" init -q
@@ -57,16 +65,16 @@ project() {
     git -C "$1" -c user.name=test -c user.email=test@example.org commit -qm "the evaluation"
 }
 
-# pipeline NAME BINARY [VARIABLE=VALUE...]: runs the recipe in project
+# pipeline NAME RECIPE BINARY [VARIABLE=VALUE...]: runs RECIPE in project
 # $tmp/NAME with streamex BINARY; its output in $tmp/NAME.log, its exit
 # status in $tmp/NAME.rc.
 pipeline() {
-    local name="$1" binary="$2" rc=0 var vars=()
-    shift 2
+    local name="$1" recipe="$2" binary="$3" rc=0 var vars=()
+    shift 3
     for var in "$@"; do
         vars+=(--variable "$var")
     done
-    project "$tmp/$name"
+    project "$tmp/$name" "$recipes/$recipe"
     (cd "$tmp/$name" && "$glcl" --home "$tmp/home" --force-shell-executor \
         --shell-isolation --no-artifacts-to-source --no-color \
         --variable "STREAMEX_DIR=$SX_SOURCE_DIR" --variable "STREAMEX=$binary" \
@@ -130,7 +138,7 @@ shard_ids() {
 }
 
 echo "== 1. four shards, one with an infra_error task: merged, every ID once"
-pipeline full "$STREAMEX" "SX_SIMULATE=delay_ms=5,infra_error=$infra_id"
+pipeline full gitlab-ci.yml "$STREAMEX" "SX_SIMULATE=delay_ms=5,infra_error=$infra_id"
 log="$tmp/full.log"
 [ "$(cat "$tmp/full.rc")" = 0 ] || fail "pipeline 1 failed: $(tail -n 30 "$log")"
 for job in "shard: \[1/4\]" "shard: \[2/4\]" "shard: \[3/4\]" "shard: \[4/4\]" merge; do
@@ -168,7 +176,7 @@ mapfile -t lost < <(shard_ids 2 4)
 correct=$(predicted_count "${lost[@]}")
 
 echo "== 2. shard 2 fails: the merge names what is missing, prints the rerun line, fails"
-pipeline failed "$failing" "SX_SIMULATE=delay_ms=5"
+pipeline failed gitlab-ci.yml "$failing" "SX_SIMULATE=delay_ms=5"
 log="$tmp/failed.log"
 [ "$(cat "$tmp/failed.rc")" != 0 ] || fail "pipeline 2 passed with a failed shard"
 grep -Eq "^ FAIL  shard: \[3/4\] *\$" "$log" || fail "pipeline 2: shard 2 (job 3/4) did not fail"
@@ -198,7 +206,7 @@ rerun=$(sed -n '/to rerun them and merge again:/{n;p}' "$tmp/local.log")
 check_out "$merge_dir/out" "$(predicted_count)"
 
 echo "== 3. shard 2 fails, SX_ALLOW_MISSING=true: the pipeline passes"
-pipeline allowed "$failing" "SX_SIMULATE=delay_ms=5" "SX_ALLOW_MISSING=true"
+pipeline allowed gitlab-ci.yml "$failing" "SX_SIMULATE=delay_ms=5" "SX_ALLOW_MISSING=true"
 log="$tmp/allowed.log"
 [ "$(cat "$tmp/allowed.rc")" = 0 ] || fail "pipeline 3 failed: $(tail -n 30 "$log")"
 grep -Eq "^ WARN  shard: \[3/4\]" "$log" || fail "pipeline 3: shard 2's failure not allowed"
@@ -207,10 +215,90 @@ grep -q "tasks are missing and score 0: accepted (SX_ALLOW_MISSING=true)" "$log"
     fail "pipeline 3: the merge did not say what it accepted"
 check_out "$(artifact allowed out)" "$correct" "${lost[@]}"
 
+echo "== 4. coordinator mode: four worker jobs connect over CURVE to a coordinator here"
+keys="$tmp/keys"
+"$STREAMEX" -q keygen coordinator --dir "$keys/coordinator" > /dev/null
+"$STREAMEX" -q keygen ci --dir "$keys/ci" > /dev/null
+mkdir "$keys/allowed"
+cp "$keys/ci/ci.cert" "$keys/allowed/"
+endpoint="tcp://127.0.0.1:$(free_port)"
+# The keys as CI variables: a certificate holds '$', which GitLab expands
+# unless the variable is raw ("Expand variable reference" off, as
+# docs/ci-matrix.md says) and gitlab-ci-local always does: '$$' is its '$'.
+raw() { local text; text=$(cat "$1"); echo "${text//\$/\$\$}"; }
+# Its own process group (job control): the workers it starts go with it if
+# the test ends early, instead of waiting for a coordinator without end.
+set -m
+pipeline workers gitlab-ci-workers.yml "$STREAMEX" "SX_COORDINATOR=$endpoint" \
+    "SX_SIMULATE=delay_ms=200" "SX_WORKER_CERT=$(raw "$keys/ci/ci.cert")" \
+    "SX_WORKER_CERT_SECRET=$(raw "$keys/ci/ci.cert_secret")" \
+    "SX_COORDINATOR_CERT=$(raw "$keys/coordinator/coordinator.cert")" &
+group=$!
+set +m
+at_exit "kill -TERM -- -$group 2> /dev/null"
+# The coordinator starts once the four workers run: each then connects at
+# once, before the run can end (a worker that came later would wait for it
+# without end).
+workers_up() {
+    [ "$(find "$tmp/workers/.gitlab-ci-local/builds" -maxdepth 2 -name 'streamex-worker-ci-*' \
+        2> /dev/null | wc -l)" = 4 ]
+}
+for _ in $(seq 1200); do
+    workers_up && break
+    [ ! -f "$tmp/workers.rc" ] || break
+    sleep 0.1
+done
+workers_up && [ ! -f "$tmp/workers.rc" ] ||
+    fail "pipeline 4: four workers not running after 120 s: $(tail -n 30 "$tmp/workers.log")"
+"$STREAMEX" coordinator --bench "$bench" --method "mine=$bench/predictions.jsonl" \
+    --output "$tmp/coordinated" --bind "$endpoint" --cert "$keys/coordinator/coordinator.cert" \
+    --allow "$keys/allowed" > "$tmp/coordinator.log" 2>&1 &
+coordinator=$!
+kill_at_exit "$coordinator"
+for _ in $(seq 1200); do
+    [ -f "$tmp/workers.rc" ] && ! kill -0 "$coordinator" 2> /dev/null && break
+    [ ! -f "$tmp/workers.rc" ] || [ "$(cat "$tmp/workers.rc")" = 0 ] ||
+        fail "pipeline 4 failed: $(tail -n 30 "$tmp/workers.log")"
+    sleep 0.1
+done
+[ -f "$tmp/workers.rc" ] && ! kill -0 "$coordinator" 2> /dev/null ||
+    fail "pipeline 4 or its coordinator not done 120 s after the coordinator started"
+rc=0
+wait "$coordinator" || rc=$?
+[ "$rc" = 0 ] || fail "the coordinator exited $rc: $(tail -n 20 "$tmp/coordinator.log")"
+log="$tmp/workers.log"
+[ "$(cat "$tmp/workers.rc")" = 0 ] || fail "pipeline 4 failed: $(tail -n 30 "$log")"
+for i in 1 2 3 4; do
+    grep -Eq "^ PASS  worker: \[$i/4\] *\$" "$log" || fail "pipeline 4: worker job $i/4 did not pass"
+    grep -Eq "worker ci-[0-9]+-$i joined" "$tmp/coordinator.log" ||
+        fail "worker ci-*-$i never joined the coordinator"
+done
+[ "$(grep -c "coordinator says goodbye: run complete" "$log")" = 4 ] ||
+    fail "pipeline 4: not every worker ended on the coordinator's goodbye"
+check_out "$tmp/coordinated" "$(predicted_count)"
+
+echo "== GitLab: gitlab-ci-local refuses broken copies of the recipe"
+# gitlab_broken NAME SED_EXPRESSION EXPECTED: a copy changed by the
+# expression is refused (GitLab's schema, the jobs' needs) with EXPECTED in
+# the message, before any job runs.
+gitlab_broken() {
+    local copy="$tmp/gitlab-broken-$1.yml" dir="$tmp/gitlab-broken-$1"
+    sed "$2" "$recipes/gitlab-ci.yml" > "$copy"
+    ! cmp -s "$copy" "$recipes/gitlab-ci.yml" || fail "gitlab broken $1: '$2' changed nothing"
+    project "$dir" "$copy"
+    if (cd "$dir" && "$glcl" --home "$tmp/home" --list --no-color) > "$dir.txt" 2>&1; then
+        fail "gitlab-ci-local took the broken copy $1 ($2)"
+    fi
+    grep -qF "$3" "$dir.txt" || fail "gitlab broken $1: no '$3' in: $(tail -n 5 "$dir.txt")"
+}
+gitlab_broken key 's/^  artifacts:$/  artifact:/' "'artifact' property is not expected to be here at merge"
+gitlab_broken when 's/^  when: always /  when: allways /' "'when' property must be one of"
+gitlab_broken needs 's/needs: \[shard\]/needs: [shards]/' "needs: [shards] for merge could not be found"
+
 echo "== GitHub: actionlint passes the workflow, fails broken copies"
 workflow="$recipes/github-actions.yml"
-"$actionlint" -shellcheck "$(command -v shellcheck)" "$workflow" ||
-    fail "actionlint finds faults in $workflow"
+"$actionlint" -shellcheck "$(command -v shellcheck)" "$workflow" "$recipes/github-actions-workers.yml" ||
+    fail "actionlint finds faults in the workflows of $recipes"
 # broken NAME SED_EXPRESSION EXPECTED: a copy changed by the expression
 # fails actionlint with EXPECTED in its message.
 broken() {
@@ -229,9 +317,10 @@ broken input 's/pattern: out-\*/patern: out-*/' 'input "patern" is not defined'
 broken shell 's|run: .\("$STREAMEX_DIR/scripts/ci/matrix.sh" merge\).|run: cd $STREAMEX_DIR \&\& scripts/ci/matrix.sh merge|' 'shellcheck reported issue'
 
 echo "== both recipes run matrix.sh; the artifacts are named as merge reads them"
-python3 - "$workflow" "$recipes/gitlab-ci.yml" << 'EOF' || fail "recipes inconsistent (above)"
+python3 - "$workflow" "$recipes/gitlab-ci.yml" "$recipes/github-actions-workers.yml" \
+    "$recipes/gitlab-ci-workers.yml" << 'EOF' || fail "recipes inconsistent (above)"
 import fnmatch, sys, yaml
-gh, gl = (yaml.safe_load(open(p)) for p in sys.argv[1:])
+gh, gl, ghw, glw = (yaml.safe_load(open(p)) for p in sys.argv[1:])
 bad = []
 steps = {job: gh["jobs"][job]["steps"] for job in ("shard", "merge")}
 runs = {job: [s["run"] for s in steps[job] if "matrix.sh" in s.get("run", "")] for job in steps}
@@ -251,6 +340,11 @@ if len(download) != 1 or not all(fnmatch.fnmatch(n, download[0].get("pattern", "
 if gl["shard"]["script"] != ['"$STREAMEX_DIR/scripts/ci/matrix.sh" shard "$((CI_NODE_INDEX - 1))" "$CI_NODE_TOTAL"'] \
         or gl["merge"]["script"] != ['"$STREAMEX_DIR/scripts/ci/matrix.sh" merge']:
     bad.append("GitLab scripts are not matrix.sh's")
+if [s.get("run") for s in ghw["jobs"]["worker"]["steps"] if "matrix.sh" in s.get("run", "")] \
+        != ['"$STREAMEX_DIR/scripts/ci/matrix.sh" worker "ci-${{ github.run_id }}-${{ matrix.job }}"']:
+    bad.append("the GitHub workers do not run matrix.sh worker")
+if glw["worker"]["script"] != ['"$STREAMEX_DIR/scripts/ci/matrix.sh" worker "ci-$CI_PIPELINE_ID-$CI_NODE_INDEX"']:
+    bad.append("the GitLab workers do not run matrix.sh worker")
 if bad:
     sys.exit("\n".join(bad))
 EOF

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# matrix.sh shard I N | merge: what every job of the CI recipes runs
-# (docs/ci/github-actions.yml and docs/ci/gitlab-ci.yml are two wrappers of
-# this one script; tests/cli_ci_recipes.sh runs it through the GitLab one).
+# matrix.sh shard I N | merge | worker NAME: what every job of the CI
+# recipes runs (docs/ci/github-actions.yml and docs/ci/gitlab-ci.yml are two
+# wrappers of this one script, docs/ci/*-workers.yml of its worker verb;
+# tests/cli_ci_recipes.sh runs it through the GitLab ones).
 # Run from the project folder: the bench, the predictions and the outputs
 # are relative to it.
 #   shard I N  installs what the shard needs with streamex's own scripts
@@ -25,6 +26,12 @@
 #              every task is there, 1 when some are missing (0 with
 #              SX_ALLOW_MISSING=true: accepted knowingly), 2 when the
 #              outputs are unusable.
+#   worker NAME  installs as shard does, then runs `streamex worker
+#              --connect $SX_COORDINATOR --name NAME` (a coordinator that the
+#              runners reach: docs/ci-matrix.md section 2), with the CURVE
+#              keys given as the contents of SX_WORKER_CERT,
+#              SX_WORKER_CERT_SECRET and SX_COORDINATOR_CERT (CI secrets).
+#              Exits as the worker: 0 once the coordinator ended the run.
 # Settings (environment; the recipes set them):
 #   SX_BENCH          the benchmark folder (default bench)
 #   SX_METHODS        NAME=PREDICTIONS.jsonl ..., space-separated (default
@@ -37,11 +44,13 @@
 #   SX_INFRA_RERUNS   how often a shard reruns its infra_error tasks (1)
 #   STREAMEX          a streamex binary to use as it is: no packages
 #                     installed, nothing built (an image that has it)
+#   SX_COORDINATOR, SX_WORKER_CERT, SX_WORKER_CERT_SECRET,
+#   SX_COORDINATOR_CERT  the worker verb's (above); SX_WORKER_OPTIONS more
+#                     `streamex worker` options, space-separated
 set -euo pipefail
 home="$(cd "$(dirname "$0")/../.." && pwd)"
 bench="${SX_BENCH:-bench}"
 read -ra methods <<<"${SX_METHODS:-mine=predictions.jsonl}"
-read -ra run_options <<<"${SX_RUN_OPTIONS:-}"
 
 say() { echo "streamex-ci: $*"; }
 # warn MESSAGE: on stderr, and as an annotation of the run on GitHub.
@@ -69,6 +78,19 @@ prepare_streamex() {
     STREAMEX="$home/build/streamex"
 }
 
+# Sets execution: the options of run or worker that choose how tasks are
+# executed: the simulated executor (SX_SIMULATE), else the Kafka + Flink
+# runtime, installed into SX_RUNTIME_DIR (default ./.streamex-runtime) now.
+prepare_execution() {
+    if [ -n "${SX_SIMULATE:-}" ]; then
+        execution=(--simulate "$SX_SIMULATE")
+    else
+        export SX_RUNTIME_DIR="${SX_RUNTIME_DIR:-$PWD/.streamex-runtime}"
+        "$home/scripts/setup-runtime.sh"
+        execution=()
+    fi
+}
+
 # run_streamex ARGS...: streamex with ARGS; returns its exit status. A
 # cancelled job's TERM or INT reaches streamex, which stops its pair and
 # exits 1 (resumable); bash alone would wait for it first.
@@ -91,20 +113,17 @@ shard() {
     if ! [[ $# -eq 2 && "$1" =~ ^[0-9]+$ && "$2" =~ ^[1-9][0-9]*$ && "$1" -lt "$2" ]]; then
         die 2 "usage: matrix.sh shard I N (0 <= I < N), got: $*"
     fi
-    local i="$1" n="$2" out="out-$1" rc=0 reruns=0 method
+    local i="$1" n="$2" out="out-$1" rc=0 reruns=0 method options
     local max="${SX_INFRA_RERUNS:-1}"
     prepare_streamex
     local args=(run --bench "$bench" --workers 1 --shard "$i/$n" --output "$out")
     for method in "${methods[@]}"; do
         args+=(--method "$method")
     done
-    if [ -n "${SX_SIMULATE:-}" ]; then
-        args+=(--simulate "$SX_SIMULATE")
-    else
-        export SX_RUNTIME_DIR="${SX_RUNTIME_DIR:-$PWD/.streamex-runtime}"
-        "$home/scripts/setup-runtime.sh"
-    fi
-    args+=("${run_options[@]}")
+    prepare_execution
+    args+=("${execution[@]}")
+    read -ra options <<<"${SX_RUN_OPTIONS:-}"
+    args+=("${options[@]}")
     rm -f "$out/shard.env"
     if [ -f "$out/journal.jsonl" ]; then
         say "shard $i/$n: $out holds a journal: resuming it"
@@ -215,11 +234,44 @@ EOF
     return "$status"
 }
 
+worker() {
+    if [ $# -ne 1 ] || [ -z "$1" ]; then
+        die 2 "usage: matrix.sh worker NAME"
+    fi
+    [ -n "${SX_COORDINATOR:-}" ] || die 2 "SX_COORDINATOR is not set: tcp://HOST:PORT of the coordinator"
+    local name="$1" options rc=0
+    prepare_streamex
+    prepare_execution
+    local args=(worker --connect "$SX_COORDINATOR" --name "$name" "${execution[@]}")
+    if [ -n "${SX_WORKER_CERT:-}${SX_WORKER_CERT_SECRET:-}${SX_COORDINATOR_CERT:-}" ]; then
+        if [ -z "${SX_WORKER_CERT:-}" ] || [ -z "${SX_WORKER_CERT_SECRET:-}" ] ||
+            [ -z "${SX_COORDINATOR_CERT:-}" ]; then
+            die 2 "CURVE needs all three of SX_WORKER_CERT, SX_WORKER_CERT_SECRET and SX_COORDINATOR_CERT"
+        fi
+        # The secret key stays on this runner, readable by this user only,
+        # and goes when the job ends.
+        keys="$(mktemp -d)"
+        trap 'rm -rf "$keys"' EXIT
+        (
+            umask 077
+            printf '%s\n' "$SX_WORKER_CERT" >"$keys/worker.cert"
+            printf '%s\n' "$SX_WORKER_CERT_SECRET" >"$keys/worker.cert_secret"
+            printf '%s\n' "$SX_COORDINATOR_CERT" >"$keys/coordinator.cert"
+        )
+        args+=(--cert "$keys/worker.cert" --server-cert "$keys/coordinator.cert")
+    fi
+    read -ra options <<<"${SX_WORKER_OPTIONS:-}"
+    args+=("${options[@]}")
+    say "worker $name: connecting to $SX_COORDINATOR (it exits when the coordinator ends the run)"
+    run_streamex "${args[@]}" || rc=$?
+    return "$rc"
+}
+
 case "${1:-}" in
-shard | merge)
+shard | merge | worker)
     verb="$1"
     shift
     "$verb" "$@"
     ;;
-*) die 2 "usage: matrix.sh shard I N | matrix.sh merge" ;;
+*) die 2 "usage: matrix.sh shard I N | matrix.sh merge | matrix.sh worker NAME" ;;
 esac
