@@ -155,15 +155,18 @@ void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays)
     self->replays = replays;
 }
 
-/* sx.<run>[.<method>].<task>.<attempt>: what every topic of one execution
- * starts with, unique per run, method, task and attempt (docs/execution.md,
- * step 3). Not yet sanitized. */
+/* sx.<run>[.<method>].<task>[.s<sample>].<attempt>: what every topic of one
+ * execution starts with, unique per run, method, task, sample and attempt
+ * (docs/execution.md, step 3). Not yet sanitized. */
 static void topic_prefix(run_t *run)
 {
     const sx_exec_request_t *request = run->request;
-    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s.%d", run->self->run_id,
+    char sample[32] = "";
+    if (request->sample)
+        snprintf(sample, sizeof sample, ".s%d", request->sample);
+    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s%s.%d", run->self->run_id,
              request->method ? request->method : "", request->method ? "." : "",
-             request->task_id, request->attempt);
+             request->task_id, sample, request->attempt);
 }
 
 /* <prefix>.<table>, in Kafka's legal characters. */
