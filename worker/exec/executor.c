@@ -341,9 +341,11 @@ static char *sql_quote(const char *text, char quote)
 /* Names the task's job (pipeline.name, the sweep's mark) in the session. */
 static sx_gateway_rc_t name_job(run_t *run, sx_error_t *err)
 {
-    char name[512];
-    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s attempt %d", run->self->run_id,
-             run->task->task_id, run->request->attempt);
+    char name[512], sample[32] = "";
+    if (run->request->sample)
+        snprintf(sample, sizeof sample, " sample %d", run->request->sample);
+    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s%s attempt %d", run->self->run_id,
+             run->task->task_id, sample, run->request->attempt);
     char *literal = sql_quote(name, '\'');
     char *set = sx_format("SET 'pipeline.name' = %s", literal);
     sx_gateway_rc_t rc = sx_gateway_configure(run->self->gateway, set, err);
