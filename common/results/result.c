@@ -660,6 +660,18 @@ void sx_method_summary_clear(sx_method_summary_t *summary)
 
 /* ---- self-test ----------------------------------------------------------- */
 
+/* What sx_summary_print prints (heap). */
+static char *printed_summary(const sx_method_summary_t *summary)
+{
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *out = open_memstream(&printed, &printed_size);
+    SX_CHECK(out);
+    sx_summary_print(out, summary);
+    fclose(out);
+    return printed;
+}
+
 static void test_result_json_round_trips(void)
 {
     sx_result_t r;
@@ -915,11 +927,7 @@ static void test_writers_make_every_file(void)
     text = sx_file_read(path, 1 << 20, &size, &err);
     SX_CHECK(text && strstr(text, "\"task_id\":\"t2\",\"score\":0,\"strict\":0,"));
     free(text);
-    char *printed = NULL;
-    size_t printed_size = 0;
-    FILE *out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &summary);
-    fclose(out);
+    char *printed = printed_summary(&summary);
     SX_CHECK(strcmp(printed,
                     "m: EX = 2/4 = 0.5000\n"
                     "m: strict EX = 2/4 = 0.5000 (EX but not strict: 1, strict but "
@@ -930,9 +938,7 @@ static void test_writers_make_every_file(void)
     /* Past SX_SUMMARY_LISTED differing tasks, the rest are counted. */
     summary.listed = SX_SUMMARY_LISTED;
     summary.ex_not_strict = SX_SUMMARY_LISTED + 3;
-    out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &summary);
-    fclose(out);
+    printed = printed_summary(&summary);
     SX_CHECK(strstr(printed, "  ... and 4 more (results.jsonl: \"strict\" differs from "
                              "\"score\")\n"));
     free(printed);
@@ -1052,11 +1058,7 @@ static void test_writers_with_samples(void)
                     "\"sample\": 2,\n          \"correct\": 1,\n          \"ex\": 0.5,\n"
                     "          \"strict_correct\": 0,\n          \"ex_strict\": 0.0\n"));
     free(text);
-    char *printed = NULL;
-    size_t printed_size = 0;
-    FILE *out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &summary);
-    fclose(out);
+    char *printed = printed_summary(&summary);
     SX_CHECK(strcmp(printed,
                     "m: EX = 3/6 = 0.5000 (mean over 3 samples of 2 task IDs)\n"
                     "m: sample 0: EX = 1/2 = 0.5000, strict EX = 1/2 = 0.5000\n"
@@ -1216,11 +1218,7 @@ static void test_writers_at_their_edges(void)
 
     /* Repeats that all agree: the count, without the pointer to results.jsonl. */
     sx_method_summary_t repeated = {.method = "m", .total = 3, .repeats = 2};
-    char *printed = NULL;
-    size_t printed_size = 0;
-    FILE *out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &repeated);
-    fclose(out);
+    char *printed = printed_summary(&repeated);
     SX_CHECK(strcmp(printed, "m: EX = 0/3 = 0.0000\n"
                              "m: strict EX = 0/3 = 0.0000 (EX but not strict: 0, strict "
                              "but not EX: 0)\n"
