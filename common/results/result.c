@@ -412,12 +412,12 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s/results.jsonl", out_dir, method);
-    memset(summary, 0, sizeof *summary);
-    summary->method = sx_strdup(method);
     size_t n = 1;
     if (count_samples(method, results, count, &n, err) != 0 ||
         sx_mkdirs_for(path, err) != 0)
         return -1;
+    memset(summary, 0, sizeof *summary);
+    summary->method = sx_strdup(method);
     summary->total = count / n;
     summary->samples = n;
     if (n > 1)
