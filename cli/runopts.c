@@ -5,6 +5,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/sample.h"
 #include "common/signals.h"
 #include "common/status.h"
 #include "worker/simexec.h"
@@ -134,6 +135,10 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         rc = sx_option_int("repeat", arg, 1, SX_RUN_REPEAT_MAX, &value, err);
         opts->repeat = (int)value;
         break;
+    case SX_OPT_MAX_SAMPLES:
+        rc = sx_option_int("max-samples", arg, 1, SX_SAMPLES_LIMIT, &value, err);
+        opts->max_samples = (int)value;
+        break;
     case SX_OPT_CACHE:
         opts->cache = arg;
         break;
@@ -184,6 +189,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     memcpy(config->rerun, opts->rerun, sizeof config->rerun);
     config->repeat = opts->repeat;
     config->progress_ms = opts->progress_ms;
+    config->max_samples = opts->max_samples;
     return 0;
 }
 
@@ -310,7 +316,10 @@ void sx_run_table_print(const char *out_dir)
     json_object_foreach(methods, name, m)
     {
         char ex[64], strict[64];
-        long long total = json_integer_value(json_object_get(m, "total"));
+        /* With n samples, correct counts every (task, sample). */
+        json_t *samples = json_object_get(m, "samples");
+        long long total = json_integer_value(json_object_get(m, "total")) *
+                          (json_is_integer(samples) ? json_integer_value(samples) : 1);
         snprintf(ex, sizeof ex, "%lld/%lld = %.4f",
                  json_integer_value(json_object_get(m, "correct")), total,
                  json_number_value(json_object_get(m, "ex")));

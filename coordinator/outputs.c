@@ -1,5 +1,6 @@
 /* outputs.c: the run's outputs once every unit is settled: each method's
- * results.jsonl, submission.jsonl and CSVs (common/results/), summary.json
+ * results.jsonl, submission.jsonl (and samples/K/submission.jsonl) and CSVs
+ * (common/results/; the units run task then sample, their order there), summary.json
  * with the run's description, and report.html (common/report/). */
 #include "coordinator/coordinator_int.h"
 
@@ -80,7 +81,7 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
     if (rc == 0 && self->config.summary_out)
         coord_print_last_lines(self, self->config.summary_out);
     for (size_t m = 0; m < self->method_count; m++)
-        free(summaries[m].method);
+        sx_method_summary_clear(&summaries[m]);
     free(summaries);
     free(results);
     free(names);
