@@ -688,6 +688,8 @@ static void finish_job(sx_agent_t *self, job_t *job)
     msg->result.seconds = job->seconds;
     msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
     msg->result.cached = status != SX_STATUS_INFRA_ERROR && job->result.cached;
+    if (status == job->result.status) /* its final CSV travels with it */
+        msg->result.changelog = job->result.changelog;
     free(msg->result.worker);
     msg->result.worker = sx_strdup(self->name);
     msg->result.steps = job->timings;
