@@ -23,6 +23,8 @@
 
 /* An external pair should already be up: how long to wait for its health. */
 #define EXTERNAL_WAIT_S 10
+/* The most records --changelog prints. */
+#define CHANGELOG_MAX 1000000
 
 typedef struct {
     const char *bench;
@@ -37,17 +39,23 @@ typedef struct {
     int index; /* local pair, when no external one is given */
     sx_profile_t profile;
     bool keep;
+    size_t changelog; /* records of the output topic to print */
 } exec_options_t;
 
 static const char s_usage[] =
     "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
     "NAME=PREDS)\n"
     "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
+    "                     [--changelog N]\n"
     "                     [--index N | --kafka-bootstrap HOST:PORT\n"
     "                      --flink-gateway URL --flink-rest URL]\n\n"
     "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
     "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
-    "the final CSV and the time of each step. It uses local pair N (default 0):\n"
+    "the final CSV, the sink changelog's records by kind, and the time of each\n"
+    "step; a task that did not match (or not strictly) also gets the gold rows\n"
+    "its final relation lacks and the rows it has that gold lacks (the first 20\n"
+    "of each). --changelog N prints the first N records of the output topic as\n"
+    "they came (offset, kind, key, value). It uses local pair N (default 0):\n"
     "the running one if `streamex runtime up` left it up, else it starts it and\n"
     "stops it afterwards; or the external pair given by the three addresses.\n"
     "--keep leaves the task's topics and gateway session in place for\n"
@@ -69,13 +77,14 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         {"flink-gateway", required_argument, 0, 'G'},
         {"flink-rest", required_argument, 0, 'R'},
         {"index", required_argument, 0, 'i'},
+        {"changelog", required_argument, 0, 'c'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     *opt = (exec_options_t){0};
     optind = 1;
     int c;
-    long index = 0;
+    long index = 0, records = 0;
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -112,6 +121,11 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
             if (sx_option_int("index", optarg, 0, SX_PAIR_MAX_INDEX, &index, err) != 0)
                 return -1;
             opt->index = (int)index;
+            break;
+        case 'c':
+            if (sx_option_int("changelog", optarg, 0, CHANGELOG_MAX, &records, err) != 0)
+                return -1;
+            opt->changelog = (size_t)records;
             break;
         case 'p':
             if (sx_profile_parse(optarg, &opt->profile) != 0)
@@ -180,6 +194,50 @@ static void print_file(const char *path)
     fclose(in);
 }
 
+/* Bytes of a record's key or value as printable text: a byte outside
+ * printable ASCII (and a backslash) escaped as \xHH; NULL as `none`. */
+static void print_bytes(FILE *out, const void *bytes, size_t length, const char *none)
+{
+    if (!bytes) {
+        fputs(none, out);
+        return;
+    }
+    for (const unsigned char *p = bytes; p < (const unsigned char *)bytes + length; p++)
+        fprintf(out, *p >= 0x20 && *p < 0x7f && *p != '\\' ? "%c" : "\\x%02x", *p);
+}
+
+/* The --changelog trace: each record as one line of the memstream arg. */
+static void trace_record(void *arg, int64_t offset, unsigned kinds, const void *key,
+                         size_t key_len, const void *value, size_t value_len)
+{
+    FILE *out = arg;
+    fprintf(out, "  offset %lld  ", (long long)offset);
+    const char *separator = "";
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        if (kinds & (1u << k)) {
+            fprintf(out, "%s%s", separator, sx_change_kind_name((sx_change_kind_t)k));
+            separator = "+";
+        }
+    fputs(kinds ? "  key " : "(does not fold)  key ", out);
+    print_bytes(out, key, key_len, "(none)");
+    fputs("  value ", out);
+    print_bytes(out, value, value_len, "null");
+    fputc('\n', out);
+}
+
+static void print_changelog(const sx_changelog_counts_t *c)
+{
+    if (!c->known) {
+        printf("changelog: none folded into a final CSV\n");
+        return;
+    }
+    printf("changelog:");
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        printf("%s %s %llu", k ? "," : "", sx_change_kind_name((sx_change_kind_t)k),
+               (unsigned long long)c->records[k]);
+    printf("; final relation %llu rows\n", (unsigned long long)c->rows);
+}
+
 static void print_report(const sx_result_t *result, const sx_timings_t *t)
 {
     printf("task %s: %s (score %d)\n", result->task_id, sx_status_name(result->status),
@@ -192,6 +250,7 @@ static void print_report(const sx_result_t *result, const sx_timings_t *t)
     } else {
         printf("final CSV: none\n");
     }
+    print_changelog(&result->changelog);
     printf(
         "timings (s): prepare %.3f  replay %.3f  submit %.3f  run %.3f  materialize %.3f"
         "  score %.3f  cleanup %.3f  total %.3f\n",
@@ -262,20 +321,31 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         sx_pair_destroy(&pair);
         return 2;
     }
+    char *records = NULL;
+    size_t records_size = 0;
+    FILE *trace = opt->changelog ? open_memstream(&records, &records_size) : NULL;
+    sx_executor_set_trace(executor, trace ? trace_record : NULL, trace, opt->changelog);
     sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
+    if (trace)
+        fclose(trace);
     timings.cleanup = sx_executor_finish_task(executor);
     sx_executor_destroy(&executor);
     sx_pair_destroy(&pair);
     if (sx_signals_caught()) { /* no verdict: the run was cut, not the query */
+        free(records);
         sx_result_clear(&result);
         if (!opt->output) /* our temporary folder goes with the CSV */
             remove_temp_csv(csv);
         return sx_signals_exit_code();
     }
     print_report(&result, &timings);
+    if (opt->changelog)
+        printf("first %zu records of the changelog, as they came:\n%s", opt->changelog,
+               records && records[0] ? records : "  (none read)\n");
+    free(records);
     int code = result.status == SX_STATUS_MATCH ? 0 : 1;
     sx_result_clear(&result);
     return code;
