@@ -277,12 +277,47 @@ static const char *input_file(const sx_report_t *r, const char *method)
     return json_text(json_object_get(inputs, "files"), method);
 }
 
+/* Changelog figures in words: "insert 3 · update_before 0 · ... · rows 2". */
+static void write_changelog_text(FILE *out, const sx_changelog_counts_t *c)
+{
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        fprintf(out, "%s%s %llu", k ? " &middot; " : "",
+                sx_change_kind_name((sx_change_kind_t)k),
+                (unsigned long long)c->records[k]);
+    fprintf(out, " &middot; rows %llu", (unsigned long long)c->rows);
+}
+
+/* A method's changelog figures summed over the tasks that have them. */
+static void write_changelog_totals(FILE *out, const sx_report_t *r,
+                                   const sx_report_method_t *method)
+{
+    sx_changelog_counts_t sum = {.known = true};
+    size_t tasks = 0;
+    for (size_t i = 0; i < r->task_count; i++) {
+        const sx_changelog_counts_t *c = &method->results[i].changelog;
+        if (!c->known)
+            continue;
+        tasks++;
+        for (int k = 0; k < SX_CHANGE_KINDS; k++)
+            sum.records[k] += c->records[k];
+        sum.rows += c->rows;
+    }
+    if (tasks == 0) {
+        fputs("<span class=\"muted\">none</span>", out);
+        return;
+    }
+    write_changelog_text(out, &sum);
+    fprintf(out,
+            "<br><span class=\"muted\">over %zu task(s) with a folded changelog</span>",
+            tasks);
+}
+
 static void write_methods(FILE *out, const sx_report_t *r)
 {
     const char *kind = json_text(json_object_get(r->run, "inputs"), "kind");
     fprintf(out,
             "<table class=\"methods\">\n<tr><th>method</th><th>EX</th><th>strict EX</th>"
-            "<th>statuses</th><th>%s</th></tr>\n",
+            "<th>statuses</th><th>changelog</th><th>%s</th></tr>\n",
             kind ? kind : "input");
     for (size_t m = 0; m < r->method_count; m++) {
         const sx_report_method_t *method = &r->methods[m];
@@ -303,6 +338,8 @@ static void write_methods(FILE *out, const sx_report_t *r)
                 fprintf(out, "%s<span class=\"nowrap\">%s %lld</span>",
                         shown++ ? ", " : "", sx_status_name((sx_status_t)s),
                         status_count(method, (sx_status_t)s));
+        fputs("</td><td>", out);
+        write_changelog_totals(out, r, method);
         fputs("</td><td>", out);
         const char *file = input_file(r, method->name);
         if (file)
@@ -644,6 +681,11 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     sx_report_escape(out, res->worker[0] ? res->worker : "-");
     fputs("</td></tr><tr><th>steps (s)</th><td>", out);
     write_steps_text(out, &res->steps);
+    fputs("</td></tr><tr><th>changelog</th><td>", out);
+    if (res->changelog.known)
+        write_changelog_text(out, &res->changelog);
+    else
+        fputs("-", out);
     fputs("</td></tr></table>\n", out);
     const char *sql = method->sql ? sx_predictions_sql(method->sql, res->task_id) : NULL;
     if (sql) {

@@ -192,6 +192,8 @@ static void test_report_of_a_scored_out(void)
     sx_result_init(&results[1], "t2", SX_STATUS_MISMATCH,
                    "gold column 1 has no equal column in the prediction </script>", csv);
     results[1].seconds = 1.25;
+    results[1].changelog =
+        (sx_changelog_counts_t){.known = true, .records = {2, 0, 1, 0, 0}, .rows = 2};
     sx_method_summary_t summary;
     sx_error_t err;
     SX_CHECK(sx_results_write(dir, "m1", results, 2, &summary, &err) == 0);
@@ -210,6 +212,18 @@ static void test_report_of_a_scored_out(void)
     SX_CHECK(!strstr(page, "<script>alert"));
     SX_CHECK(strstr(page, "prediction &lt;/script&gt;"));
     SX_CHECK(strstr(page, "2026-12-03T15:00:00.500Z"));
+    /* t2's changelog figures in its view, and as the method's total over the
+     * one task that has them (t1's has none: "-"). */
+    const char *figures = "insert 2 &middot; update_before 0 &middot; update_after 1 "
+                          "&middot; delete 0 &middot; tombstone 0 &middot; rows 2";
+    char want[512];
+    snprintf(want, sizeof want, "<th>changelog</th><td>%s</td>", figures);
+    SX_CHECK(strstr(page, want) && strstr(page, "<th>changelog</th><td>-</td>"));
+    snprintf(want, sizeof want,
+             "<td>%s<br><span class=\"muted\">over 1 task(s) with a folded "
+             "changelog</span></td>",
+             figures);
+    SX_CHECK(strstr(page, want));
     free(page);
     /* Without summary.json there is nothing to report. */
     snprintf(path, sizeof path, "%s/summary.json", dir);
