@@ -49,18 +49,31 @@ static void find_methods(const char *input, zlistx_t *methods)
     closedir(dir);
 }
 
-/* Copies a final CSV to OUT/METHOD/csv/TASK.csv; its new path (heap), or
- * NULL. */
-static char *copy_csv(const char *from, const char *out_dir, const char *method,
-                      const char *task_id, sx_error_t *err)
+static int copy_file(const char *from, const char *to, sx_error_t *err)
 {
-    char *to = sx_format("%s/%s/csv/%s.csv", out_dir, method, task_id);
     size_t size = 0;
     char *data = sx_file_read(from, (size_t)1 << 31, &size, err);
     int rc = data && sx_mkdirs_for(to, err) == 0
                  ? sx_file_write_atomic(to, data, size, err)
                  : -1;
     free(data);
+    return rc;
+}
+
+/* Copies a final CSV to OUT/METHOD/csv/TASK.csv, and the diff of a miss
+ * the input has beside it (diffs.h) to OUT/METHOD/diff/TASK.json; the
+ * CSV's new path (heap), or NULL. */
+static char *copy_csv(const char *from, const char *input, const char *out_dir,
+                      const char *method, const char *task_id, sx_error_t *err)
+{
+    char *to = sx_format("%s/%s/csv/%s.csv", out_dir, method, task_id);
+    char *diff = sx_format("%s/%s/diff/%s.json", input, method, task_id);
+    char *diff_to = sx_format("%s/%s/diff/%s.json", out_dir, method, task_id);
+    int rc = copy_file(from, to, err);
+    if (rc == 0 && sx_file_exists(diff))
+        rc = copy_file(diff, diff_to, err);
+    free(diff);
+    free(diff_to);
     if (rc == 0)
         return to;
     free(to);
@@ -86,7 +99,7 @@ static int take(merged_t *m, const sx_bench_t *bench, const char *input,
         return 0; /* the same verdict twice: an overlap that agrees */
     }
     if (r->csv) {
-        char *to = copy_csv(r->csv, out_dir, m->method, r->task_id, err);
+        char *to = copy_csv(r->csv, input, out_dir, m->method, r->task_id, err);
         if (!to)
             return sx_error_prefix(err, "%s/%s", m->method, r->task_id), -1;
         free(r->csv);

@@ -4,7 +4,8 @@
  * two inputs must have the same verdict there (else the merge is refused,
  * naming both), a task in no input is reported and scored zero
  * (infra_error, "missing from every shard output"). Final CSVs are copied
- * into OUT so submission.jsonl points inside it. An input made by a --tasks
+ * into OUT so submission.jsonl points inside it, with the diffs of the
+ * misses (OUT/NAME/diff/, diffs.h) the shards wrote. An input made by a --tasks
  * run (its summary.json has "subset") is refused unless allow_subset: its
  * figures count a hand-picked subset, and a merge would present them as a
  * run of the whole bench. */

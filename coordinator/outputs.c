@@ -1,6 +1,7 @@
 /* outputs.c: the run's outputs once every unit is settled: each method's
- * results.jsonl, submission.jsonl and CSVs (common/results/), summary.json
- * with the run's description, and report.html (common/report/). */
+ * results.jsonl, submission.jsonl and CSVs (common/results/), the diffs of
+ * its misses (diffs.h), summary.json with the run's description, and
+ * report.html (common/report/). */
 #include "coordinator/coordinator_int.h"
 
 #include "common/clock.h"
@@ -14,6 +15,7 @@
 #include "common/bench/bench.h"
 #include "common/bench/task.h"
 #include "common/ex/score.h"
+#include "coordinator/diffs.h"
 #include "coordinator/journal.h"
 #include "common/report/report.h"
 #include "common/files.h"
@@ -40,6 +42,12 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                 results[count++] = self->units[i].result;
         rc = sx_results_write(self->out_dir, self->methods[m].name, results, count,
                               &summaries[m], err);
+        sx_error_t diff_err;
+        if (rc == 0 &&
+            sx_diffs_write(self->out_dir, self->methods[m].name, self->config.bench_dir,
+                           self->config.profile, results, count, &diff_err) != 0)
+            sx_warn("the diffs of %s's misses are not all written: %s",
+                    self->methods[m].name, diff_err.msg);
         summaries[m].repeats = self->config.repeat > 1 ? (size_t)self->config.repeat : 0;
         if (self->config.task_count)
             summaries[m].bench_tasks = sx_bench_task_count(self->bench);

@@ -941,6 +941,16 @@ static void test_diff_of_tie_tasks(void)
                                  .k = 2,
                                  .mandatory_rows = 1,
                                  .ignore_order = true};
+    /* 1.005 equals the mandatory 1.009 and the tied 1.000: it is paired with
+     * the mandatory row, so only 7 is out of place and one tie row is
+     * wanted (pairing in sorted order would have taken 1.000 and found the
+     * mandatory row missing). */
+    got = diff_text("v\n1.009\n1.000\n5\n", "v\n1.005\n7\n", &mandatory, NOV, 0, 0);
+    SX_CHECK(strstr(got,
+                    "\"missing\":{\"count\":1,\"rows\":[],\"from_tie_set\":1},"
+                    "\"extra\":{\"count\":1,\"rows\":[[7.0]]},\"rule\":\"a row outside "
+                    "the tie set\""));
+    free(got);
     got = diff_text("q,p\nm,1\nx,2\ny,3\n", "p,q\n2,x\n3,y\n", &mandatory, NOV, 0, 0);
     SX_CHECK(strstr(got,
                     "\"by\":\"name\"}],\"missing\":{\"count\":1,\"rows\":[[\"m\",1]],"
