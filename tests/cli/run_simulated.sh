@@ -140,6 +140,10 @@ done
     > /dev/null
 check_verdicts "$tmp/merged" "merged shards"
 check_changelog "$tmp/merged" "merged shards"
+# The diffs of the misses (the mismatch tasks) come along from the shards.
+[ -n "$(ls "$tmp/full/m/diff")" ] || fail "the full run wrote no diff"
+[ "$(ls "$tmp/merged/m/diff")" = "$(ls "$tmp/full/m/diff")" ] ||
+    fail "merged diffs: $(ls "$tmp/merged/m/diff" | tr '\n' ' ')"
 
 echo "== coordinator and two worker processes; one is killed mid-run"
 p=$(free_port)
