@@ -11,6 +11,9 @@
 #include "common/bench/predictions.h"
 #include "common/bench/bench.h"
 #include "common/bench/task.h"
+#include "common/ex/diff.h"
+#include "common/results/jsonout.h"
+#include "coordinator/diffs.h"
 #include "worker/exec/executor.h"
 #include "worker/pair/pair.h"
 
@@ -225,6 +228,75 @@ static void trace_record(void *arg, int64_t offset, unsigned kinds, const void *
     fputc('\n', out);
 }
 
+static void print_json(const char *before, json_t *value, const char *after)
+{
+    char *text =
+        sx_json_dumps(value, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    printf("%s%s%s", before, text ? text : "?", after);
+    free(text);
+}
+
+/* One side of a diff: its count and the rows listed. */
+static void print_rows(json_t *side, const char *what)
+{
+    size_t count = (size_t)json_integer_value(json_object_get(side, "count"));
+    json_t *rows = json_object_get(side, "rows");
+    printf("%s: %zu%s\n", what, count,
+           json_array_size(rows) < count && json_array_size(rows) ? " (the first shown)"
+                                                                  : "");
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) print_json("  ", row, "\n");
+}
+
+/* The diff of a miss (OUT/NAME/diff/ID.json's content), in lines. */
+static void print_diff(const exec_options_t *opt, const sx_result_t *result)
+{
+    if (!sx_diffs_wanted(result))
+        return;
+    sx_error_t err;
+    sx_diff_t *diff =
+        sx_diff_task(opt->bench, opt->task, result->csv, opt->profile, &err);
+    if (!diff) {
+        printf("diff: none: %s\n", err.msg);
+        return;
+    }
+    json_t *o = sx_diff_json(diff, opt->task, result->score, result->strict);
+    sx_diff_destroy(&diff);
+    printf("diff against gold (EX %d, strict %d), columns:", result->score,
+           result->strict);
+    size_t i;
+    json_t *column;
+    json_array_foreach(json_object_get(o, "columns"), i, column)
+    {
+        print_json(i ? ", gold " : " gold ", json_object_get(column, "gold"), " = ");
+        print_json("prediction ", json_object_get(column, "prediction"), "");
+        print_json(" (by ", json_object_get(column, "by"), ")");
+    }
+    printf("\n");
+    print_rows(json_object_get(o, "missing"), "gold rows the final relation lacks");
+    json_t *from_tie = json_object_get(json_object_get(o, "missing"), "from_tie_set");
+    if (json_integer_value(from_tie) > 0)
+        printf("  and %lld more from the tie set\n", json_integer_value(from_tie));
+    print_rows(json_object_get(o, "extra"), "rows it has that gold lacks");
+    json_t *first = json_object_get(o, "first_difference");
+    if (json_is_object(first)) {
+        printf("first difference at position %lld:",
+               json_integer_value(json_object_get(first, "position")));
+        print_json(" gold ", json_object_get(first, "gold"), "");
+        print_json(", prediction ", json_object_get(first, "prediction"), "\n");
+    }
+    json_t *rule = json_object_get(o, "rule");
+    if (json_is_string(rule))
+        printf("rule broken: %s\n", json_string_value(rule));
+    json_t *note = json_object_get(o, "note");
+    if (json_is_string(note))
+        printf("note: %s\n", json_string_value(note));
+    if (!json_is_true(json_object_get(o, "exact")))
+        printf("note: the pairing stopped at its bound: the counts are upper bounds\n");
+    json_decref(o);
+}
+
 static void print_changelog(const sx_changelog_counts_t *c)
 {
     if (!c->known) {
@@ -342,6 +414,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         return sx_signals_exit_code();
     }
     print_report(&result, &timings);
+    print_diff(opt, &result);
     if (opt->changelog)
         printf("first %zu records of the changelog, as they came:\n%s", opt->changelog,
                records && records[0] ? records : "  (none read)\n");
