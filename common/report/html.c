@@ -648,8 +648,106 @@ static void write_preview(FILE *out, const char *caption, const sx_report_previe
     fputs("</div>\n", out);
 }
 
+/* A diff's cell: a string as it is, null as a muted NULL, else its JSON. */
+static void write_diff_cell(FILE *out, json_t *value)
+{
+    if (json_is_null(value)) {
+        fputs("<span class=\"muted\">NULL</span>", out);
+        return;
+    }
+    if (json_is_string(value)) {
+        escape_cut(out, json_string_value(value), FIELD_MAX);
+        return;
+    }
+    char *text = json_dumps(value, JSON_ENCODE_ANY);
+    escape_cut(out, text, FIELD_MAX);
+    free(text);
+}
+
+/* One side of a diff as a table with gold's column names. */
+static void write_diff_rows(FILE *out, const char *caption, json_t *side, json_t *columns)
+{
+    size_t count = (size_t)json_integer_value(json_object_get(side, "count"));
+    json_t *rows = json_object_get(side, "rows");
+    fprintf(out, "<div><p>%s: %zu</p>", caption, count);
+    if (json_array_size(rows) == 0) {
+        fputs("</div>\n", out);
+        return;
+    }
+    fputs("<table class=\"csv\"><tr>", out);
+    size_t i, j;
+    json_t *row, *value;
+    json_array_foreach(columns, i, value)
+    {
+        fputs("<th>", out);
+        escape_cut(out, json_string_value(json_object_get(value, "gold")), FIELD_MAX);
+        fputs("</th>", out);
+    }
+    fputs("</tr>\n", out);
+    json_array_foreach(rows, i, row)
+    {
+        fputs("<tr>", out);
+        json_array_foreach(row, j, value)
+        {
+            fputs("<td>", out);
+            write_diff_cell(out, value);
+            fputs("</td>", out);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (json_array_size(rows) < count)
+        fprintf(out, "<p class=\"muted\">first %zu rows shown</p>\n",
+                json_array_size(rows));
+    fputs("</div>\n", out);
+}
+
+/* The facts of a diff besides its rows: how columns were paired, the first
+ * difference, the tie rule, its note. */
+static void write_diff_facts(FILE *out, json_t *diff)
+{
+    fputs("<p class=\"muted\">columns: ", out);
+    size_t i;
+    json_t *column;
+    json_array_foreach(json_object_get(diff, "columns"), i, column)
+    {
+        fputs(i ? ", gold " : "gold ", out);
+        write_diff_cell(out, json_object_get(column, "gold"));
+        fputs(" = prediction ", out);
+        write_diff_cell(out, json_object_get(column, "prediction"));
+        fputs(" (", out);
+        write_diff_cell(out, json_object_get(column, "by"));
+        fputs(")", out);
+    }
+    json_t *first = json_object_get(diff, "first_difference");
+    if (json_is_object(first)) {
+        fprintf(out, "; first difference at position %lld: gold ",
+                json_integer_value(json_object_get(first, "position")));
+        write_diff_cell(out, json_object_get(first, "gold"));
+        fputs(", prediction ", out);
+        write_diff_cell(out, json_object_get(first, "prediction"));
+    }
+    json_t *more = json_object_get(json_object_get(diff, "missing"), "from_tie_set");
+    if (json_integer_value(more) > 0)
+        fprintf(out, "; %lld more rows wanted from the tie set",
+                json_integer_value(more));
+    const char *rule = json_string_value(json_object_get(diff, "rule"));
+    if (rule) {
+        fputs("; rule broken: ", out);
+        sx_report_escape(out, rule);
+    }
+    const char *note = json_string_value(json_object_get(diff, "note"));
+    if (note) {
+        fputs("; ", out);
+        sx_report_escape(out, note);
+    }
+    if (!json_is_true(json_object_get(diff, "exact")))
+        fputs("; the pairing stopped at its bound: the counts are upper bounds", out);
+    fputs("</p>\n", out);
+}
+
 /* One method's verdict of a task: the facts, the candidate SQL, and its
- * final CSV beside gold (NULL without a bench). */
+ * final CSV beside gold (NULL without a bench), with a miss's diff. */
 /* A task's step times in words ("prepare 0.120 · replay 0.051 ..."). */
 static void write_steps_text(FILE *out, const sx_timings_t *t)
 {
@@ -699,11 +797,22 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     }
     sx_report_preview_t preview;
     sx_report_preview_read(res->csv, &preview);
+    json_t *diff = sx_report_diff(r, method->name, res->task_id);
     fputs("<div class=\"side\">", out);
     write_preview(out, "final CSV", &preview, NULL);
     if (gold)
         write_preview(out, "gold", gold, res->detail);
-    fputs("</div></div>\n", out);
+    if (diff) {
+        json_t *columns = json_object_get(diff, "columns");
+        write_diff_rows(out, "gold rows the final CSV lacks",
+                        json_object_get(diff, "missing"), columns);
+        write_diff_rows(out, "rows gold lacks", json_object_get(diff, "extra"), columns);
+    }
+    fputs("</div>\n", out);
+    if (diff)
+        write_diff_facts(out, diff);
+    fputs("</div>\n", out);
+    json_decref(diff);
     sx_report_preview_clear(&preview);
 }
 
