@@ -691,6 +691,22 @@ static void test_result_json_round_trips(void)
     }
 }
 
+/* Each line of bad[i][0] is refused with exactly the message bad[i][1], and
+ * leaves no field behind. */
+static void expect_refused(const char *const (*bad)[2], size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        sx_result_t back;
+        sx_error_t err;
+        sx_error_clear(&err);
+        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
+        if (strcmp(err.msg, bad[i][1]) != 0)
+            fprintf(stderr, "%s: '%s' is not '%s'\n", bad[i][0], err.msg, bad[i][1]);
+        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
+        SX_CHECK(back.task_id == NULL && back.detail == NULL);
+    }
+}
+
 /* Every refusal of a results.jsonl line, in full: a missing field is named
  * like a wrong one, and JSON that is no object says only that (it once
  * ended in a dangling ": "). */
@@ -724,15 +740,7 @@ static void test_result_refusals_in_full(void)
     };
 #undef STEPS
     sx_result_t back;
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sx_error_t err;
-        sx_error_clear(&err);
-        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
-        if (strcmp(err.msg, bad[i][1]) != 0)
-            fprintf(stderr, "%s: '%s' is not '%s'\n", bad[i][0], err.msg, bad[i][1]);
-        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
-        SX_CHECK(back.task_id == NULL && back.detail == NULL);
-    }
+    expect_refused(bad, sizeof bad / sizeof bad[0]);
     /* "stable": true is a repeated task whose runs agree; a null csv is none. */
     SX_CHECK(sx_result_from_json(
                  FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1,\"seconds\":2,"
@@ -1076,12 +1084,7 @@ static void test_steps_travel_with_the_result(void)
          "field \"steps\": \"cleanup\" must be a number >= 0"},
     };
 #undef STEPS
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sx_error_t err;
-        sx_error_clear(&err);
-        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
-        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
-    }
+    expect_refused(bad, sizeof bad / sizeof bad[0]);
 }
 
 /* The changelog figures are written only when known, after the steps, and
@@ -1130,14 +1133,7 @@ static void test_changelog_travels_with_the_result(void)
          "field \"changelog\": \"rows\" must be an integer >= 0"},
     };
 #undef CHANGELOG
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sx_error_t err;
-        sx_error_clear(&err);
-        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
-        if (strcmp(err.msg, bad[i][1]) != 0)
-            fprintf(stderr, "%s: '%s' is not '%s'\n", bad[i][0], err.msg, bad[i][1]);
-        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
-    }
+    expect_refused(bad, sizeof bad / sizeof bad[0]);
 }
 
 /* A result made by sx_result_init has every text field (the given ones,

@@ -52,26 +52,6 @@ class TooBig(Exception):
     pass
 
 
-def max_matching(left, right, equal, order=None):
-    """Kuhn's algorithm: owner[j] = the left item paired with right item j
-    (-1 none). Left items are tried in `order` (default: as given)."""
-    edges = [[j for j in range(len(right)) if equal(left[i], right[j])] for i in range(len(left))]
-    owner = [-1] * len(right)
-
-    def augment(u, seen):
-        for v in edges[u]:
-            if v not in seen:
-                seen.add(v)
-                if owner[v] < 0 or augment(owner[v], seen):
-                    owner[v] = u
-                    return True
-        return False
-
-    for u in order if order is not None else range(len(left)):
-        augment(u, set())
-    return owner
-
-
 def canon(v):
     """A value as read, for comparing a listed row with a real one: JSON null
     and NaN alike, numbers by value, the infinities as "inf"/"-inf" texts."""
@@ -135,12 +115,12 @@ class Task:
             return False
         if not self.ignore_order:
             return all(self.equal(a, b) for a, b in zip(g, p))
-        return all(o >= 0 for o in max_matching(g, p, self.equal))
+        return all(o >= 0 for o in reference.max_matching(g, p, self.equal))
 
     def rows_pair(self, g_rows, p_rows):
         if not self.ignore_order:
             return all(self.rows_equal(g, p) for g, p in zip(g_rows, p_rows))
-        return all(o >= 0 for o in max_matching(g_rows, p_rows, self.rows_equal))
+        return all(o >= 0 for o in reference.max_matching(g_rows, p_rows, self.rows_equal))
 
     def strict_assignment(self):
         first = None
@@ -165,7 +145,7 @@ class Task:
         return list(first) if first is not None else None
 
     def shared(self, g, p):
-        return sum(o >= 0 for o in max_matching(g, p, self.equal))
+        return sum(o >= 0 for o in reference.max_matching(g, p, self.equal))
 
     def columns(self):
         """[(prediction column or None, by)] per compared gold column."""
@@ -250,10 +230,10 @@ def check_task(task, diff, problems):
     k = 1 if kind == "any_one_argmax" else policy.get("k", 0)
     mandatory = policy.get("mandatory_rows", 0) if kind == "any_k_from_tie_set" else 0
     equal = task.rows_equal if pred_rows else (lambda a, b: False)
-    owner = max_matching(pred_rows, gold_rows, equal) if not tie else None
+    owner = reference.max_matching(pred_rows, gold_rows, equal) if not tie else None
     if tie:
         # gold rows on the left, mandatory first: Kuhn keeps every row it has paired.
-        owner_of_pred = max_matching(gold_rows, pred_rows, lambda g, p: equal(p, g))
+        owner_of_pred = reference.max_matching(gold_rows, pred_rows, lambda g, p: equal(p, g))
         gold_paired = set(o for o in owner_of_pred if o >= 0)
         paired = len(gold_paired)
         paired_mandatory = sum(1 for r in gold_paired if r < mandatory)
@@ -287,7 +267,7 @@ def check_task(task, diff, problems):
         rest_gold = [r for i, r in enumerate(gold_rows) if i not in taken_gold]
         rest_pred = [r for i, r in enumerate(pred_rows) if i not in taken_pred]
         rest_mandatory = mandatory - len(taken_gold) if tie else 0
-        owner = max_matching(rest_gold, rest_pred, equal)
+        owner = reference.max_matching(rest_gold, rest_pred, equal)
         paired_gold = set(o for o in owner if o >= 0)
         # What is left pairs: every prediction row, and every gold row
         # (a tie task: every mandatory row) with one.
