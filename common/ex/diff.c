@@ -10,8 +10,8 @@
  *     task pairs by augmenting paths alone, mandatory rows first, so no
  *     legal answer keeps more mandatory rows than the one found. A gold row's
  *     candidates are the prediction rows whose value in the key column (the
- *     paired prediction column with the most distinct values) equals its
- *     own: a range of the prediction rows sorted key first.
+ *     paired prediction column with the most distinct values in a sample)
+ *     equals its own: a range of the prediction rows sorted key first.
  *  3. What is left unpaired on each side is missing and extra. */
 #include "common/ex/diff.h"
 
