@@ -2,7 +2,8 @@
  * final CSVs (docs/outputs.md, docs/ex.md): for each method, read its submission.jsonl
  * (task ID -> CSV path or null), score every task ID of task_ids.txt with
  * the Spider 2.0 comparison (common/ex/score.h), and write OUT/NAME/results.jsonl,
- * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
+ * OUT/NAME/submission.jsonl, the diffs of the misses (OUT/NAME/diff/) and
+ * OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
 #include "cli/ending.h"
 #include "cli/options.h"
@@ -17,6 +18,7 @@
 #include "common/log.h"
 #include "common/report/report.h"
 #include "common/sample.h"
+#include "coordinator/diffs.h"
 
 #include <czmq.h>
 #include <getopt.h>
@@ -46,7 +48,9 @@ static const char s_usage[] =
     "line that is not such an object is an error naming the file and line;\n"
     "nothing is written then.\n"
     "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
-    "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json,\n"
+    "score), OUT/NAME/submission.jsonl (absolute paths), OUT/NAME/diff/ID.json\n"
+    "for each task whose verdict or strict verdict is 0 (the gold rows its CSV\n"
+    "lacks and the rows it has that gold lacks) and OUT/summary.json,\n"
     "and prints 'NAME: EX = correct/total = 0.xxxx' for each method, then the\n"
     "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
     "the two verdicts differ, with the reason.\n"
@@ -298,10 +302,16 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
                          sx_method_summary_t *summaries, double started, sx_error_t *err)
 {
     size_t count = sx_bench_task_count(bench);
-    for (size_t m = 0; m < args->method_count; m++)
+    for (size_t m = 0; m < args->method_count; m++) {
         if (sx_results_write(args->out_dir, args->methods[m].name, results[m], counts[m],
                              &summaries[m], err) != 0)
             return -1;
+        sx_error_t diff_err;
+        if (sx_diffs_write(args->out_dir, args->methods[m].name, args->bench_dir,
+                           args->profile, results[m], counts[m], &diff_err) != 0)
+            sx_warn("the diffs of %s's misses are not all written: %s",
+                    args->methods[m].name, diff_err.msg);
+    }
     const char **files = sx_alloc(args->method_count + 1, sizeof *files);
     for (size_t m = 0; m < args->method_count; m++)
         files[m] = args->methods[m].file;
