@@ -112,10 +112,11 @@ static const char *type_name(mode_t mode)
 int sx_path_check_inside(const char *root, const char *path, sx_error_t *err)
 {
     char *real_root = realpath(root, NULL);
+    int root_errno = errno; /* the next realpath may change it */
     char *real = realpath(path, NULL);
     bool inside = false;
     if (!real_root)
-        sx_error_set(err, "%s: cannot resolve: %s", root, strerror(errno));
+        sx_error_set(err, "%s: cannot resolve: %s", root, strerror(root_errno));
     else if (!real)
         sx_error_set(err, "%s: cannot resolve: %s", path, strerror(errno));
     else {
@@ -305,13 +306,16 @@ char *sx_file_folder(const char *path)
     return sx_strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-/* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more). */
-static char *read_file(const char *path, size_t max_bytes, bool head, size_t *size_p,
-                       bool *cut_p, sx_error_t *err)
+/* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more);
+ * with a root, only inside it, as sx_file_load checks. */
+static char *read_file(const char *root, const char *path, size_t max_bytes, bool head,
+                       size_t *size_p, bool *cut_p, sx_error_t *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
         return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    if (root && sx_path_check_inside(root, path, err) != 0)
+        return NULL;
     if (!S_ISREG(st.st_mode))
         return sx_error_set(err, "%s: %s, not a regular file", path,
                             type_name(st.st_mode)),
@@ -325,13 +329,13 @@ static char *read_file(const char *path, size_t max_bytes, bool head, size_t *si
 char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err)
 {
     bool too_big;
-    return read_file(path, max_bytes, false, size_p, &too_big, err);
+    return read_file(NULL, path, max_bytes, false, size_p, &too_big, err);
 }
 
-char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
-                        sx_error_t *err)
+char *sx_file_read_head(const char *root, const char *path, size_t max_bytes,
+                        size_t *size_p, bool *cut_p, sx_error_t *err)
 {
-    return read_file(path, max_bytes, true, size_p, cut_p, err);
+    return read_file(root, path, max_bytes, true, size_p, cut_p, err);
 }
 
 char *sx_file_read_stream(const char *path, size_t max_bytes, size_t *size_p,
