@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -637,6 +638,17 @@ static void test_input_rule(const char *dir, bool verbose)
     free(data);
     SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
 
+    /* The limit holds for the bytes read, not the size stated: a procfs file
+     * states 0 bytes and holds more, as a file that grows after its stat. */
+    SX_CHECK(setenv("SX_MAX_EXTRA_BYTES", "0", 1) == 0);
+    expect_error(
+        sx_file_load(NULL, "/proc/self/status", SX_FILE_EXTRA, &size, &err) ? 0 : -1,
+        &err,
+        "/proc/self/status: larger than the limit of 0 bytes for task files (set "
+        "SX_MAX_EXTRA_BYTES to raise it)",
+        verbose);
+    SX_CHECK(unsetenv("SX_MAX_EXTRA_BYTES") == 0);
+
     snprintf(want, sizeof want, "%s: a folder, not a regular file", root);
     expect_error(sx_file_check(NULL, root, SX_FILE_JSON, NULL, &err), &err, want,
                  verbose);
@@ -690,6 +702,12 @@ static void test_output_paths(const char *dir, bool verbose)
     SX_CHECK(sx_output_path_check(path, NULL) == 0);
     SX_CHECK(sx_output_path_check(dir, NULL) == 0);
     SX_CHECK(access(path, F_OK) != 0); /* checked, not created */
+    /* With stdin closed the probe's file gets descriptor 0, a good one. */
+    int saved = dup(0);
+    SX_CHECK(saved > 0 && close(0) == 0);
+    int rc = sx_output_path_check(dir, &err);
+    SX_CHECK(dup2(saved, 0) == 0 && close(saved) == 0);
+    SX_CHECK(rc == 0);
 }
 
 /* Threads writing one path at once each succeed, and the file ends whole:
@@ -778,6 +796,22 @@ static void test_read_chunks(const char *dir)
     snprintf(want, sizeof want, "%s: a folder, not a regular file", dir);
     expect_error(sx_file_read_chunks(NULL, dir, SX_FILE_CSV, 4, collect_piece, all, &err),
                  &err, want, false);
+    /* A file that passes every check but cannot be opened (no descriptor
+     * left) is that error, never read from a bad descriptor. */
+    struct rlimit saved, none;
+    SX_CHECK(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+    none = (struct rlimit){0, saved.rlim_max};
+    SX_CHECK(setrlimit(RLIMIT_NOFILE, &none) == 0);
+    int chunks =
+        sx_file_read_chunks(NULL, path, SX_FILE_CSV, 4, collect_piece, all, &err);
+    sx_error_t load_err;
+    size_t size = 0;
+    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, &load_err);
+    SX_CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+    snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(EMFILE));
+    expect_error(chunks, &err, want, false);
+    expect_error(data ? 0 : -1, &load_err, want, false);
+    free(data);
 }
 
 static void test_read_stream(const char *dir)
@@ -808,6 +842,7 @@ void sx_files_test(bool verbose)
     SX_CHECK(sx_file_write_atomic(path, "hello", 5, NULL) == 0);
     SX_CHECK(sx_file_exists(path));
     size_t size = 0;
+    errno = EINTR; /* left by an earlier call: no read of this one was interrupted */
     char *data = sx_file_read(path, 100, &size, NULL);
     SX_CHECK(data && size == 5 && strcmp(data, "hello") == 0);
     free(data);

@@ -23,6 +23,8 @@
  *   regular file, inside the task folder once links are resolved, within
  *   its kind's size limit (by name: .csv, .json, or any other). task_ids.txt
  *   stays in BENCH; gold/ID.csv and evaluation/ID.json in their folders.
+ *   Every name in the task folder follows the ID rule below, since only
+ *   such names are shipped (sx_name_is_safe).
  * - A source `file` is relative to the task folder, with no ".." component;
  *   its header (first record) holds every `from` column exactly once. Data rows are not
  * checked here: converting them is the preparer's job (a row that does not convert is
