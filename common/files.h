@@ -87,10 +87,11 @@ char *sx_file_folder(const char *path);
 /* Reads a whole file that streamex wrote itself (results, journal, spool):
  * regular files only, at most max_bytes. */
 char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err);
-/* The first max_bytes of such a file (a preview): a longer file is cut and
- * *cut_p set, not an error. Never blocks on a FIFO or device. */
-char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
-                        sx_error_t *err);
+/* The first max_bytes of a file (a preview): a longer file is cut and
+ * *cut_p set, not an error. Never blocks on a FIFO or device. root, when not
+ * NULL, is the folder the file belongs to, as for sx_file_check. */
+char *sx_file_read_head(const char *root, const char *path, size_t max_bytes,
+                        size_t *size_p, bool *cut_p, sx_error_t *err);
 /* Reads the whole of a file the user named that may be a pipe (`--sql
  * <(...)`): anything but a folder, at most max_bytes, NUL-terminated. */
 char *sx_file_read_stream(const char *path, size_t max_bytes, size_t *size_p,

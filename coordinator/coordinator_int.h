@@ -107,7 +107,7 @@ struct _sx_coordinator_t {
     zlist_t *queue;       /* unit_t* waiting for a worker */
     zhashx_t *workers;    /* key -> worker_t* */
     zhashx_t *manifests;  /* task_id -> zlistx of manifest_file_t* */
-    zhashx_t *files;      /* hash -> absolute path */
+    zhashx_t *files;      /* hash -> path relative to BENCH */
     zhashx_t *runtimes;   /* worker name -> its runtime, for the workers whose
                              results counted (summary.json's run.workers) */
     sx_journal_t *journal;

@@ -64,7 +64,7 @@ static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char
     f->path = sx_strdup(rel);
     zlistx_add_end(list, f);
     if (!zhashx_lookup(self->files, f->hash))
-        zhashx_insert(self->files, f->hash, sx_strdup(abs));
+        zhashx_insert(self->files, f->hash, sx_strdup(rel));
 }
 
 typedef struct {
@@ -101,10 +101,7 @@ static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
 {
     if (unit->timeout_s > 0)
         return unit->timeout_s;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/tasks/%s/task.json", sx_bench_dir(self->bench),
-             unit->task_id);
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = sx_task_json_read(sx_bench_dir(self->bench), unit->task_id, NULL);
     json_t *value = root ? json_object_get(root, "timeout_s") : NULL;
     json_int_t seconds = !root                    ? SX_TASK_TIMEOUT_MAX
                          : json_is_integer(value) ? json_integer_value(value)

@@ -16,6 +16,7 @@
 #include "common/ex/score.h"
 #include "coordinator/journal.h"
 #include "common/report/report.h"
+#include "common/digest.h"
 #include "common/files.h"
 #include "proto/proto.h"
 
@@ -200,17 +201,32 @@ static bool worker_needs_file(sx_coordinator_t *self, worker_t *w, const char *h
 
 static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
 {
-    const char *path = zhashx_lookup(self->files, msg->hash);
-    if (!path || !worker_needs_file(self, w, msg->hash)) {
+    const char *rel = zhashx_lookup(self->files, msg->hash);
+    if (!rel || !worker_needs_file(self, w, msg->hash)) {
         sx_warn("worker %s asked for file %s, which no shard it holds needs: refused",
                 w->name, msg->hash);
         return;
     }
+    /* The file is read now, maybe long after its manifest was made: the
+     * input rule is checked again, and only the bytes hashed then are sent
+     * (a file replaced since, by a link out of its folder or otherwise,
+     * never is). */
+    char path[PATH_MAX], hash[41] = "";
+    snprintf(path, sizeof path, "%s/%s", sx_bench_dir(self->bench), rel);
     sx_error_t err;
     size_t size = 0;
-    char *data = sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, &err);
+    char *data = sx_bench_file_check(self->bench, rel, &err) == 0
+                     ? sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, &err)
+                     : NULL;
+    if (data)
+        sx_hash_bytes(data, size, hash);
+    if (data && strcmp(hash, msg->hash) != 0) {
+        sx_error_set(&err, "%s: changed since it was hashed for the shard", path);
+        free(data);
+        data = NULL;
+    }
     if (!data) {
-        sx_err("file for worker %s: %s", w->name, err.msg);
+        sx_err("file for worker %s: %s: not sent", w->name, err.msg);
         return;
     }
     sx_msg_t *file = sx_msg_new(SX_MSG_FILE);

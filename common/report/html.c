@@ -10,6 +10,7 @@
  * markup from them. */
 #include "common/report/html.h"
 
+#include "common/files.h"
 #include "common/mem.h"
 #include "common/status.h"
 
@@ -829,7 +830,7 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
                             : "candidate SQL not available from this output");
     }
     sx_report_preview_t preview;
-    sx_report_preview_read(res->csv, &preview);
+    sx_report_preview_read(NULL, res->csv, &preview);
     json_t *diff = sx_report_diff(r, method->name, res->task_id);
     fputs("<div class=\"side\">", out);
     write_preview(out, "final CSV", &preview, NULL);
@@ -872,14 +873,16 @@ static void write_task(FILE *out, const sx_report_t *r, size_t task)
     free(question);
     free(policy);
     char *gold_path = sx_report_gold_path(r, id);
+    char *gold_folder = gold_path ? sx_file_folder(gold_path) : NULL;
     sx_report_preview_t gold;
     if (gold_path)
-        sx_report_preview_read(gold_path, &gold);
+        sx_report_preview_read(gold_folder, gold_path, &gold);
     for (size_t m = 0; m < r->method_count; m++)
         for (size_t k = 0; k < r->methods[m].samples; k++)
             write_method_of_task(out, r, m, task, k, gold_path ? &gold : NULL);
     if (gold_path)
         sx_report_preview_clear(&gold);
+    free(gold_folder);
     free(gold_path);
     fputs("</article>\n", out);
 }

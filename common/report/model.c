@@ -17,7 +17,8 @@
 /* Bytes of a CSV read for its preview: enough for the first rows. */
 #define PREVIEW_BYTES 65536
 
-void sx_report_preview_read(const char *path, sx_report_preview_t *preview)
+void sx_report_preview_read(const char *root, const char *path,
+                            sx_report_preview_t *preview)
 {
     memset(preview, 0, sizeof *preview);
     if (!path) {
@@ -27,7 +28,7 @@ void sx_report_preview_read(const char *path, sx_report_preview_t *preview)
     sx_error_t err;
     size_t size = 0;
     bool cut = false;
-    char *data = sx_file_read_head(path, PREVIEW_BYTES, &size, &cut, &err);
+    char *data = sx_file_read_head(root, path, PREVIEW_BYTES, &size, &cut, &err);
     /* A cut file is parsed up to its last whole line. */
     while (data && cut && size > 0 && data[size - 1] != '\n')
         size--;
@@ -75,10 +76,7 @@ char *sx_report_question(const sx_report_t *report, const char *task_id)
 {
     if (!report->bench)
         return NULL;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/tasks/%s/task.json", sx_bench_dir(report->bench),
-             task_id);
-    json_t *task = json_load_file(path, 0, NULL);
+    json_t *task = sx_task_json_read(sx_bench_dir(report->bench), task_id, NULL);
     const char *question = json_string_value(json_object_get(task, "question"));
     char *copy = sx_strdup_or_null(question);
     json_decref(task);

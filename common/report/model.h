@@ -53,7 +53,10 @@ typedef struct {
     char error[SX_ERROR_MAX];
 } sx_report_preview_t;
 
-void sx_report_preview_read(const char *path, sx_report_preview_t *preview);
+/* root: the folder path belongs to (gold/ for gold), as for sx_file_check,
+ * or NULL for a final CSV, which has none. */
+void sx_report_preview_read(const char *root, const char *path,
+                            sx_report_preview_t *preview);
 void sx_report_preview_clear(sx_report_preview_t *preview);
 
 /* The task's question from task.json (heap, NULL when there is none). */

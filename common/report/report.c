@@ -381,7 +381,7 @@ static void test_preview_refuses_a_fifo(void)
     snprintf(path, sizeof path, "%s/fifo.csv", dir);
     SX_CHECK(mkfifo(path, 0600) == 0);
     sx_report_preview_t preview;
-    sx_report_preview_read(path, &preview);
+    sx_report_preview_read(NULL, path, &preview);
     SX_CHECK(!preview.table && strstr(preview.error, "a FIFO, not a regular file"));
     sx_report_preview_clear(&preview);
     unlink(path);

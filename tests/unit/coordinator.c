@@ -678,11 +678,37 @@ static void test_noise_and_forgery_change_nothing(void)
     harness_destroy(&h);
 }
 
+/* Asks for the file `hash`, then answers the shard with eval_error: the
+ * RESULT's ACK is the next thing answered (heartbeats aside), so the request
+ * was handled and sent nothing. Returns what the coordinator logged
+ * meanwhile (heap). */
+static char *request_refused(harness_t *h, fake_t *f, const sx_msg_t *assign,
+                             const char *hash)
+{
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/file.log", h->bench);
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_INFO);
+    sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
+    request->hash = sx_strdup(hash);
+    SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&request);
+    fake_answer(f, assign, SX_STATUS_EVAL_ERROR);
+    sx_msg_t *first = fake_next(f, WAIT_MS);
+    while (first && first->type == SX_MSG_HEARTBEAT) {
+        sx_msg_destroy(&first);
+        first = fake_next(f, WAIT_MS);
+    }
+    SX_CHECK(first && first->type == SX_MSG_ACK);
+    sx_msg_destroy(&first);
+    sx_logfile_stop(&caught);
+    return sx_logfile_messages(&caught);
+}
+
 /* A file is served only if its FILE message fits the protocol's limit with
  * room for the message around it: a gold file 1 KB short of the limit (a
  * sparse file: no disk, and a refusal reads none of it) is refused with an
- * error naming it. The RESULT sent after the request is the next thing
- * answered (heartbeats aside): the request was handled, and sent nothing. */
+ * error naming it. */
 static void test_file_too_large_for_a_message_refused(void)
 {
     harness_t *h = harness_new(1, NULL);
@@ -695,31 +721,65 @@ static void test_file_too_large_for_a_message_refused(void)
     fake_t *f = fake_new(h->endpoint, "fw", 1);
     sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(assign && gold_hash(assign));
-    char log[PATH_MAX];
-    snprintf(log, sizeof log, "%s/file.log", h->bench);
-    sx_logfile_t caught;
-    sx_logfile_start(&caught, log, SX_LOG_INFO);
-    sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
-    request->hash = sx_strdup(gold_hash(assign));
-    SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
-    sx_msg_destroy(&request);
-    fake_answer(f, assign, SX_STATUS_EVAL_ERROR);
-    sx_msg_t *first = fake_next(f, WAIT_MS);
-    while (first && first->type == SX_MSG_HEARTBEAT) {
-        sx_msg_destroy(&first);
-        first = fake_next(f, WAIT_MS);
-    }
-    SX_CHECK(first && first->type == SX_MSG_ACK);
-    sx_msg_destroy(&first);
-    sx_logfile_stop(&caught);
-    char *logged = sx_logfile_messages(&caught);
-    char *expected = sx_format("file for worker fw: %s: larger than %u bytes", gold,
-                               SX_PROTO_MAX_BYTES - 4096);
+    char *logged = request_refused(h, f, assign, gold_hash(assign));
+    char *expected = sx_format("file for worker fw: %s: larger than %u bytes: not sent",
+                               gold, SX_PROTO_MAX_BYTES - 4096);
     SX_CHECK(strstr(logged, expected));
     free(expected);
     free(logged);
     SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     sx_msg_destroy(&assign);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* The input rule holds when a file is read to be sent, not only when its
+ * shard's manifest was made: gold replaced after the ASSIGN by a link into
+ * the sibling folder gold2/ (whose name starts with gold's), or rewritten,
+ * is refused at the request and none of its bytes are sent. */
+static void test_file_replaced_after_assign_not_sent(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    for (int round = 0; round < 2; round++) {
+        sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(assign && gold_hash(assign));
+        char gold[PATH_MAX + 64], other[PATH_MAX + 64], want[3 * PATH_MAX];
+        snprintf(gold, sizeof gold, "%s/gold/%s.csv", h->bench, assign->tasks[0].task_id);
+        snprintf(other, sizeof other, "%s/gold2/%s.csv", h->bench,
+                 assign->tasks[0].task_id);
+        SX_CHECK(sx_mkdirs_for(other, NULL) == 0 &&
+                 sx_file_write_atomic(other, "x\nSECRET\n", 9, NULL) == 0);
+        if (round == 0) {
+            char target[64];
+            snprintf(target, sizeof target, "../gold2/%s.csv", assign->tasks[0].task_id);
+            SX_CHECK(unlink(gold) == 0 && symlink(target, gold) == 0);
+            char *real = realpath(other, NULL);
+            SX_CHECK(real);
+            snprintf(want, sizeof want,
+                     "file for worker fw: %s: a link to %s, outside %s/gold (links must "
+                     "stay inside the folder): not sent",
+                     gold, real, h->bench);
+            free(real);
+        } else {
+            SX_CHECK(rename(other, gold) == 0);
+            snprintf(want, sizeof want,
+                     "file for worker fw: %s: changed since it was hashed for the shard: "
+                     "not sent",
+                     gold);
+        }
+        char *logged = request_refused(h, f, assign, gold_hash(assign));
+        if (!strstr(logged, want))
+            fprintf(stderr, "logged: %s\nwanted: %s\n", logged, want);
+        SX_CHECK(strstr(logged, want));
+        free(logged);
+        sx_msg_destroy(&assign);
+    }
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     fake_destroy(&f);
     harness_destroy(&h);
 }
@@ -1806,6 +1866,7 @@ int main(void)
     test_malformed_messages_rejected();
     test_noise_and_forgery_change_nothing();
     test_file_too_large_for_a_message_refused();
+    test_file_replaced_after_assign_not_sent();
     test_paused_worker_late_infra_error();
     test_coordinator_stall_kills_nobody();
     test_attempt_deadline();
