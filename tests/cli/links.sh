@@ -19,7 +19,8 @@ echo "$out"
 tmp=$(make_tmpdir)
 mkdir -p "$tmp/tree/docs"
 git -C "$tmp/tree" init -q
-printf '# Top\n\n## The part\n\n[a](docs/b.md) [c](#the-part) [d](docs/b.md#gone)\n' \
+# A heading with a code span keeps its text in the anchor, as GitHub's does.
+printf '# Top\n\n## The part (for `score`)\n\n[a](docs/b.md) [c](#the-part-for-score) [d](docs/b.md#gone)\n' \
     > "$tmp/tree/README.md"
 printf '# B\n\n[back](../README.md#top) [e](missing.md)\n' > "$tmp/tree/docs/b.md"
 status=0

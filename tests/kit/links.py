@@ -17,8 +17,9 @@ FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
-def prose_lines(path):
-    """(line number, text) of each line outside fenced code, code spans blanked."""
+def prose_lines(path, blank_code=True):
+    """(line number, text) of each line outside fenced code, code spans
+    blanked (kept for headings: GitHub's slug keeps a code span's text)."""
     fenced = False
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -26,7 +27,8 @@ def prose_lines(path):
                 fenced = not fenced
                 continue
             if not fenced:
-                yield number, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+                yield number, (CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+                               if blank_code else line)
 
 
 def slug(heading):
@@ -41,7 +43,7 @@ def slug(heading):
 def anchors(path, cache={}):
     if path not in cache:
         seen, found = {}, set()
-        for _, line in prose_lines(path):
+        for _, line in prose_lines(path, blank_code=False):
             m = HEADING.match(line)
             if m:
                 base = slug(m.group(2))
