@@ -26,7 +26,7 @@
 
 static const char s_usage[] =
     "usage: streamex score --bench BENCH --method NAME=SUBMISSION.jsonl [--method ...]\n"
-    "                      --output OUT [--profile PROFILE]\n"
+    "                      --output OUT [--profile PROFILE] [--bootstrap B] [--seed S]\n"
     "\n"
     "Scores existing final CSVs against gold, as the benchmark's official\n"
     "evaluator does. SUBMISSION.jsonl holds one {\"task_id\": ID, \"csv\": PATH|null}\n"
@@ -43,14 +43,15 @@ static const char s_usage[] =
     "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json,\n"
     "and prints 'NAME: EX = correct/total = 0.xxxx' for each method, then the\n"
     "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
-    "the two verdicts differ, with the reason.\n"
+    "the two verdicts differ, with the reason; each with its 95% interval, and\n"
+    "summary.json compares every pair of methods (docs/statistics.md).\n"
     "\n"
     "  --bench BENCH       the benchmark folder (docs/benchmark.md)\n"
     "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
     "  --output OUT        the output folder\n"
     "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"
-    "                      spider2-lite-2025-03 (NaN equals only NaN)\n"
-    "  -h, --help          this text\n"
+    "                      spider2-lite-2025-03 (NaN equals only "
+    "NaN)\n" SX_BOOTSTRAP_OPTIONS_HELP "  -h, --help          this text\n"
     "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 every task scored (whatever the verdicts), 2 bad usage, an\n"
     "unreadable bench or submission, or outputs that cannot be written.\n";
@@ -61,6 +62,7 @@ typedef struct {
     sx_profile_t profile;
     sx_method_arg_t *methods;
     size_t method_count;
+    sx_bootstrap_t bootstrap;
 } score_args_t;
 
 /* Parses the command line; returns -1 to go on, else the exit code. */
@@ -72,12 +74,18 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
         {"output", required_argument, NULL, 'o'},
         {"profile", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
+        SX_BOOTSTRAP_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         sx_error_t err;
+        int taken = sx_bootstrap_option(option, optarg, &args->bootstrap, &err);
+        if (taken < 0)
+            return sx_usage_error("score", s_usage, "%s", err.msg);
+        if (taken)
+            continue;
         switch (option) {
         case 'b':
             args->bench_dir = optarg;
@@ -260,7 +268,8 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
                          .inputs_kind = "submission",
                          .started = started,
                          .ended = sx_run_clock(),
-                         .bench_fingerprint = fingerprint};
+                         .bench_fingerprint = fingerprint,
+                         .bootstrap = args->bootstrap};
     int rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
     free(files);
     if (rc != 0)
@@ -326,7 +335,8 @@ static int run(const score_args_t *args)
 
 int sx_cmd_score(int argc, char **argv)
 {
-    score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11};
+    score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11,
+                         .bootstrap = SX_BOOTSTRAP_DEFAULT};
     int code = parse_arguments(argc, argv, &args);
     if (code < 0) {
         code = run(&args);

@@ -42,6 +42,7 @@
 
 #include "common/error.h"
 #include "common/ex/score.h"
+#include "common/results/figures.h"
 #include "common/status.h"
 
 #include <czmq.h>
@@ -94,6 +95,8 @@ typedef struct {
     const char *command;
     /* Where the final "NAME: EX = ..." lines go (NULL = nowhere). */
     FILE *summary_out;
+    /* summary.json's intervals (--bootstrap, --seed; {0}: none). */
+    sx_bootstrap_t bootstrap;
 } sx_coordinator_config_t;
 
 typedef struct _sx_coordinator_t sx_coordinator_t;

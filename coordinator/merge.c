@@ -233,8 +233,8 @@ static json_t *input_workers(const char *const *inputs, size_t input_count)
 }
 
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, bool allow_subset, sx_merge_report_t *report,
-             sx_error_t *err)
+             const char *out_dir, bool allow_subset, const sx_bootstrap_t *bootstrap,
+             sx_merge_report_t *report, sx_error_t *err)
 {
     memset(report, 0, sizeof *report);
     if (input_count == 0)
@@ -296,7 +296,8 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                          .bench_fingerprint = fingerprint,
                          .worker_names = names,
                          .worker_runtimes = runtimes,
-                         .worker_count = w};
+                         .worker_count = w,
+                         .bootstrap = *bootstrap};
     if (rc == 0)
         rc = sx_summary_write(out, summaries, done, &run, err);
     sx_error_t report_err;
@@ -308,7 +309,7 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     report->methods = done;
     report->tasks = sx_bench_task_count(bench);
     for (size_t i = 0; i < done; i++)
-        free(summaries[i].method);
+        sx_method_summary_clear(&summaries[i]);
     free(summaries);
     zlistx_destroy(&methods);
     sx_bench_destroy(&bench);

@@ -69,7 +69,8 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                          fingerprint,
                          (const char *const *)names,
                          (const char *const *)runtimes,
-                         count};
+                         count,
+                         self->config.bootstrap};
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
     sx_error_t report_err;
@@ -80,7 +81,7 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
     if (rc == 0 && self->config.summary_out)
         coord_print_last_lines(self, self->config.summary_out);
     for (size_t m = 0; m < self->method_count; m++)
-        free(summaries[m].method);
+        sx_method_summary_clear(&summaries[m]);
     free(summaries);
     free(results);
     free(names);

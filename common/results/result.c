@@ -12,14 +12,19 @@
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null}
  *   OUT/summary.json
- *     {"methods": {NAME: {"correct", "total", "ex",
- *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "cached", "unstable", "repeats", "by_status": {STATUS: count, ... every status}}},
+ *     {"methods": {NAME: {"correct", "total", "ex", "ex_ci"?: [low, high],
+ *      "strict_correct", "ex_strict", "ex_strict_ci"?, "ex_not_strict",
+ *      "strict_not_ex", "cached", "unstable", "repeats",
+ *      "by_status": {STATUS: count, ... every status}}},
+ *      "comparisons"?: [{"a", "b", "strict"?, ...} (figures.c), ...],
+ *      "subset"?: {...},
  *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
- *      "profile"?, "started"?, "ended"?, "wall_seconds"?,
- *      "workers"?: {NAME: RUNTIME}, "inputs"?: {"kind", "files": {NAME: PATH}}}}
- *     (ex_strict has ex's denominator; the last two count the tasks where
- *     the frozen and strict verdicts differ, each way; "run" says what
+ *      "profile"?, "bootstrap"?: {"resamples", "seed"}, "started"?, "ended"?,
+ *      "wall_seconds"?, "workers"?: {NAME: RUNTIME},
+ *      "inputs"?: {"kind", "files": {NAME: PATH}}}}
+ *     (ex_strict has ex's denominator; ex_not_strict and strict_not_ex count
+ *     the tasks where the frozen and strict verdicts differ, each way; the
+ *     intervals and "bootstrap" only with --bootstrap B > 0; "run" says what
  *     common/report/report.c needs to write OUT/report.html from OUT alone,
  *     times as UTC "YYYY-MM-DDTHH:MM:SS.mmmZ").
  * Files are written whole through sx_file_write_atomic (temporary name,
@@ -354,12 +359,16 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     memset(summary, 0, sizeof *summary);
     summary->method = sx_strdup(method);
     summary->total = count;
+    summary->task_ex = sx_alloc(count + 1, sizeof *summary->task_ex);
+    summary->task_strict = sx_alloc(count + 1, sizeof *summary->task_strict);
     text_t lines = {0}, index = {0};
     for (size_t i = 0; i < count; i++) {
         text_add_line(&lines, sx_result_to_json(&results[i]));
         text_add_line(&index,
                       sx_submission_entry_to_json(results[i].task_id, results[i].csv));
         tally(summary, &results[i]);
+        summary->task_ex[i] = results[i].score == 1;
+        summary->task_strict[i] = results[i].strict == 1;
     }
     int rc = write_text(path, &lines, err);
     snprintf(path, sizeof path, "%s/%s/submission.jsonl", out_dir, method);
@@ -415,6 +424,11 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     if (run->task_count)
         json_object_set_new(o, "tasks", json_integer((json_int_t)run->task_count));
     set_string(o, "profile", run->profile);
+    if (run->bootstrap.resamples)
+        json_object_set_new(o, "bootstrap",
+                            json_pack("{sI sI}", "resamples",
+                                      (json_int_t)run->bootstrap.resamples, "seed",
+                                      (json_int_t)run->bootstrap.seed));
     json_object_set_new(o, "started", time_json(run->started));
     json_object_set_new(o, "ended", time_json(run->ended));
     if (run->started > 0 && run->ended >= run->started)
@@ -443,9 +457,66 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     return o;
 }
 
-int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, const sx_run_info_t *run, sx_error_t *err)
+/* Whether every method has per-task values over the same tasks, the
+ * statistics' input. */
+static bool tallied_alike(const sx_method_summary_t *summaries, size_t count)
 {
+    for (size_t m = 0; m < count; m++)
+        if (!summaries[m].task_ex || summaries[m].total != summaries[0].total)
+            return false;
+    return count > 0;
+}
+
+/* Each method's intervals into its summary and every pair's comparisons,
+ * as a JSON array (NULL when the methods were not tallied from results). */
+static json_t *figures(sx_method_summary_t *summaries, size_t count,
+                       const sx_run_info_t *run, sx_error_t *err, int *rc)
+{
+    *rc = 0;
+    if (!tallied_alike(summaries, count))
+        return NULL;
+    const double **ex = sx_alloc(count, sizeof *ex);
+    const double **strict = sx_alloc(count, sizeof *strict);
+    sx_stats_interval_t *ex_ci = sx_alloc(count, sizeof *ex_ci);
+    sx_stats_interval_t *strict_ci = sx_alloc(count, sizeof *strict_ci);
+    sx_comparison_t *pairs = sx_alloc(count * (count - 1) + 1, sizeof *pairs);
+    for (size_t m = 0; m < count; m++) {
+        ex[m] = summaries[m].task_ex;
+        strict[m] = summaries[m].task_strict;
+    }
+    sx_bootstrap_t none = {0};
+    int got =
+        sx_figures_compute(ex, strict, count, summaries[0].total,
+                           run ? &run->bootstrap : &none, ex_ci, strict_ci, pairs, err);
+    json_t *array = got < 0 ? NULL : json_array();
+    for (size_t m = 0; got >= 0 && m < count; m++) {
+        summaries[m].has_ci = got == 1;
+        summaries[m].ex_ci = ex_ci[m];
+        summaries[m].strict_ci = strict_ci[m];
+    }
+    for (size_t i = 0, p = 0; array && i < count; i++)
+        for (size_t j = i + 1; j < count; j++, p++)
+            for (size_t k = 2 * p; k < 2 * p + 2; k++)
+                json_array_append_new(
+                    array, sx_comparison_json(
+                               &pairs[k], summaries[i].method ? summaries[i].method : "",
+                               summaries[j].method ? summaries[j].method : ""));
+    free(ex);
+    free(strict);
+    free(ex_ci);
+    free(strict_ci);
+    free(pairs);
+    *rc = got < 0 ? -1 : 0;
+    return array;
+}
+
+int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t count,
+                     const sx_run_info_t *run, sx_error_t *err)
+{
+    int rc = 0;
+    json_t *comparisons = figures(summaries, count, run, err, &rc);
+    if (rc != 0)
+        return -1;
     json_t *methods = json_object();
     for (size_t m = 0; m < count; m++) {
         const sx_method_summary_t *s = &summaries[m];
@@ -457,10 +528,14 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
         json_object_set_new(o, "correct", json_integer((json_int_t)s->correct));
         json_object_set_new(o, "total", json_integer((json_int_t)s->total));
         json_object_set_new(o, "ex", json_real(share(s->correct, s->total)));
+        if (s->has_ci)
+            json_object_set_new(o, "ex_ci", sx_interval_json(&s->ex_ci));
         json_object_set_new(o, "strict_correct",
                             json_integer((json_int_t)s->strict_correct));
         json_object_set_new(o, "ex_strict",
                             json_real(share(s->strict_correct, s->total)));
+        if (s->has_ci)
+            json_object_set_new(o, "ex_strict_ci", sx_interval_json(&s->strict_ci));
         json_object_set_new(o, "ex_not_strict",
                             json_integer((json_int_t)s->ex_not_strict));
         json_object_set_new(o, "strict_not_ex",
@@ -473,6 +548,10 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     json_t *root = json_object();
     json_object_set_new(root, "methods", methods);
+    if (comparisons && json_array_size(comparisons))
+        json_object_set_new(root, "comparisons", comparisons);
+    else
+        json_decref(comparisons);
     if (count && summaries[0].bench_tasks) {
         json_t *subset = json_object();
         json_object_set_new(subset, "selected_by", json_string("--tasks"));
@@ -491,9 +570,9 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     json_decref(root);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/summary.json", out_dir);
-    int rc = !text                           ? sx_error_set(err, "out of memory")
-             : sx_mkdirs_for(path, err) != 0 ? -1
-                                             : 0;
+    rc = !text                           ? sx_error_set(err, "out of memory")
+         : sx_mkdirs_for(path, err) != 0 ? -1
+                                         : 0;
     if (rc == 0) {
         size_t n = strlen(text);
         text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
@@ -501,6 +580,14 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     free(text);
     return rc;
+}
+
+/* ", 95% CI [low, high]" when the summary has its intervals. */
+static void print_interval(FILE *out, const sx_method_summary_t *s,
+                           const sx_stats_interval_t *ci)
+{
+    if (s->has_ci)
+        fprintf(out, ", 95%% CI [%.4f, %.4f]", ci->low, ci->high);
 }
 
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
@@ -511,12 +598,13 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
     if (s->bench_tasks)
         fprintf(out, " over a subset: %zu of %zu task IDs (--tasks)", s->total,
                 s->bench_tasks);
+    print_interval(out, s, &s->ex_ci);
     fputc('\n', out);
-    fprintf(out,
-            "%s: strict EX = %zu/%zu = %.4f (EX but not strict: %zu, strict but not EX: "
-            "%zu)\n",
-            s->method, s->strict_correct, s->total, share(s->strict_correct, s->total),
-            s->ex_not_strict, s->strict_not_ex);
+    fprintf(out, "%s: strict EX = %zu/%zu = %.4f", s->method, s->strict_correct, s->total,
+            share(s->strict_correct, s->total));
+    print_interval(out, s, &s->strict_ci);
+    fprintf(out, " (EX but not strict: %zu, strict but not EX: %zu)\n", s->ex_not_strict,
+            s->strict_not_ex);
     if (s->cached)
         fprintf(out,
                 "%s: %zu of %zu results from the result cache (scored again, not "
@@ -540,6 +628,8 @@ void sx_method_summary_clear(sx_method_summary_t *summary)
     if (!summary)
         return;
     free(summary->method);
+    free(summary->task_ex);
+    free(summary->task_strict);
     memset(summary, 0, sizeof *summary);
 }
 
@@ -947,6 +1037,94 @@ static void test_writers_at_their_edges(void)
     SX_CHECK(system(want) == 0);
 }
 
+/* Each summary's task values reach summary.json's statistics: the
+ * intervals with run.bootstrap (the same bounds sx_stats_bootstrap gives the
+ * verdicts alone), printed on the EX lines; the comparisons of every pair
+ * with or without them; --bootstrap 0 leaves the intervals out. */
+static void test_summary_carries_the_statistics(void)
+{
+    char dir[] = "/tmp/sx-result-figures-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    static const sx_status_t a[] = {SX_STATUS_MATCH, SX_STATUS_MATCH, SX_STATUS_MISMATCH,
+                                    SX_STATUS_MATCH, SX_STATUS_TIMEOUT};
+    static const sx_status_t b[] = {SX_STATUS_MATCH, SX_STATUS_MISMATCH,
+                                    SX_STATUS_MISMATCH, SX_STATUS_MISMATCH,
+                                    SX_STATUS_MATCH};
+    sx_method_summary_t summaries[2];
+    sx_result_t results[5];
+    sx_error_t err;
+    for (int m = 0; m < 2; m++) {
+        for (int i = 0; i < 5; i++) {
+            char id[8];
+            snprintf(id, sizeof id, "t%d", i);
+            sx_result_init(&results[i], id, (m ? b : a)[i], "", NULL);
+            results[i].strict = results[i].score && i != 0;
+        }
+        SX_CHECK(sx_results_write(dir, m ? "b" : "a", results, 5, &summaries[m], &err) ==
+                 0);
+        for (int i = 0; i < 5; i++)
+            sx_result_clear(&results[i]);
+    }
+    sx_run_info_t run = {.bootstrap = {1000, 3}};
+    SX_CHECK(sx_summary_write(dir, summaries, 2, &run, &err) == 0);
+    const double a_ex[] = {1, 1, 0, 1, 0};
+    sx_stats_interval_t want;
+    SX_CHECK(sx_stats_bootstrap(a_ex, 5, 1000, 3, &want, &err) == 1);
+    SX_CHECK(summaries[0].has_ci && summaries[0].ex_ci.low == want.low &&
+             summaries[0].ex_ci.high == want.high);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *ci =
+        json_object_get(json_object_get(json_object_get(root, "methods"), "a"), "ex_ci");
+    SX_CHECK(json_real_value(json_array_get(ci, 0)) == want.low &&
+             json_real_value(json_array_get(ci, 1)) == want.high);
+    json_t *bootstrap = json_object_get(json_object_get(root, "run"), "bootstrap");
+    SX_CHECK(json_integer_value(json_object_get(bootstrap, "resamples")) == 1000 &&
+             json_integer_value(json_object_get(bootstrap, "seed")) == 3);
+    json_t *pairs = json_object_get(root, "comparisons");
+    SX_CHECK(json_array_size(pairs) == 2);
+    json_t *ex = json_array_get(pairs, 0), *strict = json_array_get(pairs, 1);
+    /* EX: t0 both, t1 t3 only a, t4 only b, t2 neither; strict: t0 is 0 */
+    SX_CHECK(json_integer_value(json_object_get(ex, "both")) == 1 &&
+             json_integer_value(json_object_get(ex, "only_a")) == 2 &&
+             json_integer_value(json_object_get(ex, "only_b")) == 1 &&
+             json_integer_value(json_object_get(ex, "neither")) == 1 &&
+             json_real_value(json_object_get(ex, "ex_diff")) == 0.2 &&
+             json_real_value(json_object_get(ex, "mcnemar_p")) == 1.0);
+    SX_CHECK(!json_object_get(ex, "strict") && json_object_get(ex, "ex_diff_ci"));
+    SX_CHECK(json_is_true(json_object_get(strict, "strict")) &&
+             json_integer_value(json_object_get(strict, "both")) == 0 &&
+             json_integer_value(json_object_get(strict, "neither")) == 2);
+    json_decref(root);
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *out = open_memstream(&printed, &printed_size);
+    sx_summary_print(out, &summaries[0]);
+    fclose(out);
+    char line[160];
+    snprintf(line, sizeof line, "a: EX = 3/5 = 0.6000, 95%% CI [%.4f, %.4f]\n", want.low,
+             want.high);
+    SX_CHECK(strncmp(printed, line, strlen(line)) == 0);
+    SX_CHECK(strstr(printed, "a: strict EX = 2/5 = 0.4000, 95% CI ["));
+    free(printed);
+    /* --bootstrap 0: the comparisons without intervals, no "bootstrap" */
+    run.bootstrap.resamples = 0;
+    SX_CHECK(sx_summary_write(dir, summaries, 2, &run, &err) == 0 &&
+             !summaries[1].has_ci);
+    char *text = read_all(path);
+    SX_CHECK(!strstr(text, "_ci") && !strstr(text, "bootstrap") &&
+             strstr(text, "\"comparisons\": [\n    {\n      \"a\": \"a\",\n"));
+    free(text);
+    run.bootstrap.resamples = SX_STATS_MAX_RESAMPLES + 1;
+    SX_CHECK(sx_summary_write(dir, summaries, 2, &run, &err) == -1 &&
+             strstr(err.msg, "more than the bound"));
+    for (int m = 0; m < 2; m++)
+        sx_method_summary_clear(&summaries[m]);
+    snprintf(line, sizeof line, "rm -rf %s", dir);
+    SX_CHECK(system(line) == 0);
+}
+
 /* Seconds to the millisecond, ratios in their shortest exact form. */
 static void test_numbers_read_like_a_person_wrote_them(void)
 {
@@ -1068,4 +1246,5 @@ void sx_result_test(bool verbose)
     test_submission_entries();
     test_writers_make_every_file();
     test_writers_at_their_edges();
+    test_summary_carries_the_statistics();
 }

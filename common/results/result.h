@@ -9,6 +9,7 @@
 #define SX_RESULT_H
 
 #include "common/error.h"
+#include "common/results/figures.h"
 #include "common/status.h"
 
 #include <stdbool.h>
@@ -88,11 +89,19 @@ typedef struct {
         char detail[256]; /* says why the verdicts differ */
     } differing[SX_SUMMARY_LISTED];
     size_t listed;
+    /* Per task ID, in the results' order (total entries, heap; NULL when
+     * the summary was not tallied from results): its frozen and strict
+     * verdicts, the values the statistics resample. */
+    double *task_ex, *task_strict;
+    /* The 95 % intervals of ex and ex_strict, once sx_summary_write has
+     * computed them (has_ci: with --bootstrap B > 0 and tasks). */
+    bool has_ci;
+    sx_stats_interval_t ex_ci, strict_ci;
 } sx_method_summary_t;
 
 /* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
  * already in task_ids.txt order, and tallies them into *summary (whose
- * method is a heap copy: sx_method_summary_clear or free it). */
+ * method and per-task values are heap copies: sx_method_summary_clear). */
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err);
 /* What summary.json says about the run beside the tallies (its "run"
@@ -115,6 +124,9 @@ typedef struct {
     const char *const *worker_names;
     const char *const *worker_runtimes;
     size_t worker_count;
+    /* The intervals' bootstrap ("bootstrap": {"resamples", "seed"}, said
+     * only when resamples > 0); {0}: no intervals. */
+    sx_bootstrap_t bootstrap;
 } sx_run_info_t;
 
 /* Unix time now, in seconds with a fraction, for sx_run_info_t. */
@@ -122,12 +134,16 @@ double sx_run_clock(void);
 
 /* Writes OUT/summary.json for all methods of the run; run (may be NULL)
  * becomes its "run" object. When their total counts a --tasks subset, a
- * top-level "subset" object says so (`merge` reads it). */
-int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, const sx_run_info_t *run, sx_error_t *err);
+ * top-level "subset" object says so (`merge` reads it). With run's
+ * bootstrap, each method's ex_ci and ex_strict_ci are computed into its
+ * summary (has_ci, for sx_summary_print) and written; "comparisons" holds
+ * every pair of methods tallied from results (figures.h), EX and strict. */
+int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t count,
+                     const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
- * task IDs (--tasks)" for a subset), then the strict figure on a line of its
- * own, "NAME: N of M results from the result cache ..." when any was,
+ * task IDs (--tasks)" for a subset, and ", 95% CI [low, high]" when the
+ * summary has its intervals), then the strict figure on a line of its own
+ * (with its interval), "NAME: N of M results from the result cache ..." when any was,
  * "NAME: N of M tasks not stable over R runs: ID ..." after --repeat, then
  * the tasks where the verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
