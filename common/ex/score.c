@@ -283,6 +283,17 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
     return verdict == 1 ? SX_STATUS_MATCH : SX_STATUS_MISMATCH;
 }
 
+bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id)
+{
+    char *path = bench ? sx_bench_evaluation_path(bench, task_id) : NULL;
+    sx_error_t err;
+    sx_evaluation_t *evaluation = path ? sx_evaluation_load(path, &err) : NULL;
+    bool ignore = evaluation && evaluation->ignore_order;
+    sx_evaluation_destroy(&evaluation);
+    free(path);
+    return ignore;
+}
+
 sx_status_t sx_score_task(const char *bench_dir, const char *task_id,
                           const char *pred_csv, sx_profile_t profile, int *strict,
                           char *detail, size_t detail_size)

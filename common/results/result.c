@@ -250,6 +250,52 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     return rc;
 }
 
+int sx_results_read(const char *path, sx_result_t **results, size_t *count,
+                    sx_error_t *err)
+{
+    *results = NULL;
+    *count = 0;
+    size_t size = 0, cap = 0;
+    char *data = sx_file_read(path, (size_t)1 << 30, &size, err);
+    if (!data)
+        return -1;
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line;
+    size_t length;
+    int rc = 0, more;
+    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+        if (more < 0) {
+            rc = -1;
+            break;
+        }
+        if (strspn(line, " \t\r") == length)
+            continue;
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 64;
+            *results = sx_realloc(*results, cap, sizeof **results);
+        }
+        rc = sx_result_from_json(line, &(*results)[*count], err);
+        if (rc != 0)
+            sx_error_prefix(err, "%s:%zu", path, lines.number);
+        else
+            (*count)++;
+    }
+    free(data);
+    if (rc != 0)
+        sx_results_free(results, count);
+    return rc;
+}
+
+void sx_results_free(sx_result_t **results, size_t *count)
+{
+    for (size_t i = 0; *results && i < *count; i++)
+        sx_result_clear(&(*results)[i]);
+    free(*results);
+    *results = NULL;
+    *count = 0;
+}
+
 char *sx_submission_entry_to_json(const char *task_id, const char *csv)
 {
     json_t *o = json_object();

@@ -59,6 +59,13 @@ void sx_result_clear(sx_result_t *result);
 char *sx_result_to_json(const sx_result_t *result);
 int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err);
 
+/* A whole results.jsonl (at most 1 GiB) into *results (*count of them;
+ * heap: sx_results_free), every line checked as sx_result_from_json checks
+ * it; an error names the file and line. Blank lines are skipped. */
+int sx_results_read(const char *path, sx_result_t **results, size_t *count,
+                    sx_error_t *err);
+void sx_results_free(sx_result_t **results, size_t *count);
+
 /* One submission.jsonl line, {"task_id": ID, "csv": PATH|null}, and back.
  * Parsing rejects other fields, a missing csv field and wrong types; *csv is
  * NULL for null. Both strings are heap copies. */
