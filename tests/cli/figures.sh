@@ -5,7 +5,8 @@
 # table of kinds): summary.json's counts, ex_diff and McNemar p of the pair
 # against scipy's binomtest, every interval against a numpy bootstrap of the
 # same verdicts (within 0.01), run.bootstrap; --bootstrap 0 leaving the
-# intervals out; the same seed printing the same bounds; compare on two
+# intervals out; the same seed printing the same bounds; merge computing
+# them again over merged outputs; compare on two
 # score outputs (the same figures, every task that differs with the reason,
 # a final relation that differs under the same verdict, the task's
 # ignore_order honoured), its refusals (different benches, with the exact
@@ -105,6 +106,19 @@ for doc in (one, two):
         for side in ("a", "b"):
             del t[side]["csv"]
 assert one == two
+PY
+
+echo "== merge computes them again: two outputs of one method each, merged"
+"$STREAMEX" merge --bench "$bench" "$work/a" "$work/b" --output "$work/merged" >/dev/null ||
+  fail "merge exited $?"
+"$python" - "$work/merged/summary.json" "$work/both/summary.json" <<'PY' || fail "merge's figures"
+import json, sys
+merged, both = (json.load(open(p)) for p in sys.argv[1:])
+assert merged["comparisons"] == both["comparisons"], (merged["comparisons"], both["comparisons"])
+for name in ("A", "B"):
+    for key in ("ex_ci", "ex_strict_ci"):
+        assert merged["methods"][name][key] == both["methods"][name][key], (name, key)
+assert merged["run"]["bootstrap"] == {"resamples": 10000, "seed": 1}, merged["run"]
 PY
 
 echo "== compare's table"
