@@ -3,11 +3,17 @@
  * the rest of summary.json's are result.c's. */
 #include "common/results/figures.h"
 
+#include "common/csv.h"
+#include "common/files.h"
 #include "common/mem.h"
 #include "common/selftest.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void sx_comparison_count(const double *a, const double *b, size_t tasks, bool strict,
                          sx_comparison_t *c)
@@ -89,6 +95,31 @@ int sx_figures_compute(const double *const *values, const double *const *strict,
     free(ex_pairs);
     free(strict_pairs);
     return rc;
+}
+
+long sx_majority_sample(const char *const *paths, size_t samples, bool ignore_order,
+                        sx_error_t *err)
+{
+    /* relation[k]: the lowest sample holding sample k's relation; each
+     * sample is compared with the first sample of every relation before it. */
+    long *relation = sx_alloc(samples + 1, sizeof *relation);
+    long winner = -1;
+    for (size_t k = 0; k < samples && winner == -1; k++) {
+        relation[k] = paths[k] ? (long)k : -1;
+        for (size_t j = 0; paths[k] && j < k && relation[k] == (long)k; j++) {
+            bool same = false;
+            if (relation[j] != (long)j)
+                continue; /* no CSV, or not its relation's first sample */
+            if (sx_csv_same_relation(paths[j], paths[k], ignore_order, &same, err) != 0)
+                winner = -2;
+            else if (same)
+                relation[k] = (long)j;
+        }
+    }
+    if (winner == -1)
+        winner = sx_stats_majority(relation, samples);
+    free(relation);
+    return winner;
 }
 
 /* ---- self-test ----------------------------------------------------------- */
@@ -180,9 +211,51 @@ static void test_comparison_json(void)
     json_decref(o);
 }
 
+/* maj@n's vote over CSV files: the same rows in another order are one
+ * relation where order is ignored and two where it counts; a sample without
+ * a CSV does not vote; ties go to the lower sample's relation; an unreadable
+ * CSV is an error. */
+static void test_majority_of_relations(void)
+{
+    char dir[] = "/tmp/sx-figures-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    static const char *const bodies[] = {"a\n1\n2\n", "a\n2\n1\n", "a\n3\n",
+                                         "\"a\"\n\"1\"\n2\n"};
+    char paths[4][PATH_MAX];
+    for (int i = 0; i < 4; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/s%d.csv", dir, i);
+        SX_CHECK(sx_file_write_atomic(paths[i], bodies[i], strlen(bodies[i]), NULL) == 0);
+    }
+    /* samples: 3, (1,2) ordered, (2,1), (1,2) quoted: where order counts,
+     * {1, 3} hold one relation (quoting changes no field) */
+    const char *four[] = {paths[2], paths[0], paths[1], paths[3]};
+    sx_error_t err;
+    SX_CHECK(sx_majority_sample(four, 4, false, &err) == 1);
+    SX_CHECK(sx_majority_sample(four, 4, true, &err) == 1);
+    /* 3, (2,1), none, (1,2): ordered, three relations of one vote each: the
+     * lowest sample wins; unordered, samples 1 and 3 agree */
+    const char *gaps[] = {paths[2], paths[1], NULL, paths[0]};
+    SX_CHECK(sx_majority_sample(gaps, 4, false, &err) == 0);
+    SX_CHECK(sx_majority_sample(gaps, 4, true, &err) == 1);
+    const char *none[] = {NULL, NULL};
+    SX_CHECK(sx_majority_sample(none, 2, true, &err) == -1);
+    SX_CHECK(sx_majority_sample(none, 0, true, &err) == -1);
+    char gone[PATH_MAX + 16];
+    snprintf(gone, sizeof gone, "%s/gone.csv", dir);
+    const char *broken[] = {paths[0], gone};
+    SX_CHECK(sx_majority_sample(broken, 2, true, &err) == -2 &&
+             strstr(err.msg, "gone.csv"));
+    const char *alone[] = {gone};
+    SX_CHECK(sx_majority_sample(alone, 1, true, &err) == 0); /* nothing to compare */
+    for (int i = 0; i < 4; i++)
+        unlink(paths[i]);
+    rmdir(dir);
+}
+
 void sx_figures_test(bool verbose)
 {
     (void)verbose;
+    test_majority_of_relations();
     test_counts_of_a_small_table();
     test_run_figures_match_one_call_each();
     test_comparison_json();

@@ -71,6 +71,16 @@ int sx_figures_compute(const double *const *values, const double *const *strict,
                        sx_stats_interval_t *ex_ci, sx_stats_interval_t *strict_ci,
                        sx_comparison_t *comparisons, sx_error_t *err);
 
+/* maj@n's vote among one task's samples: paths[k] is sample k's final CSV
+ * (NULL: none, and no vote). Samples hold the same relation when their CSVs
+ * do as --repeat compares them (common/csv.h sx_csv_same_relation, under
+ * the task's ignore_order); the winner is sx_stats_majority's: the lowest
+ * sample number of the relation most samples produced, ties to the
+ * relation a lower sample produced. Returns it, -1 when no sample votes,
+ * -2 with err when a CSV cannot be read. */
+long sx_majority_sample(const char *const *paths, size_t samples, bool ignore_order,
+                        sx_error_t *err);
+
 void sx_figures_test(bool verbose);
 
 #endif
