@@ -4,38 +4,10 @@
 # are sampled).
 
 # make_scale_bench DIR COUNT: COUNT task IDs made from the bundled sample's
-# 30 tasks, copy k of sample task T under the ID T__k (its task.json,
-# sources, gold and evaluation; the IDs cycle through the sample in order),
-# and as DIR/predictions.jsonl the sample's reference queries, each copy's SQL
-# made distinct by a trailing comment /* scale copy k */, so no cache could
-# serve one copy from another.
+# 30 tasks and their reference queries as DIR/predictions.jsonl, each copy's
+# SQL distinct (bench/copies.py says how).
 make_scale_bench() {
-python3 - "$repo/examples/sample-bench" "$1" "$2" <<'EOF'
-import json, os, shutil, sys
-sample, bench, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-ids = open(sample + "/task_ids.txt").read().split()
-sql = {r["task_id"]: r["sql"] for r in map(json.loads, open(sample + "/reference.jsonl"))}
-os.makedirs(bench + "/gold")
-os.makedirs(bench + "/evaluation")
-new_ids, predictions = [], []
-for k in range(count):
-    task = ids[k % len(ids)]
-    new = "%s__%d" % (task, k)
-    shutil.copytree("%s/tasks/%s" % (sample, task), "%s/tasks/%s" % (bench, new))
-    path = "%s/tasks/%s/task.json" % (bench, new)
-    spec = json.load(open(path))
-    spec["task_id"] = new
-    json.dump(spec, open(path, "w"), indent=2)
-    shutil.copy("%s/gold/%s.csv" % (sample, task), "%s/gold/%s.csv" % (bench, new))
-    shutil.copy("%s/evaluation/%s.json" % (sample, task),
-                "%s/evaluation/%s.json" % (bench, new))
-    new_ids.append(new)
-    predictions.append({"task_id": new, "sql": "%s /* scale copy %d */" % (sql[task], k)})
-open(bench + "/task_ids.txt", "w").write("".join(i + "\n" for i in new_ids))
-with open(bench + "/predictions.jsonl", "w") as f:
-    for p in predictions:
-        f.write(json.dumps(p) + "\n")
-EOF
+    python3 "$repo/bench/copies.py" "$repo/examples/sample-bench" "$1" "$2"
 }
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }

@@ -58,8 +58,9 @@ typedef struct {
 } tally_t;
 
 typedef struct {
-    size_t predicted; /* tasks with a prediction */
+    size_t predicted; /* (task, sample) pairs with a prediction */
     size_t rejected;  /* candidates the SQL check turns down */
+    size_t samples;   /* n: candidates per task */
 } method_tally_t;
 
 /* Gold as the evaluation reads it: read by the scorer's own pandas-style
@@ -194,14 +195,18 @@ static void check_method(const sx_bench_t *bench, const char *file, char *const 
     if (!predictions)
         return;
     tally->predicted = sx_predictions_count(predictions);
+    tally->samples = (size_t)sx_predictions_samples(predictions);
     for (size_t i = 0; i < sx_bench_task_count(bench); i++) {
-        const char *sql = sx_predictions_sql(predictions, sx_bench_task_id(bench, i));
-        if (!sql || !sinks[i])
-            continue;
-        sx_error_t err;
-        char *statement = sx_sqlcheck(sql, sinks[i], &err);
-        tally->rejected += statement == NULL;
-        free(statement);
+        for (int k = 0; k < (int)tally->samples; k++) {
+            const char *sql =
+                sx_predictions_sample_sql(predictions, sx_bench_task_id(bench, i), k);
+            if (!sql || !sinks[i])
+                continue;
+            sx_error_t err;
+            char *statement = sx_sqlcheck(sql, sinks[i], &err);
+            tally->rejected += statement == NULL;
+            free(statement);
+        }
     }
     sx_predictions_destroy(&predictions);
 }
@@ -307,10 +312,15 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     sx_problems_destroy(&tally.warnings);
     if (code == 0) {
         print_bench_summary(bench_dir, &tally);
-        for (size_t i = 0; i < method_count; i++)
-            printf("method %s: %zu predictions, %zu missing, %zu rejected before Flink\n",
-                   methods[i].name, by_method[i].predicted,
-                   tally.tasks - by_method[i].predicted, by_method[i].rejected);
+        for (size_t i = 0; i < method_count; i++) {
+            const method_tally_t *m = &by_method[i];
+            printf("method %s: %zu predictions, %zu missing, %zu rejected before Flink",
+                   methods[i].name, m->predicted, tally.tasks * m->samples - m->predicted,
+                   m->rejected);
+            if (m->samples > 1)
+                printf(" (%zu samples per task)", m->samples);
+            printf("\n");
+        }
         print_runtime_line();
     }
     for (size_t i = 0; sinks && i < tally.tasks; i++)

@@ -56,19 +56,20 @@ typedef struct {
     json_t *summary;
     const char *fingerprint; /* borrowed from summary */
     const char *bench;       /* run.bench, or NULL */
-    sx_result_t *results;
+    sx_result_t *results;    /* task then sample: tasks x samples */
     size_t count;
-    double *ex, *strict; /* per task: the verdicts */
-    size_t correct, strict_correct;
+    size_t samples, tasks;
+    double *ex, *strict;            /* per task: the share of right samples */
+    size_t correct, strict_correct; /* over every (task, sample) */
 } side_t;
 
 typedef enum { REL_SAME, REL_DIFFERENT, REL_NONE, REL_UNKNOWN } relation_t;
 
 static const char *const s_relation_names[] = {"same", "different", "none", "unknown"};
 
-/* A task whose verdict, status or final relation differs. */
+/* A (task, sample) whose verdict, status or final relation differs. */
 typedef struct {
-    size_t task;
+    size_t task, sample;
     relation_t relation;
     char error[SX_ERROR_MAX]; /* REL_UNKNOWN: why */
 } differing_t;
@@ -126,6 +127,30 @@ static int pick_method(side_t *side, json_t *methods, sx_error_t *err)
     return rc;
 }
 
+/* The side's samples per task (1 + the largest sample number) and tasks,
+ * once its results are seen to run task by task, each task's samples in
+ * order, as sx_results_write writes them. */
+static int count_tasks(side_t *side, const char *path, sx_error_t *err)
+{
+    side->samples = 1;
+    for (size_t i = 0; i < side->count; i++)
+        if ((size_t)side->results[i].sample >= side->samples)
+            side->samples = (size_t)side->results[i].sample + 1;
+    side->tasks = side->count / side->samples;
+    for (size_t i = 0; i < side->count; i++) {
+        const sx_result_t *r = &side->results[i], *first = r - i % side->samples;
+        if ((size_t)r->sample != i % side->samples || strcmp(r->task_id, first->task_id))
+            return sx_error_set(err,
+                                "%s:%zu: task %s sample %d breaks the order of %zu "
+                                "samples per task",
+                                path, i + 1, r->task_id, r->sample, side->samples);
+    }
+    return side->count % side->samples == 0
+               ? 0
+               : sx_error_set(err, "%s: %zu results are not tasks of %zu samples each",
+                              path, side->count, side->samples);
+}
+
 static int load_side(const char *arg, side_t *side, sx_error_t *err)
 {
     if (split_argument(arg, side, err) != 0)
@@ -153,16 +178,23 @@ static int load_side(const char *arg, side_t *side, sx_error_t *err)
     side->label = sx_format("%s:%s", side->out, side->method);
     path = sx_format("%s/%s/results.jsonl", side->out, side->method);
     rc = sx_results_read(path, &side->results, &side->count, err);
+    if (rc == 0)
+        rc = count_tasks(side, path, err);
     free(path);
     if (rc != 0)
         return -1;
-    side->ex = sx_alloc(side->count + 1, sizeof *side->ex);
-    side->strict = sx_alloc(side->count + 1, sizeof *side->strict);
+    side->ex = sx_alloc(side->tasks + 1, sizeof *side->ex);
+    side->strict = sx_alloc(side->tasks + 1, sizeof *side->strict);
     for (size_t i = 0; i < side->count; i++) {
-        side->ex[i] = side->results[i].score == 1;
-        side->strict[i] = side->results[i].strict == 1;
-        side->correct += side->results[i].score == 1;
-        side->strict_correct += side->results[i].strict == 1;
+        const sx_result_t *r = &side->results[i];
+        side->ex[i / side->samples] += r->score == 1; /* counted, then shared */
+        side->strict[i / side->samples] += r->strict == 1;
+        side->correct += r->score == 1;
+        side->strict_correct += r->strict == 1;
+    }
+    for (size_t t = 0; t < side->tasks; t++) {
+        side->ex[t] /= (double)side->samples;
+        side->strict[t] /= (double)side->samples;
     }
     return 0;
 }
@@ -188,18 +220,20 @@ static int check_alike(const side_t *a, const side_t *b, sx_error_t *err)
                             a->out, b->out, a->out, a->bench ? a->bench : "a bench",
                             a->fingerprint, b->out, b->bench ? b->bench : "a bench",
                             b->fingerprint);
-    if (a->count != b->count)
+    if (a->tasks != b->tasks)
         return sx_error_set(err,
                             "%s has %zu tasks, %s has %zu: not the same task IDs (a "
                             "--tasks subset?)",
-                            a->label, a->count, b->label, b->count);
-    for (size_t i = 0; i < a->count; i++)
-        if (strcmp(a->results[i].task_id, b->results[i].task_id) != 0)
+                            a->label, a->tasks, b->label, b->tasks);
+    for (size_t t = 0; t < a->tasks; t++) {
+        const char *x = a->results[t * a->samples].task_id;
+        const char *y = b->results[t * b->samples].task_id;
+        if (strcmp(x, y) != 0)
             return sx_error_set(err,
-                                "%s and %s do not hold the same task IDs: line %zu is "
+                                "%s and %s do not hold the same task IDs: task %zu is "
                                 "'%s' in one, '%s' in the other",
-                                a->label, b->label, i + 1, a->results[i].task_id,
-                                b->results[i].task_id);
+                                a->label, b->label, t + 1, x, y);
+    }
     return 0;
 }
 
@@ -221,22 +255,37 @@ static relation_t relation_of(const sx_bench_t *bench, const sx_result_t *a,
     return same ? REL_SAME : REL_DIFFERENT;
 }
 
-/* The tasks that differ, in task order (heap; *count of them). */
+/* The samples both sides have of each task. */
+static size_t shared_samples(const side_t *a, const side_t *b)
+{
+    return a->samples < b->samples ? a->samples : b->samples;
+}
+
+/* Side s's result of task t, sample k. */
+static const sx_result_t *result_of(const side_t *s, size_t t, size_t k)
+{
+    return &s->results[t * s->samples + k];
+}
+
+/* The (task, sample)s that differ, in task then sample order (heap; *count
+ * of them): each sample both sides have. */
 static differing_t *find_differing(const sx_bench_t *bench, const side_t *a,
                                    const side_t *b, size_t *count)
 {
-    differing_t *list = sx_alloc(a->count + 1, sizeof *list);
+    size_t n = shared_samples(a, b);
+    differing_t *list = sx_alloc(a->tasks * n + 1, sizeof *list);
     *count = 0;
-    for (size_t i = 0; i < a->count; i++) {
-        const sx_result_t *x = &a->results[i], *y = &b->results[i];
-        differing_t *d = &list[*count];
-        d->task = i;
-        d->error[0] = '\0';
-        d->relation = relation_of(bench, x, y, d->error, sizeof d->error);
-        if (x->score != y->score || x->strict != y->strict || x->status != y->status ||
-            d->relation == REL_DIFFERENT || d->relation == REL_UNKNOWN)
-            (*count)++;
-    }
+    for (size_t t = 0; t < a->tasks; t++)
+        for (size_t k = 0; k < n; k++) {
+            const sx_result_t *x = result_of(a, t, k), *y = result_of(b, t, k);
+            differing_t *d = &list[*count];
+            *d = (differing_t){.task = t, .sample = k};
+            d->relation = relation_of(bench, x, y, d->error, sizeof d->error);
+            if (x->score != y->score || x->strict != y->strict ||
+                x->status != y->status || d->relation == REL_DIFFERENT ||
+                d->relation == REL_UNKNOWN)
+                (*count)++;
+        }
     return list;
 }
 
@@ -257,12 +306,28 @@ static void differences(const sx_result_t *x, const sx_result_t *y, const differ
 
 /* ---- the table ----------------------------------------------------------- */
 
+/* count / all, 0 when there is nothing. */
+static double share(size_t count, size_t all)
+{
+    return all ? (double)count / (double)all : 0.0;
+}
+
 static void print_side(const char *which, const side_t *s)
 {
-    printf("%s: %s: EX = %zu/%zu = %.4f, strict EX = %zu/%zu = %.4f\n", which, s->label,
-           s->correct, s->count, s->count ? (double)s->correct / (double)s->count : 0.0,
-           s->strict_correct, s->count,
-           s->count ? (double)s->strict_correct / (double)s->count : 0.0);
+    printf("%s: %s: EX = %zu/%zu = %.4f", which, s->label, s->correct, s->count,
+           share(s->correct, s->count));
+    if (s->samples > 1)
+        printf(" (mean over %zu samples)", s->samples);
+    printf(", strict EX = %zu/%zu = %.4f\n", s->strict_correct, s->count,
+           share(s->strict_correct, s->count));
+}
+
+/* "ID", or "ID sample K" when a side has several samples. */
+static void print_unit(const side_t *a, const side_t *b, const differing_t *d)
+{
+    printf("%s", result_of(a, d->task, 0)->task_id);
+    if (a->samples > 1 || b->samples > 1)
+        printf(" sample %zu", d->sample);
 }
 
 static void print_row(const char *name, const sx_comparison_t *c)
@@ -285,7 +350,10 @@ static void print_table(const side_t *a, const side_t *b, const sx_bootstrap_t *
 {
     print_side("A", a);
     print_side("B", b);
-    printf("bench fingerprint %s, %zu task IDs", a->fingerprint, a->count);
+    printf("bench fingerprint %s, %zu task IDs", a->fingerprint, a->tasks);
+    if (a->samples > 1 || b->samples > 1)
+        printf(" (each by its share of right samples; below, samples 0-%zu)",
+               shared_samples(a, b) - 1);
     if (bootstrap->resamples)
         printf("; 95%% CI: paired bootstrap, %u resamples, seed %llu",
                bootstrap->resamples, (unsigned long long)bootstrap->seed);
@@ -294,14 +362,17 @@ static void print_table(const side_t *a, const side_t *b, const sx_bootstrap_t *
            "McNemar p");
     print_row("EX", &cmp[0]);
     print_row("strict EX", &cmp[1]);
-    printf("\n%zu task(s) whose verdict, status or final relation differs%s\n", count,
+    printf("\n%zu %s whose verdict, status or final relation differs%s\n", count,
+           a->samples > 1 || b->samples > 1 ? "(task, sample)s" : "task(s)",
            count ? ":" : "");
     for (size_t i = 0; i < count; i++) {
-        const sx_result_t *x = &a->results[list[i].task], *y = &b->results[list[i].task];
+        const sx_result_t *x = result_of(a, list[i].task, list[i].sample);
+        const sx_result_t *y = result_of(b, list[i].task, list[i].sample);
         const char *words[4];
         size_t n;
         differences(x, y, &list[i], words, &n);
-        printf("%s:", x->task_id);
+        print_unit(a, b, &list[i]);
+        printf(":");
         for (size_t w = 0; w < n; w++)
             printf("%s %s", w ? "," : "", words[w]);
         if (list[i].relation == REL_UNKNOWN)
@@ -317,12 +388,13 @@ static void print_table(const side_t *a, const side_t *b, const sx_bootstrap_t *
 static json_t *side_json(const side_t *s)
 {
     char *abs = realpath(s->out, NULL);
-    json_t *o =
-        json_pack("{ss ss sI sI sI sf sf}", "out", abs ? abs : s->out, "method",
-                  s->method, "correct", (json_int_t)s->correct, "strict_correct",
-                  (json_int_t)s->strict_correct, "total", (json_int_t)s->count, "ex",
-                  s->count ? (double)s->correct / (double)s->count : 0.0, "ex_strict",
-                  s->count ? (double)s->strict_correct / (double)s->count : 0.0);
+    json_t *o = json_pack("{ss ss sI sI sI}", "out", abs ? abs : s->out, "method",
+                          s->method, "correct", (json_int_t)s->correct, "strict_correct",
+                          (json_int_t)s->strict_correct, "total", (json_int_t)s->tasks);
+    if (s->samples > 1)
+        json_object_set_new(o, "samples", json_integer((json_int_t)s->samples));
+    json_object_set_new(o, "ex", json_real(share(s->correct, s->count)));
+    json_object_set_new(o, "ex_strict", json_real(share(s->strict_correct, s->count)));
     free(abs);
     return o;
 }
@@ -342,7 +414,7 @@ static void print_json(const side_t *a, const side_t *b, const sx_bootstrap_t *b
     json_object_set_new(root, "b", side_json(b));
     json_object_set_new(root, "bench",
                         json_pack("{ss* ss sI}", "path", a->bench, "fingerprint",
-                                  a->fingerprint, "tasks", (json_int_t)a->count));
+                                  a->fingerprint, "tasks", (json_int_t)a->tasks));
     if (bootstrap->resamples)
         json_object_set_new(root, "bootstrap",
                             json_pack("{sI sI}", "resamples",
@@ -353,15 +425,20 @@ static void print_json(const side_t *a, const side_t *b, const sx_bootstrap_t *b
                                   sx_comparison_json(&cmp[1], a->label, b->label)));
     json_t *tasks = json_array();
     for (size_t i = 0; i < count; i++) {
-        const sx_result_t *x = &a->results[list[i].task], *y = &b->results[list[i].task];
+        const sx_result_t *x = result_of(a, list[i].task, list[i].sample);
+        const sx_result_t *y = result_of(b, list[i].task, list[i].sample);
         const char *words[4];
         size_t n;
         differences(x, y, &list[i], words, &n);
         json_t *differs = json_array();
         for (size_t w = 0; w < n; w++)
             json_array_append_new(differs, json_string(words[w]));
-        json_t *o = json_pack("{ss so ss}", "task_id", x->task_id, "differs", differs,
-                              "relation", s_relation_names[list[i].relation]);
+        json_t *o = json_pack("{ss}", "task_id", x->task_id);
+        if (a->samples > 1 || b->samples > 1)
+            json_object_set_new(o, "sample", json_integer((json_int_t)list[i].sample));
+        json_object_set_new(o, "differs", differs);
+        json_object_set_new(o, "relation",
+                            json_string(s_relation_names[list[i].relation]));
         if (list[i].relation == REL_UNKNOWN)
             json_object_set_new(o, "relation_error", json_string(list[i].error));
         json_object_set_new(o, "a", result_json(x));
@@ -390,9 +467,9 @@ static int compare(const char *arg_a, const char *arg_b, bool as_json,
         rc = check_alike(&a, &b, &err);
     sx_comparison_t cmp[2];
     if (rc == 0)
-        rc = sx_comparison_make(a.ex, b.ex, a.count, false, bootstrap, &cmp[0], &err);
+        rc = sx_comparison_make(a.ex, b.ex, a.tasks, false, bootstrap, &cmp[0], &err);
     if (rc == 0)
-        rc = sx_comparison_make(a.strict, b.strict, a.count, true, bootstrap, &cmp[1],
+        rc = sx_comparison_make(a.strict, b.strict, a.tasks, true, bootstrap, &cmp[1],
                                 &err);
     if (rc != 0) {
         fprintf(stderr, "streamex compare: %s\n", err.msg);

@@ -262,7 +262,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         sx_pair_destroy(&pair);
         return 2;
     }
-    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL};
+    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL, 0};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);

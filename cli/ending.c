@@ -12,17 +12,18 @@
  * summary.json holds them. */
 static void print_method(FILE *out, const char *name, json_t *m, json_t *subset)
 {
+    /* With n samples, correct counts (task, sample) units: n per task. */
+    json_int_t samples = json_integer_value(json_object_get(m, "samples"));
     fprintf(out, "  %s: EX = %lld/%lld = %.4f", name,
             json_integer_value(json_object_get(m, "correct")),
-            json_integer_value(json_object_get(m, "total")),
+            json_integer_value(json_object_get(m, "total")) * (samples > 1 ? samples : 1),
             json_number_value(json_object_get(m, "ex")));
     if (subset)
         fprintf(out, " over a subset: %lld of %lld task IDs (--tasks)",
                 json_integer_value(json_object_get(subset, "tasks")),
                 json_integer_value(json_object_get(subset, "bench_tasks")));
-    json_t *samples = json_object_get(m, "samples");
-    if (json_integer_value(samples) > 1)
-        fprintf(out, " (mean over %lld samples)", json_integer_value(samples));
+    if (samples > 1)
+        fprintf(out, " (mean over %lld samples)", samples);
     json_t *ci = json_object_get(m, "ex_ci");
     if (json_array_size(ci) == 2)
         fprintf(out, ", 95%% CI [%.4f, %.4f]", json_number_value(json_array_get(ci, 0)),

@@ -5,6 +5,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/sample.h"
 #include "common/signals.h"
 #include "common/status.h"
 #include "worker/simexec.h"
@@ -136,6 +137,10 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         rc = sx_option_int("repeat", arg, 1, SX_RUN_REPEAT_MAX, &value, err);
         opts->repeat = (int)value;
         break;
+    case SX_OPT_MAX_SAMPLES:
+        rc = sx_option_int("max-samples", arg, 1, SX_SAMPLES_LIMIT, &value, err);
+        opts->max_samples = (int)value;
+        break;
     case SX_OPT_CACHE:
         opts->cache = arg;
         break;
@@ -186,6 +191,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     memcpy(config->rerun, opts->rerun, sizeof config->rerun);
     config->repeat = opts->repeat;
     config->progress_ms = opts->progress_ms;
+    config->max_samples = opts->max_samples;
     config->bootstrap = opts->bootstrap;
     return 0;
 }
@@ -296,13 +302,16 @@ static bool status_occurs(json_t *methods, const char *status)
 }
 
 /* A table cell "c/t = x", followed by " [low, high]" when summary.json has
- * the figure's interval. */
+ * the figure's interval; with n samples, c and t count every (task,
+ * sample). */
 static void format_figure(char *out, size_t size, json_t *m, const char *correct,
                           const char *figure, const char *interval)
 {
+    json_t *samples = json_object_get(m, "samples");
+    long long total = json_integer_value(json_object_get(m, "total")) *
+                      (json_is_integer(samples) ? json_integer_value(samples) : 1);
     int n = snprintf(out, size, "%lld/%lld = %.4f",
-                     json_integer_value(json_object_get(m, correct)),
-                     json_integer_value(json_object_get(m, "total")),
+                     json_integer_value(json_object_get(m, correct)), total,
                      json_number_value(json_object_get(m, figure)));
     json_t *ci = json_object_get(m, interval);
     if (json_array_size(ci) == 2 && n > 0 && (size_t)n < size)

@@ -41,6 +41,7 @@ enum {
     SX_OPT_NO_CACHE,
     SX_OPT_REPEAT,
     SX_OPT_PROGRESS_MS,
+    SX_OPT_MAX_SAMPLES,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -60,6 +61,7 @@ enum {
         {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
         {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
         {"progress-ms", required_argument, NULL, SX_OPT_PROGRESS_MS},                    \
+        {"max-samples", required_argument, NULL, SX_OPT_MAX_SAMPLES},                    \
         SX_BOOTSTRAP_LONGOPTS,                                                           \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
@@ -113,6 +115,9 @@ enum {
     "                         are several, never from the result cache); a task whose\n" \
     "                         final relations differ is \"stable\": false, the other\n"  \
     "                         runs' CSVs kept as csv/ID.runK.csv; verdicts: run 1's\n"   \
+    "                         (not with several samples per task)\n"                     \
+    "  --max-samples N        sample numbers of predictions must be below N (default\n"  \
+    "                         100); each (task, sample) is executed and scored\n"        \
     "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
     "                         combine the outputs with 'streamex merge')\n"              \
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
@@ -138,6 +143,7 @@ typedef struct {
     const char *simulate;
     sx_profile_t profile;
     int repeat;        /* --repeat N */
+    int max_samples;   /* --max-samples N (0: the default) */
     const char *cache; /* --cache DIR */
     bool no_cache;     /* --no-cache */
     /* --bootstrap, --seed: a command starts from SX_BOOTSTRAP_DEFAULT ({0}: no

@@ -20,6 +20,7 @@
 #include "coordinator/journal.h"
 #include "common/report/report.h"
 #include "common/files.h"
+#include "common/sample.h"
 #include "proto/proto.h"
 
 #include <errno.h>
@@ -47,11 +48,15 @@ static void set_defaults(sx_coordinator_config_t *c)
         c->progress_ms = 1000;
     if (c->attempt_grace_ms <= 0)
         c->attempt_grace_ms = 60000;
+    if (c->max_samples <= 0)
+        c->max_samples = SX_SAMPLES_DEFAULT;
 }
 
-void coord_unit_key(char *key, size_t size, const char *method, const char *task_id)
+/* Names are safe (no '/'), so the key is unambiguous. */
+void coord_unit_key(char *key, size_t size, const char *method, const char *task_id,
+                    int sample)
 {
-    snprintf(key, size, "%s/%s", method, task_id);
+    snprintf(key, size, "%s/%s/%d", method, task_id, sample);
 }
 
 /* Whether OUT/NAME would collide with a file of the OUT layout (the journal,
@@ -86,10 +91,21 @@ static int load_methods(sx_coordinator_t *self, sx_error_t *err)
                 return sx_error_set(err, "method name '%s' is given twice",
                                     c->method_names[m]);
         self->methods[m].name = sx_strdup(c->method_names[m]);
-        self->methods[m].predictions =
-            sx_predictions_load(c->prediction_files[m], self->bench, err);
+        self->methods[m].predictions = sx_predictions_load_samples(
+            c->prediction_files[m], self->bench, c->max_samples, err);
         if (!self->methods[m].predictions)
             return sx_error_prefix(err, "method %s", c->method_names[m]), -1;
+        self->methods[m].samples = sx_predictions_samples(self->methods[m].predictions);
+        /* A repeat compares a candidate's runs; a sample is another candidate
+         * (each one its own run already): the two would need a stability per
+         * (task, sample) that nothing reports yet. */
+        if (c->repeat > 1 && self->methods[m].samples > 1)
+            return sx_error_set(err,
+                                "--repeat cannot be combined with several samples per "
+                                "task: method %s has %d samples (%s); run --repeat on a "
+                                "file of one sample per task",
+                                c->method_names[m], self->methods[m].samples,
+                                c->prediction_files[m]);
     }
     return 0;
 }
@@ -130,18 +146,30 @@ static int build_units(sx_coordinator_t *self, sx_error_t *err)
         free(selected);
         return -1;
     }
-    self->units = sx_alloc(self->method_count * tasks + 1, sizeof *self->units);
+    size_t units = 0;
+    for (size_t m = 0; m < self->method_count; m++)
+        units += tasks * (size_t)self->methods[m].samples;
+    self->units = sx_alloc(units + 1, sizeof *self->units);
+    for (size_t t = 0; t < tasks; t++)
+        self->run_tasks +=
+            in_subset(&self->config, t) && (!self->config.task_count || selected[t]);
+    /* Method by method, task by task, each task's samples in order: the order
+     * of results.jsonl. */
     for (size_t m = 0; m < self->method_count; m++) {
         for (size_t t = 0; t < tasks; t++) {
             if (!in_subset(&self->config, t) || (self->config.task_count && !selected[t]))
                 continue;
-            unit_t *unit = &self->units[self->unit_count++];
-            unit->method = m;
-            unit->task_id = sx_bench_task_id(self->bench, t);
-            unit->sql = sx_predictions_sql(self->methods[m].predictions, unit->task_id);
-            char key[600];
-            coord_unit_key(key, sizeof key, self->methods[m].name, unit->task_id);
-            zhashx_insert(self->unit_index, key, unit);
+            for (int k = 0; k < self->methods[m].samples; k++) {
+                unit_t *unit = &self->units[self->unit_count++];
+                unit->method = m;
+                unit->task_id = sx_bench_task_id(self->bench, t);
+                unit->sample = k;
+                unit->sql = sx_predictions_sample_sql(self->methods[m].predictions,
+                                                      unit->task_id, k);
+                char key[600];
+                coord_unit_key(key, sizeof key, self->methods[m].name, unit->task_id, k);
+                zhashx_insert(self->unit_index, key, unit);
+            }
         }
     }
     free(selected);
@@ -169,10 +197,10 @@ static int resume_visit(const char *method, const char *inputs, const char *csv_
 {
     (void)err;
     sx_coordinator_t *self = arg;
-    unit_t *unit = coord_find_unit(self, method, result->task_id);
+    unit_t *unit = coord_find_unit(self, method, result->task_id, result->sample);
     if (!unit) {
-        sx_debug("journal: %s/%s is not part of this run, ignored", method,
-                 result->task_id);
+        sx_debug("journal: %s/%s sample %d is not part of this run, ignored", method,
+                 result->task_id, result->sample);
         self->not_in_run++;
         return 0;
     }
@@ -444,7 +472,9 @@ static void expire_attempts(sx_coordinator_t *self, int64_t now)
         char why[512];
         snprintf(why, sizeof why, "worker %s returned no result within %d s + %d ms",
                  name, unit->timeout_s, self->config.attempt_grace_ms);
-        sx_warn("%s/%s: %s", self->methods[unit->method].name, unit->task_id, why);
+        char unit_name[600];
+        coord_unit_name(self, unit, unit_name, sizeof unit_name);
+        sx_warn("%s: %s", unit_name, why);
         coord_end_attempt(self, unit, name, why, true, NULL);
     }
     zlist_destroy(&late);
@@ -501,11 +531,10 @@ static void expire_and_beat(sx_coordinator_t *self)
  * (that infra_error tasks are left is the command's last line, cli/ending.c). */
 void coord_print_last_lines(sx_coordinator_t *self, FILE *out)
 {
-    size_t tasks = self->unit_count / self->method_count;
     if (self->config.task_count)
         fprintf(out,
                 "subset: every figure above counts %zu of the %zu task IDs (--tasks)\n",
-                tasks, sx_bench_task_count(self->bench));
+                self->run_tasks, sx_bench_task_count(self->bench));
 }
 
 /* How often the loop notes which units are running (the ETA's clock). */

@@ -1,6 +1,6 @@
 /* coordinator.h: the distributed run (docs/outputs.md, docs/cluster.md). The coordinator
- * loads the bench and every method's predictions, splits the (method, task)
- * pairs into shards and hands them over a ROUTER socket to workers that ask
+ * loads the bench and every method's predictions, splits the (method, task,
+ * sample) units into shards and hands them over a ROUTER socket to workers that ask
  * for them (credit: a worker never holds more shards than the capacity it
  * announced). It serves the bench files a shard needs by content hash,
  * journals every settled result before acknowledging it, and writes
@@ -36,7 +36,12 @@
  * records stay: the last record of a unit for its current inputs holds).
  *
  * `tasks` narrows the run to an explicit subset of task IDs (--tasks): every
- * output then counts that subset, and summary.json says so. */
+ * output then counts that subset, and summary.json says so.
+ *
+ * Several samples per task (common/sample.h): a method whose predictions
+ * reach sample n - 1 has n units per task, each executed, journaled, retried
+ * and resumed on its own; sample K > 0's final CSV is
+ * OUT/NAME/samples/K/csv/ID.csv. --repeat is refused with several samples. */
 #ifndef SX_COORDINATOR_H
 #define SX_COORDINATOR_H
 
@@ -85,6 +90,8 @@ typedef struct {
      * an infra_error as none. Verdicts, the journal and the figures are the
      * first run's; repeats are not journaled (a --resume repeats again). */
     int repeat;
+    /* --max-samples: sample numbers must be below it (0: SX_SAMPLES_DEFAULT). */
+    int max_samples;
 
     /* Called about every progress_ms with a JSON line describing the run
      * (see sx_coordinator_status_json); NULL = no progress. */

@@ -1,17 +1,16 @@
 /* coordinator_int.h: what the files of the coordinator share, and nothing
- * outside coordinator/ includes. The coordinator shards (method, task) pairs over a
- * ROUTER socket to workers and settles their results (see coordinator.h). The pieces:
- * `unit_t` is one (method, task) pair with its attempts and final result; `shard_t` is a
- * batch of units held by one worker; `worker_t` is one connected worker (one routing id)
- * with its credit and heartbeat deadline. The loop polls the socket, applies each
- * message, expires silent workers and overdue attempts, and dispatches queued units to
- * workers with free credit, those with the most free slots first. A worker runs up to
- * `slots` units at once (its HELLO says how many), the first ones it holds, in order.
- * When the queue is empty and a worker has a free slot, a worker holding units it has not
- * started is sent a RECALL; its RELEASE gives them back unspent (a worker
- * holds shards of several units but runs only `slots` at a time, so without
- * this the last units of a run wait behind slow tasks while another worker
- * could run them).
+ * outside coordinator/ includes. The coordinator shards (method, task, sample) units
+ * over a ROUTER socket to workers and settles their results (see coordinator.h). The
+ * pieces: `unit_t` is one (method, task, sample) with its attempts and final result;
+ * `shard_t` is a batch of units held by one worker; `worker_t` is one connected worker
+ * (one routing id) with its credit and heartbeat deadline. The loop polls the socket,
+ * applies each message, expires silent workers and overdue attempts, and dispatches
+ * queued units to workers with free credit, those with the most free slots first. A
+ * worker runs up to `slots` units at once (its HELLO says how many), the first ones it
+ * holds, in order. When the queue is empty and a worker has a free slot, a worker holding
+ * units it has not started is sent a RECALL; its RELEASE gives them back unspent (a
+ * worker holds shards of several units but runs only `slots` at a time, so without this
+ * the last units of a run wait behind slow tasks while another worker could run them).
  *
  * Safety does not depend on timing: a unit is in exactly one state (queued,
  * held by one shard of one worker under one attempt token, or settled), and
@@ -41,6 +40,7 @@ typedef enum { UNIT_NEW, UNIT_QUEUED, UNIT_HELD, UNIT_SETTLED } unit_state_t;
 typedef struct {
     size_t method;       /* index into methods */
     const char *task_id; /* owned by the bench */
+    int sample;          /* which candidate of the task */
     const char *sql;     /* owned by the predictions; NULL = missing */
     int attempts;        /* spent: infra_error, its worker lost, its deadline missed */
     int timeout_s;       /* the task's, read at its first dispatch */
@@ -84,6 +84,7 @@ struct _worker_t {
 typedef struct {
     char *name;
     sx_predictions_t *predictions;
+    int samples; /* n: units per task */
 } method_t;
 
 /* A bench file a task needs, relative to BENCH. */
@@ -102,7 +103,7 @@ struct _sx_coordinator_t {
     size_t method_count;
     unit_t *units;
     size_t unit_count;
-    zhashx_t *unit_index; /* "method/task" -> unit_t* */
+    zhashx_t *unit_index; /* coord_unit_key -> unit_t* */
     zlist_t *queue;       /* unit_t* waiting for a worker */
     zhashx_t *workers;    /* key -> worker_t* */
     zhashx_t *manifests;  /* task_id -> zlistx of manifest_file_t* */
@@ -119,6 +120,7 @@ struct _sx_coordinator_t {
     size_t cached;     /* settled results a worker's result cache served */
     int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
+    size_t run_tasks;  /* task IDs in this run (a --tasks or --shard subset, or all) */
     int64_t started_ms;
     double executed_seconds; /* summed over the units a worker executed this run */
     size_t executed;         /* and their count: the ETA's usual time a task */
@@ -132,7 +134,11 @@ void coord_end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_
 void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front);
 void coord_fail_run(sx_coordinator_t *self, const sx_error_t *err);
 bool coord_failed_on(unit_t *unit, const char *name);
-unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id);
+unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id,
+                        int sample);
+/* "METHOD/TASK", or "METHOD/TASK sample K" for K > 0, for messages. */
+void coord_unit_name(const sx_coordinator_t *self, const unit_t *unit, char *out,
+                     size_t size);
 void coord_free_shard(shard_t *shard);
 void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result);
 void coord_release_from_shard(unit_t *unit);
@@ -166,6 +172,7 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err);
 
 /* coordinator.c: set-up and the loop */
 void coord_print_last_lines(sx_coordinator_t *self, FILE *out);
-void coord_unit_key(char *key, size_t size, const char *method, const char *task_id);
+void coord_unit_key(char *key, size_t size, const char *method, const char *task_id,
+                    int sample);
 
 #endif

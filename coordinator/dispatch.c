@@ -231,7 +231,8 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
         w->pending_ms += (int64_t)unit_timeout_s(self, unit) * 1000;
         unit->deadline = now + w->pending_ms + self->config.attempt_grace_ms;
         sx_msg_add_task(msg, self->methods[unit->method].name, unit->task_id, unit->sql,
-                        unit->attempts + 1, unit->token);
+                        unit->attempts + 1, unit->token)
+            ->sample = unit->sample;
         zlistx_t *files = coord_manifest_of(self, unit->task_id);
         for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files)) {
             if (zhashx_lookup(seen, f->path))

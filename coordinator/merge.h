@@ -3,7 +3,9 @@
  * in any input gets every task ID of task_ids.txt exactly once: a task in
  * two inputs must have the same verdict there (else the merge is refused,
  * naming both), a task in no input is reported and scored zero
- * (infra_error, "missing from every shard output"). Final CSVs are copied
+ * (infra_error, "missing from every shard output"). With several samples
+ * per task this holds per (task, sample): a method has n = 1 + the largest
+ * sample number of any input samples per task. Final CSVs are copied
  * into OUT so submission.jsonl points inside it. An input made by a --tasks
  * run (its summary.json has "subset") is refused unless allow_subset: its
  * figures count a hand-picked subset, and a merge would present them as a
@@ -20,7 +22,7 @@
 typedef struct {
     size_t methods;
     size_t tasks;   /* per method: the denominator */
-    size_t missing; /* (method, task) pairs in no input */
+    size_t missing; /* (method, task, sample) units in no input */
 } sx_merge_report_t;
 
 /* bootstrap: the merged summary.json's intervals (figures.h; {0}: none). */

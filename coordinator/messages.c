@@ -103,21 +103,23 @@ static sx_log_level_t dropped_level(worker_t *w)
 static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
                         sx_error_t *err)
 {
-    unit_t *unit = coord_find_unit(self, msg->method, msg->result.task_id);
     const sx_result_t *r = &msg->result;
+    unit_t *unit = coord_find_unit(self, msg->method, r->task_id, r->sample);
     const char *why = why_not_held(unit, w, msg->token);
     if (why) {
         sx_log(dropped_level(w),
-               "worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
-               sx_status_name(r->status), msg->method, r->task_id,
+               "worker %s: result %s for %s/%s sample %d (token %llu): %s: dropped",
+               w->name, sx_status_name(r->status), msg->method, r->task_id, r->sample,
                (unsigned long long)msg->token, why);
         return 0;
     }
     w->done++;
     zhashx_update(self->runtimes, w->name, sx_strdup(w->runtime));
     if (sx_status_is_retryable(r->status)) {
-        sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
-                r->task_id, unit->attempts + 1, r->detail);
+        char name[600];
+        coord_unit_name(self, unit, name, sizeof name);
+        sx_warn("worker %s: %s attempt %d: infra_error: %s", w->name, name,
+                unit->attempts + 1, r->detail);
         coord_end_attempt(self, unit, w->name, r->detail, true, NULL);
         if (sx_error_is_set(&self->fatal))
             return *err = self->fatal, -1;
@@ -164,7 +166,7 @@ static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
     size_t count = 0;
     for (size_t i = 0; i < msg->task_count; i++) {
         const sx_msg_task_t *task = &msg->tasks[i];
-        unit_t *unit = coord_find_unit(self, task->method, task->task_id);
+        unit_t *unit = coord_find_unit(self, task->method, task->task_id, task->sample);
         const char *why = why_not_held(unit, w, task->token);
         for (size_t j = 0; j < count && !why; j++)
             why = units[j] == unit ? "listed twice" : NULL;

@@ -1,5 +1,6 @@
 /* outputs.c: the run's outputs once every unit is settled: each method's
- * results.jsonl, submission.jsonl and CSVs (common/results/), summary.json
+ * results.jsonl, submission.jsonl (and samples/K/submission.jsonl) and CSVs
+ * (common/results/; the units run task then sample, their order there), summary.json
  * with the run's description, and report.html (common/report/). */
 #include "coordinator/coordinator_int.h"
 
@@ -40,6 +41,15 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                 results[count++] = self->units[i].result;
         rc = sx_results_write(self->out_dir, self->methods[m].name, results, count,
                               &summaries[m], err);
+        if (rc == 0 && summaries[m].samples > 1) {
+            /* maj@n compares a task's relations under its ignore_order */
+            size_t tasks = summaries[m].total, n = summaries[m].samples;
+            bool *ignore = sx_alloc(tasks + 1, sizeof *ignore);
+            for (size_t t = 0; t < tasks; t++)
+                ignore[t] = sx_task_ignores_order(self->bench, results[t * n].task_id);
+            rc = sx_summary_majority(&summaries[m], results, count, ignore, err);
+            free(ignore);
+        }
         summaries[m].repeats = self->config.repeat > 1 ? (size_t)self->config.repeat : 0;
         if (self->config.task_count)
             summaries[m].bench_tasks = sx_bench_task_count(self->bench);

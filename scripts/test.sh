@@ -2,7 +2,8 @@
 # test.sh: the README's test command. Installs everything the tests need
 # (Debian packages, the Kafka + Flink runtime, the pandas reference venv,
 # Podman and its base image for the docker/ test, the single-node Kubernetes,
-# Helm and the chart's validators of scripts/k8s), builds streamex twice
+# Helm and the chart's validators of scripts/k8s, gitlab-ci-local and
+# actionlint for the CI recipes of docs/ci), builds streamex twice
 # (plain, and with ASan+UBSan) and runs the suites: every test on the plain
 # build, the unit and command-line tests on the sanitizer build.
 set -euo pipefail
@@ -13,6 +14,7 @@ scripts/setup-runtime.sh
 scripts/setup-python.sh
 scripts/setup-podman.sh
 scripts/k8s/setup.sh
+scripts/setup-ci-tools.sh >/dev/null
 scripts/build.sh build
 scripts/build.sh build-asan -DSX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 

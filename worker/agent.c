@@ -120,7 +120,8 @@ static void store_in_cache(sx_agent_t *self, const job_t *job)
 static void run_job(sx_agent_t *self, void *slot_ctx, job_t *job)
 {
     sx_exec_request_t request = {self->bench_dir,   job->task.task_id, job->task.sql,
-                                 job->task.attempt, job->csv_path,     job->task.method};
+                                 job->task.attempt, job->csv_path,     job->task.method,
+                                 job->task.sample};
     bool cached = self->cache && job->cache_key[0];
     if (cached && serve_from_cache(self, job, &request))
         return;
@@ -542,10 +543,17 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
 static job_t *job_new(sx_agent_t *self, const sx_msg_task_t *task)
 {
     job_t *job = sx_alloc(1, sizeof *job);
-    job->task = (sx_msg_task_t){sx_strdup(task->method), sx_strdup(task->task_id),
-                                sx_strdup_or_null(task->sql), task->attempt, task->token};
-    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
-             task->method, task->task_id, task->attempt);
+    job->task = (sx_msg_task_t){sx_strdup(task->method),
+                                sx_strdup(task->task_id),
+                                sx_strdup_or_null(task->sql),
+                                task->attempt,
+                                task->token,
+                                task->sample};
+    char sample[32] = "";
+    if (task->sample)
+        snprintf(sample, sizeof sample, ".s%d", task->sample);
+    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s%s.%d.csv", self->csv_dir,
+             task->method, task->task_id, sample, task->attempt);
     return job;
 }
 
@@ -593,13 +601,15 @@ static slot_t *free_slot(sx_agent_t *self)
     return NULL;
 }
 
-/* Whether a slot runs this method's task (then the task waits: agent.h). */
+/* Whether a slot runs this method's task and sample (then the task waits:
+ * agent.h). */
 static bool slot_runs(const sx_agent_t *self, const sx_msg_task_t *task)
 {
     for (int i = 0; i < self->config.slots; i++) {
         const job_t *job = self->slots[i].job;
         if (job && strcmp(job->task.task_id, task->task_id) == 0 &&
-            strcmp(job->task.method, task->method) == 0)
+            strcmp(job->task.method, task->method) == 0 &&
+            job->task.sample == task->sample)
             return true;
     }
     return false;
@@ -624,8 +634,8 @@ static bool start_next_task(sx_agent_t *self, slot_t *slot)
     job_t *job = job_new(self, task);
     shard->next_task++;
     if (self->cache && job->task.sql && !shard->assign->no_cache)
-        sx_resultcache_key(self->cache, job->task.task_id, job->task.sql,
-                           shard->assign->files, shard->assign->file_count,
+        sx_resultcache_key(self->cache, job->task.task_id, job->task.sample,
+                           job->task.sql, shard->assign->files, shard->assign->file_count,
                            job->cache_key);
     if (shard->next_task >= shard->assign->task_count) {
         zlist_pop(self->shards);
@@ -656,10 +666,14 @@ static void spool_key(char *key, size_t size, const char *method, const char *ta
 static void log_task_line(const job_t *job)
 {
     bool match = job->result.status == SX_STATUS_MATCH;
-    sx_info("task %s/%s attempt %d: %s (%.1f s%s)%s%s", job->task.method,
-            job->task.task_id, job->task.attempt, sx_status_name(job->result.status),
-            job->seconds, job->result.cached ? ", from the result cache" : "",
-            match ? "" : ": ", match ? "" : job->result.detail);
+    char sample[32] = "";
+    if (job->task.sample)
+        snprintf(sample, sizeof sample, " sample %d", job->task.sample);
+    sx_info("task %s/%s%s attempt %d: %s (%.1f s%s)%s%s", job->task.method,
+            job->task.task_id, sample, job->task.attempt,
+            sx_status_name(job->result.status), job->seconds,
+            job->result.cached ? ", from the result cache" : "", match ? "" : ": ",
+            match ? "" : job->result.detail);
 }
 
 /* Turns a finished job into a spooled, sent RESULT. */
@@ -683,6 +697,7 @@ static void finish_job(sx_agent_t *self, job_t *job)
         unlink(job->result.csv);
     }
     sx_result_init(&msg->result, job->task.task_id, status, detail, NULL);
+    msg->result.sample = job->task.sample;
     msg->result.attempts = job->task.attempt;
     msg->token = job->task.token;
     msg->result.seconds = job->seconds;
@@ -733,7 +748,8 @@ static void on_recall(sx_agent_t *self)
     while ((shard = zlist_pop(self->shards)) != NULL) {
         for (size_t i = shard->next_task; i < shard->assign->task_count; i++) {
             const sx_msg_task_t *task = &shard->assign->tasks[i];
-            sx_msg_add_task(release, task->method, task->task_id, NULL, 0, task->token);
+            sx_msg_add_task(release, task->method, task->task_id, NULL, 0, task->token)
+                ->sample = task->sample;
         }
         shard_destroy(&shard);
     }

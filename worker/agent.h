@@ -16,9 +16,9 @@
  * elsewhere instead of waiting. On RECALL the agent gives back (RELEASE)
  * every task of its shards that it has not handed to a slot, so an idle
  * worker can run them; those running finish and are reported as usual. A
- * task is not started while a slot still runs the same method and task (a
- * dispatch of the coordinator's before a reconnect): the two would share the
- * attempt's topics and final CSV; it waits for that slot, and so do the
+ * task is not started while a slot still runs the same method, task and
+ * sample (a dispatch of the coordinator's before a reconnect): the two would
+ * share the attempt's topics and final CSV; it waits for that slot, and so do the
  * tasks after it, so the running ones stay the first the agent holds.
  *
  * The executor is a function pointer so tests can plug in a simulated one;

@@ -58,7 +58,7 @@ static int by_path(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id,
+void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id, int sample,
                         const char *sql, const sx_msg_file_t *files, size_t file_count,
                         char key[41])
 {
@@ -75,6 +75,8 @@ void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id,
                    SX_EXEC_SEMANTICS);
     sx_digest_line(digest, "%s", self->runtime);
     sx_digest_line(digest, "task %s", task_id);
+    if (sample != 0)
+        sx_digest_line(digest, "sample %d", sample);
     sx_digest_sql(digest, sql);
     for (size_t i = 0; i < count; i++)
         sx_digest_file(digest, own[i]->hash, own[i]->path);
@@ -206,31 +208,37 @@ static void test_key(sx_resultcache_t *cache, const char *dir)
                              {"gold/t1.csv", "dd", 1},
                              {"evaluation/t1.json", "ee", 1}};
     char key[41], other[41];
-    sx_resultcache_key(cache, "t1", "SELECT 1", files, 5, key);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1", files, 5, key);
     SX_CHECK(strlen(key) == 40);
-    sx_resultcache_key(cache, "t1", "SELECT 1", files, 5, other);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1", files, 5, other);
     SX_CHECK(strcmp(key, other) == 0);
-    sx_resultcache_key(cache, "t1", "SELECT 1 ", files, 5, other);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1 ", files, 5, other);
     SX_CHECK(strcmp(key, other) != 0); /* the SQL as submitted, byte for byte */
-    sx_resultcache_key(cache, "t2", "SELECT 1", files, 5, other);
+    sx_resultcache_key(cache, "t2", 0, "SELECT 1", files, 5, other);
     SX_CHECK(strcmp(key, other) != 0);
+    /* Each sample of a task is its own execution: same SQL, another key. */
+    char sample1[41];
+    sx_resultcache_key(cache, "t1", 1, "SELECT 1", files, 5, sample1);
+    sx_resultcache_key(cache, "t1", 2, "SELECT 1", files, 5, other);
+    SX_CHECK(strcmp(key, sample1) != 0 && strcmp(key, other) != 0 &&
+             strcmp(sample1, other) != 0);
     /* Another task's files, gold and evaluation are not part of it. */
     sx_msg_file_t fewer[] = {files[1], files[0]};
-    sx_resultcache_key(cache, "t1", "SELECT 1", fewer, 2, other);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1", fewer, 2, other);
     SX_CHECK(strcmp(key, other) == 0);
     sx_msg_file_t changed[] = {files[0], {"tasks/t1/sources/s.csv", "bx", 1}};
-    sx_resultcache_key(cache, "t1", "SELECT 1", changed, 2, other);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1", changed, 2, other);
     SX_CHECK(strcmp(key, other) != 0);
     sx_msg_file_t renamed[] = {files[0], {"tasks/t1/sources/r.csv", "bb", 1}};
-    sx_resultcache_key(cache, "t1", "SELECT 1", renamed, 2, other);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1", renamed, 2, other);
     SX_CHECK(strcmp(key, other) != 0);
-    sx_resultcache_key(cache, "t1", "SELECT 1", files, 1, other);
+    sx_resultcache_key(cache, "t1", 0, "SELECT 1", files, 1, other);
     SX_CHECK(strcmp(key, other) != 0); /* a file less */
     /* Another executor (versions), same inputs. */
     sx_resultcache_t *flink2 = sx_resultcache_open(
         dir, "flink 2.0.0, kafka connector 4.0.0-2.0, kafka 4.0.0", NULL);
     SX_CHECK(flink2);
-    sx_resultcache_key(flink2, "t1", "SELECT 1", files, 5, other);
+    sx_resultcache_key(flink2, "t1", 0, "SELECT 1", files, 5, other);
     SX_CHECK(strcmp(key, other) != 0);
     sx_resultcache_destroy(&flink2);
     sx_resultcache_destroy(&flink2); /* harmless */

@@ -4,7 +4,10 @@
  * a key that digests everything that decides that CSV: the execution
  * semantics version (SX_EXEC_SEMANTICS), what executes it (the Flink, Kafka
  * and connector versions), the candidate SQL as submitted and the task's
- * own files (tasks/ID/..., by content hash). Gold and evaluation are not in
+ * own files (tasks/ID/..., by content hash), and the sample number when it
+ * is not 0: each sample of a task is its own execution, so two samples with
+ * the same SQL never share an entry (and sample 0's keys are those of a run
+ * of one sample per task). Gold and evaluation are not in
  * the key: they do not decide the CSV, and a hit is always scored again
  * (so a fixed gold or another profile needs no execution). A changed input
  * is a changed key, so a stale CSV is never served.
@@ -44,9 +47,9 @@ sx_resultcache_t *sx_resultcache_open(const char *dir, const char *runtime,
                                       sx_error_t *err);
 void sx_resultcache_destroy(sx_resultcache_t **self_p);
 
-/* The key of a task's execution: its candidate sql (not NULL) and, of the
- * shard's files, those under tasks/TASK_ID/ (in path order). */
-void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id,
+/* The key of a task's execution: its sample, its candidate sql (not NULL)
+ * and, of the shard's files, those under tasks/TASK_ID/ (in path order). */
+void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id, int sample,
                         const char *sql, const sx_msg_file_t *files, size_t file_count,
                         char key[41]);
 

@@ -188,7 +188,7 @@ void sx_simexec_test(bool verbose)
     snprintf(csv, sizeof csv, "%s/out/t1.csv", dir);
     SX_CHECK(sx_mkdirs_for(path, NULL) == 0 &&
              sx_file_write_atomic(path, "a\n1\n", 4, NULL) == 0);
-    sx_exec_request_t request = {dir, "t1", "SELECT a FROM s", 1, csv, NULL};
+    sx_exec_request_t request = {dir, "t1", "SELECT a FROM s", 1, csv, NULL, 0};
     sx_result_t result;
     sx_timings_t timings;
     sx_simexec_run(sim, &request, &result, &timings);

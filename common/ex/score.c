@@ -294,6 +294,15 @@ bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id)
     return ignore;
 }
 
+bool *sx_bench_ignore_order(const sx_bench_t *bench)
+{
+    size_t count = sx_bench_task_count(bench);
+    bool *ignore = sx_alloc(count + 1, sizeof *ignore);
+    for (size_t i = 0; i < count; i++)
+        ignore[i] = sx_task_ignores_order(bench, sx_bench_task_id(bench, i));
+    return ignore;
+}
+
 sx_status_t sx_score_task(const char *bench_dir, const char *task_id,
                           const char *pred_csv, sx_profile_t profile, int *strict,
                           char *detail, size_t detail_size)

@@ -28,6 +28,8 @@ void sx_evaluation_destroy(sx_evaluation_t **self_p);
  * sx_csv_same_relation); false when it cannot be read (or bench is NULL):
  * then order counts, the stricter comparison. */
 bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id);
+/* The same for every task ID of the bench, in task_ids.txt order (heap). */
+bool *sx_bench_ignore_order(const sx_bench_t *bench);
 
 /* "spider2-lite-2025-11" / "spider2-lite-2025-03" */
 int sx_profile_parse(const char *name, sx_profile_t *profile);

@@ -150,6 +150,20 @@ static void row(FILE *out, const char *label, const char *value)
     fputs("</td></tr>\n", out);
 }
 
+/* Results of method m: every (task, sample). */
+static size_t units_of(const sx_report_t *r, size_t m)
+{
+    return r->task_count * r->methods[m].samples;
+}
+
+static size_t units_of_all(const sx_report_t *r)
+{
+    size_t n = 0;
+    for (size_t m = 0; m < r->method_count; m++)
+        n += units_of(r, m);
+    return n;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -159,10 +173,10 @@ static int by_name(const void *a, const void *b)
  * worker executed); the caller frees the array, not the names. */
 static size_t workers_of(const sx_report_t *r, const char ***names_p)
 {
-    size_t n = r->method_count * r->task_count, count = 0;
-    const char **names = sx_alloc(n + 1, sizeof *names);
+    size_t count = 0;
+    const char **names = sx_alloc(units_of_all(r) + 1, sizeof *names);
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++)
+        for (size_t i = 0; i < units_of(r, m); i++)
             names[count++] = r->methods[m].results[i].worker;
     qsort(names, count, sizeof *names, by_name);
     size_t kept = 0;
@@ -309,7 +323,8 @@ static void write_methods(FILE *out, const sx_report_t *r)
             ci_head, ci_head, kind ? kind : "input");
     for (size_t m = 0; m < r->method_count; m++) {
         const sx_report_method_t *method = &r->methods[m];
-        long long total = tally(method, "total");
+        /* correct counts every (task, sample): EX is the mean over samples */
+        long long total = tally(method, "total") * (long long)method->samples;
         fputs("<tr><th>", out);
         sx_report_escape(out, method->name);
         fprintf(out, "</th><td class=\"ex\" data-method=\"%zu\">%lld/%lld = %.4f</td>", m,
@@ -382,7 +397,8 @@ static void write_comparisons(FILE *out, const sx_report_t *r)
 static bool disagree(const sx_report_t *r, size_t task)
 {
     for (size_t m = 1; m < r->method_count; m++)
-        if (r->methods[m].results[task].score != r->methods[0].results[task].score)
+        if (sx_report_result(&r->methods[m], task, 0)->score !=
+            sx_report_result(&r->methods[0], task, 0)->score)
             return true;
     return false;
 }
@@ -414,9 +430,9 @@ static void write_grid(FILE *out, const sx_report_t *r)
         double seconds = 0;
         fputs("<tr data-statuses=\"", out);
         for (size_t m = 0; m < r->method_count; m++) {
-            seconds += r->methods[m].results[i].seconds;
+            seconds += sx_report_result(&r->methods[m], i, 0)->seconds;
             fprintf(out, "%s%s", m ? " " : "",
-                    sx_status_name(r->methods[m].results[i].status));
+                    sx_status_name(sx_report_result(&r->methods[m], i, 0)->status));
         }
         fprintf(out, "\" data-disagree=\"%d\" data-secs=\"%.3f\"><td><a href=\"#task=",
                 disagree(r, i), seconds);
@@ -425,13 +441,22 @@ static void write_grid(FILE *out, const sx_report_t *r)
         sx_report_escape(out, r->task_ids[i]);
         fputs("</a></td>", out);
         for (size_t m = 0; m < r->method_count; m++) {
-            const sx_result_t *res = &r->methods[m].results[i];
+            const sx_report_method_t *method = &r->methods[m];
+            const sx_result_t *res = sx_report_result(method, i, 0);
             fprintf(out, "<td class=\"cell s-%s\" data-rank=\"%d\" title=\"",
                     sx_status_name(res->status), (int)res->status);
             escape_cut(out, res->detail, TOOLTIP_MAX);
             fputs("\"><a href=\"#task=", out);
             sx_report_escape(out, res->task_id);
-            fprintf(out, "\">%s</a></td>", short_name(res->status));
+            fprintf(out, "\">%s", short_name(res->status));
+            /* Several samples: the cell is sample 0's, and says how many matched. */
+            if (method->samples > 1) {
+                size_t matched = 0;
+                for (size_t k = 0; k < method->samples; k++)
+                    matched += sx_report_result(method, i, k)->score == 1;
+                fprintf(out, " %zu/%zu", matched, method->samples);
+            }
+            fputs("</a></td>", out);
         }
         fprintf(out, "<td class=\"num\">%.3f</td></tr>\n", seconds);
     }
@@ -444,11 +469,11 @@ static void write_histogram(FILE *out, const sx_report_t *r)
     double max = 0;
     size_t bins[HISTOGRAM_BINS] = {0}, peak = 0;
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++)
+        for (size_t i = 0; i < units_of(r, m); i++)
             max = fmax(max, r->methods[m].results[i].seconds);
     double step = max > 0 ? max / HISTOGRAM_BINS : 1;
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++) {
+        for (size_t i = 0; i < units_of(r, m); i++) {
             size_t b = (size_t)(r->methods[m].results[i].seconds / step);
             bins[b < HISTOGRAM_BINS ? b : HISTOGRAM_BINS - 1]++;
         }
@@ -517,7 +542,7 @@ static void write_step_totals(FILE *out, const sx_report_t *r)
     sx_timings_t sum = {0};
     size_t executed = 0;
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++) {
+        for (size_t i = 0; i < units_of(r, m); i++) {
             const sx_timings_t *t = &r->methods[m].results[i].steps;
             executed += steps_total(t) > 0;
             for (int k = 0; k < SX_STEP_COUNT; k++)
@@ -553,6 +578,7 @@ static void write_step_totals(FILE *out, const sx_report_t *r)
 typedef struct {
     const sx_result_t *result;
     const char *method;
+    bool sampled; /* its method has several samples: the sample is named */
 } timed_t;
 
 static int slower_first(const void *a, const void *b)
@@ -564,11 +590,12 @@ static int slower_first(const void *a, const void *b)
 
 static void write_slowest(FILE *out, const sx_report_t *r)
 {
-    size_t n = r->method_count * r->task_count, k = 0;
+    size_t n = units_of_all(r), k = 0;
     timed_t *all = sx_alloc(n + 1, sizeof *all);
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++)
-            all[k++] = (timed_t){&r->methods[m].results[i], r->methods[m].name};
+        for (size_t i = 0; i < units_of(r, m); i++)
+            all[k++] = (timed_t){&r->methods[m].results[i], r->methods[m].name,
+                                 r->methods[m].samples > 1};
     qsort(all, n, sizeof *all, slower_first);
     double scale = n ? all[0].result->seconds : 0;
     fputs("<h3>Slowest tasks</h3><table><tr><th>task</th><th>method</th><th>status</th>"
@@ -582,6 +609,8 @@ static void write_slowest(FILE *out, const sx_report_t *r)
         sx_report_escape(out, all[i].result->task_id);
         fputs("</a></td><td>", out);
         sx_report_escape(out, all[i].method);
+        if (all[i].sampled)
+            fprintf(out, " sample %d", all[i].result->sample);
         fprintf(
             out,
             "</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%d</td><td>",
@@ -609,7 +638,7 @@ static void write_workers(FILE *out, const sx_report_t *r)
         size_t tasks = 0;
         double seconds = 0;
         for (size_t m = 0; m < r->method_count; m++)
-            for (size_t i = 0; i < r->task_count; i++)
+            for (size_t i = 0; i < units_of(r, m); i++)
                 if (strcmp(r->methods[m].results[i].worker, names[w]) == 0) {
                     tasks++;
                     seconds += r->methods[m].results[i].seconds;
@@ -688,12 +717,14 @@ static void write_steps_text(FILE *out, const sx_timings_t *t)
 }
 
 static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size_t task,
-                                 const sx_report_preview_t *gold)
+                                 size_t sample, const sx_report_preview_t *gold)
 {
     const sx_report_method_t *method = &r->methods[m];
-    const sx_result_t *res = &method->results[task];
+    const sx_result_t *res = sx_report_result(method, task, sample);
     fputs("<div class=\"method\"><h4>", out);
     sx_report_escape(out, method->name);
+    if (method->samples > 1)
+        fprintf(out, ", sample %zu", sample);
     fprintf(out, ": <span class=\"cell s-%s\">&nbsp;%s&nbsp;</span></h4>\n<table>",
             sx_status_name(res->status), sx_status_name(res->status));
     fputs("<tr><th>detail</th><td>", out);
@@ -707,7 +738,9 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     fputs("</td></tr><tr><th>steps (s)</th><td>", out);
     write_steps_text(out, &res->steps);
     fputs("</td></tr></table>\n", out);
-    const char *sql = method->sql ? sx_predictions_sql(method->sql, res->task_id) : NULL;
+    const char *sql =
+        method->sql ? sx_predictions_sample_sql(method->sql, res->task_id, (int)sample)
+                    : NULL;
     if (sql) {
         fputs("<pre class=\"sql\">", out);
         sx_report_escape(out, sql);
@@ -754,7 +787,8 @@ static void write_task(FILE *out, const sx_report_t *r, size_t task)
     if (gold_path)
         sx_report_preview_read(gold_path, &gold);
     for (size_t m = 0; m < r->method_count; m++)
-        write_method_of_task(out, r, m, task, gold_path ? &gold : NULL);
+        for (size_t k = 0; k < r->methods[m].samples; k++)
+            write_method_of_task(out, r, m, task, k, gold_path ? &gold : NULL);
     if (gold_path)
         sx_report_preview_clear(&gold);
     free(gold_path);

@@ -21,9 +21,18 @@
 typedef struct {
     char *name;
     json_t *tally;         /* its summary.json object (borrowed) */
-    sx_result_t *results;  /* task_count entries, task_ids.txt order */
+    sx_result_t *results;  /* task_count x samples entries, task_ids.txt order,
+                              each task's samples in order (sx_report_result) */
+    size_t samples;        /* n: candidates per task (1 unless sampled) */
     sx_predictions_t *sql; /* candidate SQL, when the file is still there */
 } sx_report_method_t;
+
+/* A method's result of one task's sample (sample 0: the official index's). */
+static inline const sx_result_t *sx_report_result(const sx_report_method_t *m,
+                                                  size_t task, size_t sample)
+{
+    return &m->results[task * m->samples + sample];
+}
 
 typedef struct {
     const char *out_dir;

@@ -1,21 +1,26 @@
 /* result.c: a task's outcome and the output files made from them (see
  * result.h). Every JSON field name lives in this file:
- *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order:
- *     {"task_id", "score": 0|1, "strict": 0|1, "status", "detail", "attempts",
- *      "seconds", "worker", "cached"?: true, "stable"?: true|false,
- *      "csv": "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit",
- *      "run", "materialize", "score", "cleanup"}}
- *     (csv is carried so a results file alone can rebuild the submission;
+ *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order (with
+ *     n > 1 samples: per (task ID, sample), each task's samples ascending):
+ *     {"task_id", "sample"?: K, "score": 0|1, "strict": 0|1, "status", "detail",
+ * "attempts", "seconds", "worker", "cached"?: true, "stable"?: true|false, "csv":
+ * "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit", "run", "materialize",
+ * "score", "cleanup"}}
+ *     ("sample" on every line of a method with several samples, else never;
+ *     csv is carried so a results file alone can rebuild the submission;
  *     "cached" only when a worker's result cache served the final CSV;
  *     "stable" only after --repeat, for the tasks whose runs were compared;
  *     steps, seconds per step, only for a task a worker executed).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
- *     {"task_id", "csv": "/abs/path.csv"|null}
+ *     {"task_id", "csv": "/abs/path.csv"|null} (sample 0's; with n > 1 samples
+ *     OUT/NAME/samples/K/submission.jsonl is sample K's, for every K < n)
  *   OUT/summary.json
- *     {"methods": {NAME: {"correct", "total", "ex", "ex_ci"?: [low, high],
- *      "strict_correct", "ex_strict", "ex_strict_ci"?, "ex_not_strict",
- *      "strict_not_ex", "cached", "unstable", "repeats",
- *      "by_status": {STATUS: count, ... every status}}},
+ *     {"methods": {NAME: {"correct", "total", "samples"?, "ex", "ex_ci"?: [low, high],
+ *      "strict_correct", "ex_strict", "ex_strict_ci"?, "pass_at_k"?: {"1": x, ...},
+ *      "maj_at_n"?, "ex_not_strict", "strict_not_ex", "cached", "unstable",
+ *      "repeats", "by_status": {STATUS: count, ... every status},
+ *      "per_sample"?: [{"sample", "correct", "ex", "strict_correct", "ex_strict"},
+ *      ...]}},
  *      "comparisons"?: [{"a", "b", "strict"?, ...} (figures.c), ...],
  *      "subset"?: {...},
  *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
@@ -24,7 +29,10 @@
  *      "inputs"?: {"kind", "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; ex_not_strict and strict_not_ex count
  *     the tasks where the frozen and strict verdicts differ, each way; the
- *     intervals and "bootstrap" only with --bootstrap B > 0; "run" says what
+ *     intervals and "bootstrap" only with --bootstrap B > 0; "samples",
+ *     "per_sample", "pass_at_k" and "maj_at_n" only with n > 1 samples, where
+ *     every count is over the (task, sample) pairs, total stays the task IDs
+ *     and ex = correct / (total * n), the mean of the samples' EX; "run" says what
  *     common/report/report.c needs to write OUT/report.html from OUT alone,
  *     times as UTC "YYYY-MM-DDTHH:MM:SS.mmmZ").
  * Files are written whole through sx_file_write_atomic (temporary name,
@@ -35,6 +43,7 @@
 #include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
+#include "common/sample.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -54,6 +63,7 @@
 #define F_WORKER "worker"
 #define F_CSV "csv"
 #define F_STEPS "steps"
+#define F_SAMPLE SX_SAMPLE_FIELD
 
 static const char *const s_step_names[SX_STEP_COUNT] = {
     "prepare", "replay", "submit", "run", "materialize", "score", "cleanup"};
@@ -132,11 +142,15 @@ static json_t *steps_json(const sx_timings_t *t)
     return o;
 }
 
-char *sx_result_to_json(const sx_result_t *r)
+/* One results.jsonl line; with_sample writes "sample" (a method with
+ * several samples writes it on every line, sample 0's too). */
+static char *result_json(const sx_result_t *r, bool with_sample)
 {
     json_t *steps = steps_json(&r->steps);
     json_t *o = json_object();
     json_object_set_new(o, F_TASK_ID, json_string(r->task_id));
+    if (with_sample)
+        json_object_set_new(o, F_SAMPLE, json_integer(r->sample));
     json_object_set_new(o, F_SCORE, json_integer(r->score));
     json_object_set_new(o, F_STRICT, json_integer(r->strict));
     json_object_set_new(o, F_STATUS, json_string(sx_status_name(r->status)));
@@ -154,6 +168,11 @@ char *sx_result_to_json(const sx_result_t *r)
     char *text = sx_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
+}
+
+char *sx_result_to_json(const sx_result_t *r)
+{
+    return result_json(r, r->sample != 0);
 }
 
 static int get_string(json_t *o, const char *key, bool nullable, char **out,
@@ -208,6 +227,8 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     json_t *stable = json_object_get(o, F_STABLE);
     const char *status = json_string_value(json_object_get(o, F_STATUS));
     int rc = get_string(o, F_TASK_ID, false, &result->task_id, err);
+    if (rc == 0)
+        rc = sx_sample_get(o, SX_SAMPLES_LIMIT, &result->sample, err);
     if (rc == 0)
         rc = get_string(o, F_DETAIL, false, &result->detail, err);
     if (rc == 0)
@@ -306,11 +327,12 @@ char *sx_submission_entry_to_json(const char *task_id, const char *csv)
     return text;
 }
 
-int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
-                                  sx_error_t *err)
+int sx_submission_entry_from_json(const char *line, int max_samples, char **task_id,
+                                  int *sample, char **csv, sx_error_t *err)
 {
     *task_id = NULL;
     *csv = NULL;
+    *sample = 0;
     json_error_t jerr;
     json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
     if (!json_is_object(o)) {
@@ -323,11 +345,14 @@ int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
     int rc = 0;
     json_object_foreach(o, key, value)
     {
-        if (rc == 0 && strcmp(key, F_TASK_ID) != 0 && strcmp(key, F_CSV) != 0)
+        if (rc == 0 && strcmp(key, F_TASK_ID) != 0 && strcmp(key, F_CSV) != 0 &&
+            strcmp(key, F_SAMPLE) != 0)
             rc = sx_error_set(err, "unknown field \"%s\"", key);
     }
     if (rc == 0)
         rc = get_string(o, F_TASK_ID, false, task_id, err);
+    if (rc == 0)
+        rc = sx_sample_get(o, max_samples, sample, err);
     if (rc == 0 && !json_object_get(o, F_CSV))
         rc = sx_error_set(err, "field \"csv\" is missing (use null for no CSV)");
     if (rc == 0)
@@ -366,13 +391,13 @@ static void text_add_line(text_t *t, char *line)
     free(line);
 }
 
-static int write_text(const char *path, text_t *t, sx_error_t *err)
+/* Writes the text to path (its folder made); the caller frees it. */
+static int write_text(const char *path, const text_t *t, sx_error_t *err)
 {
-    int rc = t->failed ? sx_error_set(err, "%s: out of memory", path)
-                       : sx_file_write_atomic(path, t->data ? t->data : "", t->size, err);
-    free(t->data);
-    memset(t, 0, sizeof *t);
-    return rc;
+    return t->failed ? sx_error_set(err, "%s: out of memory", path)
+           : sx_mkdirs_for(path, err) != 0
+               ? -1
+               : sx_file_write_atomic(path, t->data ? t->data : "", t->size, err);
 }
 
 /* Counts one result into the summary, and names it when its verdicts differ. */
@@ -386,13 +411,52 @@ static void tally(sx_method_summary_t *summary, const sx_result_t *r)
     summary->strict_not_ex += r->score != 1 && r->strict == 1;
     summary->cached += r->cached;
     summary->unstable += r->repeated && r->unstable;
+    if (summary->per_sample) {
+        summary->per_sample[r->sample].correct += r->status == SX_STATUS_MATCH;
+        summary->per_sample[r->sample].strict_correct += r->strict == 1;
+    }
     if ((r->score == 1) == (r->strict == 1) || summary->listed == SX_SUMMARY_LISTED)
         return;
     size_t i = summary->listed++;
-    snprintf(summary->differing[i].task_id, sizeof summary->differing[i].task_id, "%s",
-             r->task_id);
+    if (summary->per_sample)
+        snprintf(summary->differing[i].task_id, sizeof summary->differing[i].task_id,
+                 "%s sample %d", r->task_id, r->sample);
+    else
+        snprintf(summary->differing[i].task_id, sizeof summary->differing[i].task_id,
+                 "%s", r->task_id);
     snprintf(summary->differing[i].detail, sizeof summary->differing[i].detail, "%s",
              r->detail ? r->detail : "");
+}
+
+/* n of a method's results (1 + the largest sample number), once checked
+ * that they run task by task, each task's samples 0 to n - 1 in order. */
+static int count_samples(const char *method, const sx_result_t *results, size_t count,
+                         size_t *n, sx_error_t *err)
+{
+    int most = 0;
+    for (size_t i = 0; i < count; i++)
+        most = results[i].sample > most ? results[i].sample : most;
+    *n = (size_t)most + 1;
+    if (count % *n != 0)
+        return sx_error_set(err, "%s: %zu results are not tasks of %zu samples each",
+                            method, count, *n);
+    for (size_t i = 0; i < count; i++) {
+        const sx_result_t *first = &results[i - i % *n];
+        if ((size_t)results[i].sample != i % *n ||
+            strcmp(results[i].task_id, first->task_id) != 0)
+            return sx_error_set(err,
+                                "%s: result %zu (task %s, sample %d) breaks the order of "
+                                "%zu samples per task",
+                                method, i, results[i].task_id, results[i].sample, *n);
+    }
+    return 0;
+}
+
+/* OUT/NAME/samples/K/submission.jsonl */
+static void sample_index_path(char *path, size_t size, const char *out_dir,
+                              const char *method, size_t sample)
+{
+    snprintf(path, size, "%s/%s/samples/%zu/submission.jsonl", out_dir, method, sample);
 }
 
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
@@ -400,33 +464,71 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s/results.jsonl", out_dir, method);
-    if (sx_mkdirs_for(path, err) != 0)
+    size_t n = 1;
+    if (count_samples(method, results, count, &n, err) != 0 ||
+        sx_mkdirs_for(path, err) != 0)
         return -1;
     memset(summary, 0, sizeof *summary);
     summary->method = sx_strdup(method);
-    summary->total = count;
-    summary->task_ex = sx_alloc(count + 1, sizeof *summary->task_ex);
-    summary->task_strict = sx_alloc(count + 1, sizeof *summary->task_strict);
-    text_t lines = {0}, index = {0};
+    summary->total = count / n;
+    summary->samples = n;
+    if (n > 1)
+        summary->per_sample = sx_alloc(n, sizeof *summary->per_sample);
+    summary->task_correct = sx_alloc(count / n + 1, sizeof *summary->task_correct);
+    summary->task_strict = sx_alloc(count / n + 1, sizeof *summary->task_strict);
+    text_t lines = {0};
+    text_t *index = sx_alloc(n, sizeof *index); /* one per sample */
     for (size_t i = 0; i < count; i++) {
-        text_add_line(&lines, sx_result_to_json(&results[i]));
-        text_add_line(&index,
+        text_add_line(&lines, result_json(&results[i], n > 1));
+        text_add_line(&index[i % n],
                       sx_submission_entry_to_json(results[i].task_id, results[i].csv));
         tally(summary, &results[i]);
-        summary->task_ex[i] = results[i].score == 1;
-        summary->task_strict[i] = results[i].strict == 1;
+        summary->task_correct[i / n] += results[i].score == 1;
+        summary->task_strict[i / n] += results[i].strict == 1;
     }
     int rc = write_text(path, &lines, err);
+    free(lines.data);
+    for (size_t k = 0; k < n && n > 1 && rc == 0; k++) {
+        sample_index_path(path, sizeof path, out_dir, method, k);
+        rc = write_text(path, &index[k], err);
+    }
     snprintf(path, sizeof path, "%s/%s/submission.jsonl", out_dir, method);
     if (rc == 0)
-        rc = write_text(path, &index, err);
-    free(index.data);
+        rc = write_text(path, &index[0], err);
+    for (size_t k = 0; k < n; k++)
+        free(index[k].data);
+    free(index);
     return rc;
 }
 
 static double share(size_t count, size_t total)
 {
     return total ? (double)count / (double)total : 0.0;
+}
+
+/* n of a summary (an unset one counts one sample). */
+static size_t samples_of(const sx_method_summary_t *s)
+{
+    return s->per_sample ? s->samples : 1;
+}
+
+/* summary.json's "per_sample": each sample's own EX and strict EX. */
+static json_t *per_sample_json(const sx_method_summary_t *s)
+{
+    json_t *list = json_array();
+    for (size_t k = 0; k < s->samples; k++) {
+        const sx_sample_tally_t *t = &s->per_sample[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "sample", json_integer((json_int_t)k));
+        json_object_set_new(o, "correct", json_integer((json_int_t)t->correct));
+        json_object_set_new(o, "ex", json_real(share(t->correct, s->total)));
+        json_object_set_new(o, "strict_correct",
+                            json_integer((json_int_t)t->strict_correct));
+        json_object_set_new(o, "ex_strict",
+                            json_real(share(t->strict_correct, s->total)));
+        json_array_append_new(list, o);
+    }
+    return list;
 }
 
 double sx_run_clock(void)
@@ -508,32 +610,74 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
 static bool tallied_alike(const sx_method_summary_t *summaries, size_t count)
 {
     for (size_t m = 0; m < count; m++)
-        if (!summaries[m].task_ex || summaries[m].total != summaries[0].total)
+        if (!summaries[m].task_correct || summaries[m].total != summaries[0].total)
             return false;
     return count > 0;
 }
 
-/* Each method's intervals into its summary and every pair's comparisons,
- * as a JSON array (NULL when the methods were not tallied from results). */
+/* A method's per-task values: each task's share of right samples (heap). */
+static double *task_values(const sx_method_summary_t *s, const unsigned *right)
+{
+    double *values = sx_alloc(s->total + 1, sizeof *values);
+    for (size_t t = 0; t < s->total; t++)
+        values[t] = (double)right[t] / (double)samples_of(s);
+    return values;
+}
+
+/* pass@k for k = 1..n of a method with n > 1 samples, into s->pass_at_k. */
+static int pass_at_k(sx_method_summary_t *s, sx_error_t *err)
+{
+    free(s->pass_at_k);
+    s->pass_at_k = NULL;
+    if (!s->per_sample || !s->task_correct || !s->total)
+        return 0;
+    s->pass_at_k = sx_alloc(s->samples, sizeof *s->pass_at_k);
+    for (unsigned k = 1; k <= s->samples; k++)
+        if (sx_stats_pass_at_k_mean(s->task_correct, s->total, (unsigned)s->samples, k,
+                                    &s->pass_at_k[k - 1], err) < 0)
+            return -1;
+    /* pass@1 is the mean EX over samples, c / n per task: written as ex is
+     * (correct / (total n)), so the two read alike to the last digit. */
+    s->pass_at_k[0] = share(s->correct, s->total * s->samples);
+    return 0;
+}
+
+static json_t *pass_at_k_json(const sx_method_summary_t *s)
+{
+    json_t *o = json_object();
+    for (size_t k = 1; k <= s->samples; k++) {
+        char key[24];
+        snprintf(key, sizeof key, "%zu", k);
+        json_object_set_new(o, key, json_real(s->pass_at_k[k - 1]));
+    }
+    return o;
+}
+
+/* Each method's intervals and pass@k into its summary and every pair's
+ * comparisons, as a JSON array (NULL when the methods were not tallied from
+ * results). */
 static json_t *figures(sx_method_summary_t *summaries, size_t count,
                        const sx_run_info_t *run, sx_error_t *err, int *rc)
 {
     *rc = 0;
     if (!tallied_alike(summaries, count))
         return NULL;
-    const double **ex = sx_alloc(count, sizeof *ex);
-    const double **strict = sx_alloc(count, sizeof *strict);
+    double **ex = sx_alloc(count, sizeof *ex);
+    double **strict = sx_alloc(count, sizeof *strict);
     sx_stats_interval_t *ex_ci = sx_alloc(count, sizeof *ex_ci);
     sx_stats_interval_t *strict_ci = sx_alloc(count, sizeof *strict_ci);
     sx_comparison_t *pairs = sx_alloc(count * (count - 1) + 1, sizeof *pairs);
+    int got = 0;
     for (size_t m = 0; m < count; m++) {
-        ex[m] = summaries[m].task_ex;
-        strict[m] = summaries[m].task_strict;
+        ex[m] = task_values(&summaries[m], summaries[m].task_correct);
+        strict[m] = task_values(&summaries[m], summaries[m].task_strict);
+        got = got < 0 ? got : pass_at_k(&summaries[m], err);
     }
     sx_bootstrap_t none = {0};
-    int got =
-        sx_figures_compute(ex, strict, count, summaries[0].total,
-                           run ? &run->bootstrap : &none, ex_ci, strict_ci, pairs, err);
+    if (got == 0)
+        got = sx_figures_compute((const double *const *)ex, (const double *const *)strict,
+                                 count, summaries[0].total, run ? &run->bootstrap : &none,
+                                 ex_ci, strict_ci, pairs, err);
     json_t *array = got < 0 ? NULL : json_array();
     for (size_t m = 0; got >= 0 && m < count; m++) {
         summaries[m].has_ci = got == 1;
@@ -547,6 +691,10 @@ static json_t *figures(sx_method_summary_t *summaries, size_t count,
                     array, sx_comparison_json(
                                &pairs[k], summaries[i].method ? summaries[i].method : "",
                                summaries[j].method ? summaries[j].method : ""));
+    for (size_t m = 0; m < count; m++) {
+        free(ex[m]);
+        free(strict[m]);
+    }
     free(ex);
     free(strict);
     free(ex_ci);
@@ -554,6 +702,32 @@ static json_t *figures(sx_method_summary_t *summaries, size_t count,
     free(pairs);
     *rc = got < 0 ? -1 : 0;
     return array;
+}
+
+int sx_summary_majority(sx_method_summary_t *summary, const sx_result_t *results,
+                        size_t count, const bool *ignore_order, sx_error_t *err)
+{
+    summary->has_majority = false;
+    summary->maj_correct = 0;
+    size_t n = samples_of(summary);
+    if (n < 2 || count != summary->total * n)
+        return 0;
+    const char **paths = sx_alloc(n, sizeof *paths);
+    int rc = 0;
+    for (size_t t = 0; t < summary->total && rc == 0; t++) {
+        for (size_t k = 0; k < n; k++)
+            paths[k] = results[t * n + k].csv;
+        long winner = sx_majority_sample(paths, n, ignore_order[t], err);
+        if (winner < -1) {
+            sx_error_prefix(err, "maj@%zu of %s/%s", n, summary->method,
+                            results[t * n].task_id);
+            rc = -1;
+        } else
+            summary->maj_correct += winner >= 0 && results[t * n + (size_t)winner].score;
+    }
+    free(paths);
+    summary->has_majority = rc == 0;
+    return rc;
 }
 
 int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t count,
@@ -570,18 +744,25 @@ int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t
         for (int i = 0; i < SX_STATUS_COUNT; i++)
             json_object_set_new(by_status, sx_status_name((sx_status_t)i),
                                 json_integer((json_int_t)s->by_status[i]));
+        size_t units = s->total * samples_of(s);
         json_t *o = json_object();
         json_object_set_new(o, "correct", json_integer((json_int_t)s->correct));
         json_object_set_new(o, "total", json_integer((json_int_t)s->total));
-        json_object_set_new(o, "ex", json_real(share(s->correct, s->total)));
+        if (s->per_sample)
+            json_object_set_new(o, "samples", json_integer((json_int_t)s->samples));
+        json_object_set_new(o, "ex", json_real(share(s->correct, units)));
         if (s->has_ci)
             json_object_set_new(o, "ex_ci", sx_interval_json(&s->ex_ci));
         json_object_set_new(o, "strict_correct",
                             json_integer((json_int_t)s->strict_correct));
-        json_object_set_new(o, "ex_strict",
-                            json_real(share(s->strict_correct, s->total)));
+        json_object_set_new(o, "ex_strict", json_real(share(s->strict_correct, units)));
         if (s->has_ci)
             json_object_set_new(o, "ex_strict_ci", sx_interval_json(&s->strict_ci));
+        if (s->pass_at_k)
+            json_object_set_new(o, "pass_at_k", pass_at_k_json(s));
+        if (s->has_majority)
+            json_object_set_new(o, "maj_at_n",
+                                json_real(share(s->maj_correct, s->total)));
         json_object_set_new(o, "ex_not_strict",
                             json_integer((json_int_t)s->ex_not_strict));
         json_object_set_new(o, "strict_not_ex",
@@ -590,6 +771,8 @@ int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t
         json_object_set_new(o, "unstable", json_integer((json_int_t)s->unstable));
         json_object_set_new(o, "repeats", json_integer((json_int_t)s->repeats));
         json_object_set_new(o, "by_status", by_status);
+        if (s->per_sample)
+            json_object_set_new(o, "per_sample", per_sample_json(s));
         json_object_set_new(methods, s->method ? s->method : "", o);
     }
     json_t *root = json_object();
@@ -628,6 +811,21 @@ int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t
     return rc;
 }
 
+/* "NAME: pass@1 = x, ..., pass@n = y; maj@n = z" of a method with n > 1
+ * samples, as far as the summary has them. */
+static void print_samples_figures(FILE *out, const sx_method_summary_t *s)
+{
+    if (!s->pass_at_k && !s->has_majority)
+        return;
+    fprintf(out, "%s:", s->method);
+    for (size_t k = 1; s->pass_at_k && k <= s->samples; k++)
+        fprintf(out, "%s pass@%zu = %.4f", k > 1 ? "," : "", k, s->pass_at_k[k - 1]);
+    if (s->has_majority)
+        fprintf(out, "%s maj@%zu = %.4f", s->pass_at_k ? ";" : "", s->samples,
+                share(s->maj_correct, s->total));
+    fputc('\n', out);
+}
+
 /* ", 95% CI [low, high]" when the summary has its intervals. */
 static void print_interval(FILE *out, const sx_method_summary_t *s,
                            const sx_stats_interval_t *ci)
@@ -639,15 +837,25 @@ static void print_interval(FILE *out, const sx_method_summary_t *s,
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
 {
     const sx_method_summary_t *s = summary;
-    fprintf(out, "%s: EX = %zu/%zu = %.4f", s->method, s->correct, s->total,
-            share(s->correct, s->total));
+    size_t units = s->total * samples_of(s);
+    fprintf(out, "%s: EX = %zu/%zu = %.4f", s->method, s->correct, units,
+            share(s->correct, units));
+    if (s->per_sample)
+        fprintf(out, " (mean over %zu samples of %zu task IDs)", s->samples, s->total);
     if (s->bench_tasks)
         fprintf(out, " over a subset: %zu of %zu task IDs (--tasks)", s->total,
                 s->bench_tasks);
     print_interval(out, s, &s->ex_ci);
     fputc('\n', out);
-    fprintf(out, "%s: strict EX = %zu/%zu = %.4f", s->method, s->strict_correct, s->total,
-            share(s->strict_correct, s->total));
+    for (size_t k = 0; s->per_sample && k < s->samples; k++) {
+        const sx_sample_tally_t *t = &s->per_sample[k];
+        fprintf(out, "%s: sample %zu: EX = %zu/%zu = %.4f, strict EX = %zu/%zu = %.4f\n",
+                s->method, k, t->correct, s->total, share(t->correct, s->total),
+                t->strict_correct, s->total, share(t->strict_correct, s->total));
+    }
+    print_samples_figures(out, s);
+    fprintf(out, "%s: strict EX = %zu/%zu = %.4f", s->method, s->strict_correct, units,
+            share(s->strict_correct, units));
     print_interval(out, s, &s->strict_ci);
     fprintf(out, " (EX but not strict: %zu, strict but not EX: %zu)\n", s->ex_not_strict,
             s->strict_not_ex);
@@ -655,7 +863,7 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
         fprintf(out,
                 "%s: %zu of %zu results from the result cache (scored again, not "
                 "executed)\n",
-                s->method, s->cached, s->total);
+                s->method, s->cached, units);
     if (s->repeats)
         fprintf(out, "%s: %zu of %zu tasks not stable over %zu runs%s\n", s->method,
                 s->unstable, s->total, s->repeats,
@@ -674,12 +882,26 @@ void sx_method_summary_clear(sx_method_summary_t *summary)
     if (!summary)
         return;
     free(summary->method);
-    free(summary->task_ex);
+    free(summary->per_sample);
+    free(summary->task_correct);
     free(summary->task_strict);
+    free(summary->pass_at_k);
     memset(summary, 0, sizeof *summary);
 }
 
 /* ---- self-test ----------------------------------------------------------- */
+
+/* What sx_summary_print prints (heap). */
+static char *printed_summary(const sx_method_summary_t *summary)
+{
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *out = open_memstream(&printed, &printed_size);
+    SX_CHECK(out);
+    sx_summary_print(out, summary);
+    fclose(out);
+    return printed;
+}
 
 static void test_result_json_round_trips(void)
 {
@@ -844,30 +1066,55 @@ static void test_result_refusals_in_full(void)
 static void test_submission_entries(void)
 {
     char *id, *csv;
+    int sample;
     sx_error_t err;
-    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null}", &id, &csv,
-                                           &err) == 0);
-    SX_CHECK(strcmp(id, "a") == 0 && csv == NULL);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null}", 1, &id,
+                                           &sample, &csv, &err) == 0);
+    SX_CHECK(strcmp(id, "a") == 0 && csv == NULL && sample == 0);
     free(id);
-    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":\"x.csv\"}", &id,
-                                           &csv, &err) == 0);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":\"x.csv\"}", 1,
+                                           &id, &sample, &csv, &err) == 0);
     SX_CHECK(strcmp(csv, "x.csv") == 0);
     free(id);
     free(csv);
-    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\"}", &id, &csv, &err) == -1);
-    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":1,\"csv\":null}", &id, &csv,
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\"}", 1, &id, &sample, &csv,
                                            &err) == -1);
-    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null,\"x\":1}",
-                                           &id, &csv, &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":1,\"csv\":null}", 1, &id,
+                                           &sample, &csv, &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\":\"a\",\"csv\":null,\"x\":1}", 1,
+                                           &id, &sample, &csv, &err) == -1);
     SX_CHECK(strcmp(err.msg, "unknown field \"x\"") == 0);
     /* The first unknown field is the one named. */
-    SX_CHECK(sx_submission_entry_from_json("{\"y\":1,\"task_id\":\"a\",\"x\":1}", &id,
-                                           &csv, &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("{\"y\":1,\"task_id\":\"a\",\"x\":1}", 1, &id,
+                                           &sample, &csv, &err) == -1);
     SX_CHECK(strcmp(err.msg, "unknown field \"y\"") == 0 && id == NULL && csv == NULL);
-    SX_CHECK(sx_submission_entry_from_json("[\"a\"]", &id, &csv, &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("[\"a\"]", 1, &id, &sample, &csv, &err) == -1);
     SX_CHECK(strcmp(err.msg, "not a JSON object") == 0);
-    SX_CHECK(sx_submission_entry_from_json("{\"task_id\"", &id, &csv, &err) == -1);
+    SX_CHECK(sx_submission_entry_from_json("{\"task_id\"", 1, &id, &sample, &csv, &err) ==
+             -1);
     SX_CHECK(strcmp(err.msg, "not a JSON object: ':' expected near end of file") == 0);
+    /* "sample": an integer below max_samples, 0 when absent. */
+    SX_CHECK(
+        sx_submission_entry_from_json("{\"task_id\":\"a\",\"sample\":2,\"csv\":null}", 3,
+                                      &id, &sample, &csv, &err) == 0);
+    SX_CHECK(strcmp(id, "a") == 0 && sample == 2 && csv == NULL);
+    free(id);
+    static const char *const bad[][2] = {
+        {"{\"task_id\":\"a\",\"sample\":3,\"csv\":null}",
+         "sample 3 is not below --max-samples 3"},
+        {"{\"task_id\":\"a\",\"sample\":-1,\"csv\":null}", "sample -1 is negative"},
+        {"{\"task_id\":\"a\",\"sample\":\"1\",\"csv\":null}",
+         "sample must be an integer, not \"1\""},
+        {"{\"task_id\":\"a\",\"sample\":1.5,\"csv\":null}",
+         "sample must be an integer, not 1.5"},
+        {"{\"task_id\":\"a\",\"sample\":false,\"csv\":null}",
+         "sample must be an integer, not false"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        SX_CHECK(sx_submission_entry_from_json(bad[i][0], 3, &id, &sample, &csv, &err) ==
+                 -1);
+        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0 && id == NULL && csv == NULL);
+    }
     char *line = sx_submission_entry_to_json("t1", NULL);
     SX_CHECK(strcmp(line, "{\"task_id\":\"t1\",\"csv\":null}") == 0);
     free(line);
@@ -911,11 +1158,7 @@ static void test_writers_make_every_file(void)
     text = sx_file_read(path, 1 << 20, &size, &err);
     SX_CHECK(text && strstr(text, "\"task_id\":\"t2\",\"score\":0,\"strict\":0,"));
     free(text);
-    char *printed = NULL;
-    size_t printed_size = 0;
-    FILE *out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &summary);
-    fclose(out);
+    char *printed = printed_summary(&summary);
     SX_CHECK(strcmp(printed,
                     "m: EX = 2/4 = 0.5000\n"
                     "m: strict EX = 2/4 = 0.5000 (EX but not strict: 1, strict but "
@@ -926,9 +1169,7 @@ static void test_writers_make_every_file(void)
     /* Past SX_SUMMARY_LISTED differing tasks, the rest are counted. */
     summary.listed = SX_SUMMARY_LISTED;
     summary.ex_not_strict = SX_SUMMARY_LISTED + 3;
-    out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &summary);
-    fclose(out);
+    printed = printed_summary(&summary);
     SX_CHECK(strstr(printed, "  ... and 4 more (results.jsonl: \"strict\" differs from "
                              "\"score\")\n"));
     free(printed);
@@ -949,6 +1190,151 @@ static char *read_all(const char *path)
     char *text = sx_file_read(path, 1 << 20, &size, NULL);
     SX_CHECK(text);
     return text;
+}
+
+static char *read_all_of(const char *dir, const char *file)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return read_all(path);
+}
+
+static bool starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* DIR/FILE's text equals want. */
+static void check_file(const char *dir, const char *file, const char *want)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    char *text = read_all(path);
+    if (strcmp(text, want) != 0)
+        fprintf(stderr, "%s:\n%s\nwant:\n%s\n", path, text, want);
+    SX_CHECK(strcmp(text, want) == 0);
+    free(text);
+}
+
+/* Two tasks of three samples: every (task, sample) once in results.jsonl
+ * with "sample", submission.jsonl sample 0's and samples/K/submission.jsonl
+ * each sample's, the tallies over every pair and per sample, EX the mean of
+ * the samples' EX; results out of task-then-sample order are refused. */
+static void test_writers_with_samples(void)
+{
+    char dir[] = "/tmp/sx-result-samples-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    static const struct {
+        const char *task;
+        int sample;
+        sx_status_t status;
+        int strict;
+    } rows[] = {
+        {"t1", 0, SX_STATUS_MATCH, 1}, {"t1", 1, SX_STATUS_MISMATCH, 0},
+        {"t1", 2, SX_STATUS_MATCH, 0}, {"t2", 0, SX_STATUS_TIMEOUT, 0},
+        {"t2", 1, SX_STATUS_MATCH, 1}, {"t2", 2, SX_STATUS_MISSING_PREDICTION, 0},
+    };
+    sx_result_t results[6];
+    for (size_t i = 0; i < 6; i++) {
+        char csv[64];
+        snprintf(csv, sizeof csv, "/c/%s.%d.csv", rows[i].task, rows[i].sample);
+        bool has_csv =
+            rows[i].status == SX_STATUS_MATCH || rows[i].status == SX_STATUS_MISMATCH;
+        sx_result_init(&results[i], rows[i].task, rows[i].status, "",
+                       has_csv ? csv : NULL);
+        results[i].sample = rows[i].sample;
+        results[i].strict = rows[i].strict;
+    }
+    sx_method_summary_t summary;
+    sx_error_t err;
+    SX_CHECK(sx_results_write(dir, "m", results, 6, &summary, &err) == 0);
+    SX_CHECK(summary.total == 2 && summary.samples == 3 && summary.correct == 3 &&
+             summary.strict_correct == 2 && summary.ex_not_strict == 1 &&
+             summary.listed == 1);
+    SX_CHECK(strcmp(summary.differing[0].task_id, "t1 sample 2") == 0);
+    SX_CHECK(summary.by_status[SX_STATUS_MATCH] == 3 &&
+             summary.by_status[SX_STATUS_TIMEOUT] == 1 &&
+             summary.by_status[SX_STATUS_MISSING_PREDICTION] == 1);
+    SX_CHECK(summary.per_sample[0].correct == 1 && summary.per_sample[1].correct == 1 &&
+             summary.per_sample[2].correct == 1 &&
+             summary.per_sample[2].strict_correct == 0);
+    char *lines = read_all_of(dir, "m/results.jsonl");
+    SX_CHECK(starts_with(lines, "{\"task_id\":\"t1\",\"sample\":0,\"score\":1,"));
+    SX_CHECK(strstr(lines, "\n{\"task_id\":\"t2\",\"sample\":2,\"score\":0,\"strict\":0,"
+                           "\"status\":\"missing_prediction\""));
+    free(lines);
+    check_file(dir, "m/submission.jsonl",
+               "{\"task_id\":\"t1\",\"csv\":\"/c/"
+               "t1.0.csv\"}\n{\"task_id\":\"t2\",\"csv\":null}\n");
+    check_file(dir, "m/samples/0/submission.jsonl",
+               "{\"task_id\":\"t1\",\"csv\":\"/c/"
+               "t1.0.csv\"}\n{\"task_id\":\"t2\",\"csv\":null}\n");
+    check_file(dir, "m/samples/1/submission.jsonl",
+               "{\"task_id\":\"t1\",\"csv\":\"/c/t1.1.csv\"}\n"
+               "{\"task_id\":\"t2\",\"csv\":\"/c/t2.1.csv\"}\n");
+    check_file(dir, "m/samples/2/submission.jsonl",
+               "{\"task_id\":\"t1\",\"csv\":\"/c/"
+               "t1.2.csv\"}\n{\"task_id\":\"t2\",\"csv\":null}\n");
+    SX_CHECK(sx_summary_write(dir, &summary, 1, NULL, &err) == 0);
+    char *text = read_all_of(dir, "summary.json");
+    SX_CHECK(strstr(text, "\"correct\": 3,\n      \"total\": 2,\n      \"samples\": 3,\n"
+                          "      \"ex\": 0.5,\n      \"strict_correct\": 2,\n"
+                          "      \"ex_strict\": 0.3333333333333333,\n"));
+    SX_CHECK(strstr(text,
+                    "\"per_sample\": [\n        {\n          \"sample\": 0,\n"
+                    "          \"correct\": 1,\n          \"ex\": 0.5,\n"
+                    "          \"strict_correct\": 1,\n          \"ex_strict\": 0.5\n"
+                    "        },"));
+    SX_CHECK(strstr(text,
+                    "\"sample\": 2,\n          \"correct\": 1,\n          \"ex\": 0.5,\n"
+                    "          \"strict_correct\": 0,\n          \"ex_strict\": 0.0\n"));
+    /* pass@k: t1 has 2 of 3 samples right, t2 1 of 3: pass@2 is the mean of
+     * 1 and 1 - C(2,2)/C(3,2) = 2/3 */
+    SX_CHECK(strstr(text, "\"pass_at_k\": {\n        \"1\": 0.5,\n        \"2\": "));
+    SX_CHECK(fabs(strtod(strstr(text, "\"2\": ") + 5, NULL) - 5.0 / 6) < 1e-15);
+    SX_CHECK(strstr(text, "\"3\": 1.0\n      },") && !strstr(text, "maj_at_n"));
+    free(text);
+    char *printed = printed_summary(&summary);
+    SX_CHECK(strcmp(printed,
+                    "m: EX = 3/6 = 0.5000 (mean over 3 samples of 2 task IDs)\n"
+                    "m: sample 0: EX = 1/2 = 0.5000, strict EX = 1/2 = 0.5000\n"
+                    "m: sample 1: EX = 1/2 = 0.5000, strict EX = 1/2 = 0.5000\n"
+                    "m: sample 2: EX = 1/2 = 0.5000, strict EX = 0/2 = 0.0000\n"
+                    "m: pass@1 = 0.5000, pass@2 = 0.8333, pass@3 = 1.0000\n"
+                    "m: strict EX = 2/6 = 0.3333 (EX but not strict: 1, strict but not "
+                    "EX: 0)\n"
+                    "  t1 sample 2: \n") == 0);
+    free(printed);
+    sx_method_summary_clear(&summary);
+    /* Out of order: a sample missing from a task, samples swapped. */
+    SX_CHECK(sx_results_write(dir, "bad", results, 5, &summary, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "bad: 5 results are not tasks of 3 samples each") == 0);
+    sx_method_summary_clear(&summary);
+    results[1].sample = 2;
+    results[2].sample = 1;
+    SX_CHECK(sx_results_write(dir, "bad", results, 6, &summary, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "bad: result 1 (task t1, sample 2) breaks the order of 3 "
+                             "samples per task") == 0);
+    sx_method_summary_clear(&summary);
+    /* A result line of sample K > 0 carries it alone, and reads back. */
+    char *line = sx_result_to_json(&results[1]);
+    SX_CHECK(starts_with(line, "{\"task_id\":\"t1\",\"sample\":2,\"score\":0,"));
+    sx_result_t back;
+    SX_CHECK(sx_result_from_json(line, &back, &err) == 0 && back.sample == 2);
+    sx_result_clear(&back);
+    free(line);
+    line = sx_result_to_json(&results[0]);
+    SX_CHECK(!strstr(line, "sample"));
+    SX_CHECK(sx_result_from_json(line, &back, &err) == 0 && back.sample == 0);
+    sx_result_clear(&back);
+    free(line);
+    SX_CHECK(sx_result_from_json("{\"task_id\":\"t\",\"sample\":-2,\"score\":0}", &back,
+                                 &err) == -1);
+    SX_CHECK(strcmp(err.msg, "sample -2 is negative") == 0);
+    for (size_t i = 0; i < 6; i++)
+        sx_result_clear(&results[i]);
+    snprintf(err.msg, sizeof err.msg, "rm -rf %s", dir);
+    SX_CHECK(system(err.msg) == 0);
 }
 
 /* The writers at their edges: no results, a result without detail whose
@@ -1069,11 +1455,7 @@ static void test_writers_at_their_edges(void)
 
     /* Repeats that all agree: the count, without the pointer to results.jsonl. */
     sx_method_summary_t repeated = {.method = "m", .total = 3, .repeats = 2};
-    char *printed = NULL;
-    size_t printed_size = 0;
-    FILE *out = open_memstream(&printed, &printed_size);
-    sx_summary_print(out, &repeated);
-    fclose(out);
+    char *printed = printed_summary(&repeated);
     SX_CHECK(strcmp(printed, "m: EX = 0/3 = 0.0000\n"
                              "m: strict EX = 0/3 = 0.0000 (EX but not strict: 0, strict "
                              "but not EX: 0)\n"
@@ -1292,5 +1674,6 @@ void sx_result_test(bool verbose)
     test_submission_entries();
     test_writers_make_every_file();
     test_writers_at_their_edges();
+    test_writers_with_samples();
     test_summary_carries_the_statistics();
 }

@@ -3,8 +3,11 @@
  * and OUT/summary.json. The JSON field names live only in result.c, so they
  * can follow the official evaluator's exactly. Every writer here takes the
  * results of every task ID in task_ids.txt order: the denominator is never
- * anything else. Files are written to a temporary name, fsync'ed and renamed,
- * so a crash never leaves a half-written output. */
+ * anything else. With several samples per task (common/sample.h) a result is
+ * one (task, sample) and a method's results run task by task, each task's n
+ * samples in ascending order: n is 1 + the largest sample number among them. Files are
+ * written to a temporary name, fsync'ed and renamed, so a crash never leaves a
+ * half-written output. */
 #ifndef SX_RESULT_H
 #define SX_RESULT_H
 
@@ -32,6 +35,7 @@ double sx_step_seconds(const sx_timings_t *timings, int step);
 
 typedef struct {
     char *task_id;
+    int sample; /* which candidate of the task (0 when the method has one) */
     sx_status_t status;
     int score;    /* 1 for match, else 0: the frozen EX verdict */
     int strict;   /* the strict verdict beside it (common/ex/strict.h): 0|1, 0 unless
@@ -55,7 +59,9 @@ void sx_result_init(sx_result_t *result, const char *task_id, sx_status_t status
 void sx_result_clear(sx_result_t *result);
 
 /* One results.jsonl line (no newline) as a heap string, and back. Parsing
- * validates every field and names what is wrong. */
+ * validates every field and names what is wrong. "sample" is written when
+ * it is not 0 (sx_results_write writes it on every line of a method with
+ * several samples); a line without it is sample 0. */
 char *sx_result_to_json(const sx_result_t *result);
 int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err);
 
@@ -67,22 +73,33 @@ int sx_results_read(const char *path, sx_result_t **results, size_t *count,
 void sx_results_free(sx_result_t **results, size_t *count);
 
 /* One submission.jsonl line, {"task_id": ID, "csv": PATH|null}, and back.
- * Parsing rejects other fields, a missing csv field and wrong types; *csv is
- * NULL for null. Both strings are heap copies. */
+ * Parsing also takes the optional "sample" (common/sample.h: 0 when absent,
+ * below max_samples) and rejects other fields, a missing csv field and wrong
+ * types; *csv is NULL for null. Both strings are heap copies. */
 char *sx_submission_entry_to_json(const char *task_id, const char *csv);
-int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
-                                  sx_error_t *err);
+int sx_submission_entry_from_json(const char *line, int max_samples, char **task_id,
+                                  int *sample, char **csv, sx_error_t *err);
 
 /* How many tasks whose verdicts differ the printed summary names; the rest
  * are in results.jsonl (lines where "strict" differs from "score"). */
 #define SX_SUMMARY_LISTED 20
 
-/* Per-method tallies for summary.json and the printed EX lines. */
+/* One sample's tallies, of a method with several. */
+typedef struct {
+    size_t correct, strict_correct;
+} sx_sample_tally_t;
+
+/* Per-method tallies for summary.json and the printed EX lines. With n
+ * samples, correct, strict_correct and the other counts are over every
+ * (task, sample), and EX is correct / (total * n): the mean of the
+ * samples' EX. */
 typedef struct {
     char *method;
-    size_t total;       /* the denominator: every task ID, or the --tasks subset */
-    size_t bench_tasks; /* set when total counts a --tasks subset: the bench's
-                           task IDs; 0 = total is every task ID */
+    size_t total;   /* the denominator: every task ID, or the --tasks subset */
+    size_t samples; /* n: candidates per task (1, or 0 when unset: 1) */
+    sx_sample_tally_t *per_sample; /* n entries when n > 1 (heap), else NULL */
+    size_t bench_tasks;            /* set when total counts a --tasks subset: the bench's
+                                      task IDs; 0 = total is every task ID */
     size_t correct;
     size_t by_status[SX_STATUS_COUNT];
     size_t strict_correct;
@@ -92,23 +109,33 @@ typedef struct {
     size_t unstable;      /* --repeat: tasks whose runs gave different relations */
     size_t repeats;       /* --repeat N: N (0 = not repeated) */
     struct {
-        char task_id[128];
-        char detail[256]; /* says why the verdicts differ */
+        char task_id[160]; /* "ID", or "ID sample K" with several samples */
+        char detail[256];  /* says why the verdicts differ */
     } differing[SX_SUMMARY_LISTED];
     size_t listed;
     /* Per task ID, in the results' order (total entries, heap; NULL when
-     * the summary was not tallied from results): its frozen and strict
-     * verdicts, the values the statistics resample. */
-    double *task_ex, *task_strict;
+     * the summary was not tallied from results): how many of its samples
+     * are right, frozen and strict. Their shares are the values the
+     * statistics resample; the counts give pass@k. */
+    unsigned *task_correct, *task_strict;
     /* The 95 % intervals of ex and ex_strict, once sx_summary_write has
-     * computed them (has_ci: with --bootstrap B > 0 and tasks). */
+     * computed them (has_ci: with --bootstrap B > 0 and tasks), and with
+     * n > 1 samples pass@k for k = 1..n (heap, n entries). */
     bool has_ci;
     sx_stats_interval_t ex_ci, strict_ci;
+    double *pass_at_k;
+    /* maj@n (sx_summary_majority): the tasks whose majority relation's
+     * sample is right. */
+    bool has_majority;
+    size_t maj_correct;
 } sx_method_summary_t;
 
 /* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
  * already in task_ids.txt order, and tallies them into *summary (whose
- * method and per-task values are heap copies: sx_method_summary_clear). */
+ * method, per_sample and per-task counts are heap copies:
+ * sx_method_summary_clear). With n > 1 samples (results in task then sample
+ * order, count = tasks * n, else an error), submission.jsonl is sample 0's
+ * and OUT/NAME/samples/K/submission.jsonl is sample K's, for every K. */
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err);
 /* What summary.json says about the run beside the tallies (its "run"
@@ -148,13 +175,26 @@ double sx_run_clock(void);
 int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t count,
                      const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
- * task IDs (--tasks)" for a subset, and ", 95% CI [low, high]" when the
- * summary has its intervals), then the strict figure on a line of its own
- * (with its interval), "NAME: N of M results from the result cache ..." when any was,
- * "NAME: N of M tasks not stable over R runs: ID ..." after --repeat, then
- * the tasks where the verdicts differ, with the reason. */
+ * task IDs (--tasks)" for a subset; with n samples, correct and total count
+ * every (task, sample) and " (mean over n samples of T task IDs)" follows;
+ * then ", 95% CI [low, high]" when the summary has its intervals), with n
+ * samples a line per sample, "NAME: sample K: EX = c/T = 0.xxxx, strict EX =
+ * s/T = 0.xxxx", and "NAME: pass@1 = x, ..., pass@n = y; maj@n = z"; then the
+ * strict figure on a line of its own (with its interval), "NAME: N of M
+ * results from the result cache ..." when any was, "NAME: N of M tasks not
+ * stable over R runs: ID ..." after --repeat, then the tasks where the
+ * verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);
+/* maj@n of a method with n > 1 samples, from the results sx_results_write
+ * took (task then sample) and ignore_order[t], task t's (common/ex/score.h
+ * sx_task_ignores_order): per task the sample figures.h's
+ * sx_majority_sample picks, its frozen verdict counted into maj_correct
+ * (has_majority; summary.json's "maj_at_n" = maj_correct / total). Nothing
+ * with one sample. -1 with err, naming the task, when a final CSV cannot be
+ * read. */
+int sx_summary_majority(sx_method_summary_t *summary, const sx_result_t *results,
+                        size_t count, const bool *ignore_order, sx_error_t *err);
 
 void sx_result_test(bool verbose);
 

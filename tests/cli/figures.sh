@@ -143,6 +143,23 @@ assert text[8] == "126 task(s) whose verdict, status or final relation differs:"
 PY
   fail "compare's table: $(head -n 12 "$work/table.txt")"
 
+echo "== several samples per task: pass@k, maj@3, the mean's interval, the pair by signs"
+"$python" "$here/figures.py" samples "$work"
+"$STREAMEX" score --bench "$work/sbench" --method "S=$work/S.jsonl" --method "O=$work/O.jsonl" \
+  --output "$work/samples" >"$work/samples.txt" || fail "score of samples exited $?"
+"$STREAMEX" compare "$work/samples:S" "$work/samples:O" --json >"$work/scompare.json"
+"$python" "$here/figures.py" samples-check "$work" "$work/samples/summary.json" \
+  "$work/scompare.json" || fail "several samples (above)"
+# The printed pass@k and maj@3 are summary.json's.
+"$python" - "$work/samples/summary.json" "$work/samples.txt" <<'PY' || fail "pass@k line"
+import json, sys
+m = json.load(open(sys.argv[1]))["methods"]["S"]
+p = m["pass_at_k"]
+want = "S: pass@1 = %.4f, pass@2 = %.4f, pass@3 = %.4f; maj@3 = %.4f" % (
+    p["1"], p["2"], p["3"], m["maj_at_n"])
+assert want in open(sys.argv[2]).read().splitlines(), want
+PY
+
 echo "== compare refuses two benches, names both; a folder of two methods needs :METHOD"
 cp -r "$bench" "$work/bench2"
 printf 'k,v\n1,x\n' >"$work/bench2/gold/t001.csv"

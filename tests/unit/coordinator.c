@@ -538,7 +538,7 @@ static void test_malformed_messages_rejected(void)
     ack->result.attempts = 1;
     sx_msg_send(ack, f->sock, NULL, NULL);
     sx_msg_destroy(&ack);
-    sx_msg_task_t unasked = {"m1", "t001", NULL, 1, 1};
+    sx_msg_task_t unasked = {"m1", "t001", NULL, 1, 1, 0};
     fake_result(f, &unasked, SX_STATUS_MATCH); /* before HELLO */
     sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
@@ -1475,7 +1475,7 @@ static void test_idle_worker_gets_unstarted_units(void)
     SX_CHECK(fake_expect(slow, SX_MSG_RECALL, 300) == NULL);
     sx_msg_task_t wrong_token = first->tasks[1];
     wrong_token.token++;
-    sx_msg_task_t unknown = {"m1", "t999", NULL, 1, first->tasks[2].token};
+    sx_msg_task_t unknown = {"m1", "t999", NULL, 1, first->tasks[2].token, 0};
     const sx_msg_task_t *answer[] = {
         &wrong_token,      &unknown,          &own->tasks[1],    &first->tasks[2],
         &second->tasks[0], &second->tasks[1], &second->tasks[2], &first->tasks[2]};

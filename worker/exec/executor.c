@@ -157,15 +157,18 @@ void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays)
     self->replays = replays;
 }
 
-/* sx.<run>[.<method>].<task>.<attempt>: what every topic of one execution
- * starts with, unique per run, method, task and attempt (docs/execution.md,
- * step 3). Not yet sanitized. */
+/* sx.<run>[.<method>].<task>[.s<sample>].<attempt>: what every topic of one
+ * execution starts with, unique per run, method, task, sample and attempt
+ * (docs/execution.md, step 3). Not yet sanitized. */
 static void topic_prefix(run_t *run)
 {
     const sx_exec_request_t *request = run->request;
-    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s.%d", run->self->run_id,
+    char sample[32] = "";
+    if (request->sample)
+        snprintf(sample, sizeof sample, ".s%d", request->sample);
+    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s%s.%d", run->self->run_id,
              request->method ? request->method : "", request->method ? "." : "",
-             request->task_id, request->attempt);
+             request->task_id, sample, request->attempt);
 }
 
 /* <prefix>.<table>, in Kafka's legal characters. */
@@ -340,9 +343,11 @@ static char *sql_quote(const char *text, char quote)
 /* Names the task's job (pipeline.name, the sweep's mark) in the session. */
 static sx_gateway_rc_t name_job(run_t *run, sx_error_t *err)
 {
-    char name[512];
-    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s attempt %d", run->self->run_id,
-             run->task->task_id, run->request->attempt);
+    char name[512], sample[32] = "";
+    if (run->request->sample)
+        snprintf(sample, sizeof sample, " sample %d", run->request->sample);
+    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s%s attempt %d", run->self->run_id,
+             run->task->task_id, sample, run->request->attempt);
     char *literal = sql_quote(name, '\'');
     char *set = sx_format("SET 'pipeline.name' = %s", literal);
     sx_gateway_rc_t rc = sx_gateway_configure(run->self->gateway, set, err);

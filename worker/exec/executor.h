@@ -50,6 +50,8 @@ typedef struct {
     const char *csv_path; /* where the final CSV goes */
     const char *method;   /* the method's name, or NULL; part of topic names, so
                              two methods of one run never share a topic */
+    int sample;           /* which candidate of the task; part of topic names
+                             when not 0, so two samples never share a topic */
 } sx_exec_request_t;
 
 typedef struct _sx_executor_t sx_executor_t;
