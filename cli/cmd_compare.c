@@ -70,8 +70,11 @@ static const char *const s_relation_names[] = {"same", "different", "none", "unk
 /* A (task, sample) whose verdict, status or final relation differs. */
 typedef struct {
     size_t task, sample;
+    const sx_result_t *a, *b; /* each side's result */
     relation_t relation;
     char error[SX_ERROR_MAX]; /* REL_UNKNOWN: why */
+    const char *words[4];     /* what differs */
+    size_t words_count;
 } differing_t;
 
 static bool is_folder(const char *path)
@@ -255,6 +258,20 @@ static relation_t relation_of(const sx_bench_t *bench, const sx_result_t *a,
     return same ? REL_SAME : REL_DIFFERENT;
 }
 
+/* What differs about a (task, sample), in words, into d->words. */
+static void differences(differing_t *d)
+{
+    d->words_count = 0;
+    if (d->a->score != d->b->score)
+        d->words[d->words_count++] = "verdict";
+    if (d->a->strict != d->b->strict)
+        d->words[d->words_count++] = "strict verdict";
+    if (d->a->status != d->b->status)
+        d->words[d->words_count++] = "status";
+    if (d->relation == REL_DIFFERENT || d->relation == REL_UNKNOWN)
+        d->words[d->words_count++] = "final relation";
+}
+
 /* The samples both sides have of each task. */
 static size_t shared_samples(const side_t *a, const side_t *b)
 {
@@ -277,31 +294,15 @@ static differing_t *find_differing(const sx_bench_t *bench, const side_t *a,
     *count = 0;
     for (size_t t = 0; t < a->tasks; t++)
         for (size_t k = 0; k < n; k++) {
-            const sx_result_t *x = result_of(a, t, k), *y = result_of(b, t, k);
             differing_t *d = &list[*count];
             *d = (differing_t){.task = t, .sample = k};
-            d->relation = relation_of(bench, x, y, d->error, sizeof d->error);
-            if (x->score != y->score || x->strict != y->strict ||
-                x->status != y->status || d->relation == REL_DIFFERENT ||
-                d->relation == REL_UNKNOWN)
-                (*count)++;
+            d->a = result_of(a, t, k);
+            d->b = result_of(b, t, k);
+            d->relation = relation_of(bench, d->a, d->b, d->error, sizeof d->error);
+            differences(d);
+            *count += d->words_count > 0;
         }
     return list;
-}
-
-/* What differs about a task, in words (into words[0..*n)). */
-static void differences(const sx_result_t *x, const sx_result_t *y, const differing_t *d,
-                        const char **words, size_t *n)
-{
-    *n = 0;
-    if (x->score != y->score)
-        words[(*n)++] = "verdict";
-    if (x->strict != y->strict)
-        words[(*n)++] = "strict verdict";
-    if (x->status != y->status)
-        words[(*n)++] = "status";
-    if (d->relation == REL_DIFFERENT || d->relation == REL_UNKNOWN)
-        words[(*n)++] = "final relation";
 }
 
 /* ---- the table ----------------------------------------------------------- */
@@ -366,20 +367,16 @@ static void print_table(const side_t *a, const side_t *b, const sx_bootstrap_t *
            a->samples > 1 || b->samples > 1 ? "(task, sample)s" : "task(s)",
            count ? ":" : "");
     for (size_t i = 0; i < count; i++) {
-        const sx_result_t *x = result_of(a, list[i].task, list[i].sample);
-        const sx_result_t *y = result_of(b, list[i].task, list[i].sample);
-        const char *words[4];
-        size_t n;
-        differences(x, y, &list[i], words, &n);
-        print_unit(a, b, &list[i]);
+        const differing_t *d = &list[i];
+        print_unit(a, b, d);
         printf(":");
-        for (size_t w = 0; w < n; w++)
-            printf("%s %s", w ? "," : "", words[w]);
-        if (list[i].relation == REL_UNKNOWN)
-            printf(" (cannot compare: %s)", list[i].error);
+        for (size_t w = 0; w < d->words_count; w++)
+            printf("%s %s", w ? "," : "", d->words[w]);
+        if (d->relation == REL_UNKNOWN)
+            printf(" (cannot compare: %s)", d->error);
         printf("\n");
-        print_result("A", x);
-        print_result("B", y);
+        print_result("A", d->a);
+        print_result("B", d->b);
     }
 }
 
@@ -425,24 +422,19 @@ static void print_json(const side_t *a, const side_t *b, const sx_bootstrap_t *b
                                   sx_comparison_json(&cmp[1], a->label, b->label)));
     json_t *tasks = json_array();
     for (size_t i = 0; i < count; i++) {
-        const sx_result_t *x = result_of(a, list[i].task, list[i].sample);
-        const sx_result_t *y = result_of(b, list[i].task, list[i].sample);
-        const char *words[4];
-        size_t n;
-        differences(x, y, &list[i], words, &n);
+        const differing_t *d = &list[i];
         json_t *differs = json_array();
-        for (size_t w = 0; w < n; w++)
-            json_array_append_new(differs, json_string(words[w]));
-        json_t *o = json_pack("{ss}", "task_id", x->task_id);
+        for (size_t w = 0; w < d->words_count; w++)
+            json_array_append_new(differs, json_string(d->words[w]));
+        json_t *o = json_pack("{ss}", "task_id", d->a->task_id);
         if (a->samples > 1 || b->samples > 1)
-            json_object_set_new(o, "sample", json_integer((json_int_t)list[i].sample));
+            json_object_set_new(o, "sample", json_integer((json_int_t)d->sample));
         json_object_set_new(o, "differs", differs);
-        json_object_set_new(o, "relation",
-                            json_string(s_relation_names[list[i].relation]));
-        if (list[i].relation == REL_UNKNOWN)
-            json_object_set_new(o, "relation_error", json_string(list[i].error));
-        json_object_set_new(o, "a", result_json(x));
-        json_object_set_new(o, "b", result_json(y));
+        json_object_set_new(o, "relation", json_string(s_relation_names[d->relation]));
+        if (d->relation == REL_UNKNOWN)
+            json_object_set_new(o, "relation_error", json_string(d->error));
+        json_object_set_new(o, "a", result_json(d->a));
+        json_object_set_new(o, "b", result_json(d->b));
         json_array_append_new(tasks, o);
     }
     json_object_set_new(root, "differing", tasks);

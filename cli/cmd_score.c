@@ -47,19 +47,20 @@ static const char s_usage[] =
     "line that is not such an object is an error naming the file and line;\n"
     "nothing is written then.\n"
     "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
-    "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json,\n"
-    "and prints 'NAME: EX = correct/total = 0.xxxx' for each method, then the\n"
-    "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
-    "the two verdicts differ, with the reason; each with its 95% interval, and\n"
-    "summary.json compares every pair of methods (docs/statistics.md).\n"
+    "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json\n"
+    "(with the 95% intervals and every pair of methods compared:\n"
+    "docs/statistics.md), and prints 'NAME: EX = correct/total = 0.xxxx, 95% CI\n"
+    "[low, high]' for each method, then the strict, row-aligned EX beside it\n"
+    "(never instead of it) and the tasks where the two verdicts differ, with the\n"
+    "reason.\n"
     "\n"
-    "  --bench BENCH       the benchmark folder (docs/benchmark.md)\n"
-    "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
-    "  --output OUT        the output folder\n"
-    "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"
-    "                      spider2-lite-2025-03 (NaN equals only NaN)\n"
-    "  --max-samples N     sample numbers must be below N (default "
-    "100)\n" SX_BOOTSTRAP_OPTIONS_HELP "  -h, --help          this text\n"
+    "  --bench BENCH          the benchmark folder (docs/benchmark.md)\n"
+    "  --method NAME=FILE     a method's submission.jsonl; repeatable\n"
+    "  --output OUT           the output folder\n"
+    "  --profile PROFILE      spider2-lite-2025-11 (default: NaN counts as 0) or\n"
+    "                         spider2-lite-2025-03 (NaN equals only NaN)\n"
+    "  --max-samples N        sample numbers must be below N (default "
+    "100)\n" SX_BOOTSTRAP_OPTIONS_HELP "  -h, --help             this text\n"
     "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 every task scored (whatever the verdicts), 2 bad usage, an\n"
     "unreadable bench or submission, or outputs that cannot be written.\n";
@@ -197,15 +198,12 @@ static int load_submission(const char *path, const sx_bench_t *bench, int max_sa
     sx_lines_t lines;
     sx_lines_init(&lines, path, data, size);
     char *line;
-    size_t length;
     int rc = 0, more;
-    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
-        if (strspn(line, " \t\r") == length)
-            continue; /* a blank line holds nothing to score */
         char *task_id = NULL, *csv = NULL, key[64], which[48] = "";
         int sample = 0;
         rc = sx_submission_entry_from_json(line, max_samples, &task_id, &sample, &csv,

@@ -283,15 +283,12 @@ int sx_results_read(const char *path, sx_result_t **results, size_t *count,
     sx_lines_t lines;
     sx_lines_init(&lines, path, data, size);
     char *line;
-    size_t length;
     int rc = 0, more;
-    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
-        if (strspn(line, " \t\r") == length)
-            continue;
         if (*count == cap) {
             cap = cap ? cap * 2 : 64;
             *results = sx_realloc(*results, cap, sizeof **results);

@@ -3,7 +3,7 @@
   make WORK          a 400-task bench in WORK/bench and two methods' final
                      CSVs and submissions (WORK/A.jsonl, WORK/B.jsonl), each
                      task of a kind (KINDS: what A and B answer), the kinds in
-                     WORK/kinds.json
+                     WORK/bench.json
   summary WORK SUMMARY B SEED
                      checks summary.json against the kinds: each method's
                      counts; the pair's four counts and ex_diff exactly,
@@ -80,11 +80,13 @@ KINDS = {
 }
 
 
-def make(work):
-    kinds = [k for k, spec in KINDS.items() for _ in range(spec[2])]
-    random.Random(40).shuffle(kinds)
-    ids = ["t%03d" % (i + 1) for i in range(len(kinds))]
-    bench = os.path.join(work, "bench")
+def make_bench(work, name, prefix, kinds, seed, ignore_order):
+    """WORK/NAME: a task per kind (shuffled with seed), IDs PREFIX and a
+    number, each with GOLD and the ignore_order its kind says; returns the
+    IDs and kinds in task order, also kept in WORK/NAME.json."""
+    random.Random(seed).shuffle(kinds)
+    ids = ["%s%03d" % (prefix, i + 1) for i in range(len(kinds))]
+    bench = os.path.join(work, name)
     for sub in ("gold", "evaluation"):
         os.makedirs(os.path.join(bench, sub))
     with open(os.path.join(bench, "task_ids.txt"), "w") as f:
@@ -93,7 +95,15 @@ def make(work):
         with open(os.path.join(bench, "gold", i + ".csv"), "w") as f:
             f.write(GOLD)
         with open(os.path.join(bench, "evaluation", i + ".json"), "w") as f:
-            json.dump({"ignore_order": KINDS[kind][3]}, f)
+            json.dump({"ignore_order": ignore_order(kind)}, f)
+    with open(os.path.join(work, name + ".json"), "w") as f:
+        json.dump(dict(zip(ids, kinds)), f)
+    return ids, kinds
+
+
+def make(work):
+    kinds = [k for k, spec in KINDS.items() for _ in range(spec[2])]
+    ids, kinds = make_bench(work, "bench", "t", kinds, 40, lambda kind: KINDS[kind][3])
     for side, method in ((0, "A"), (1, "B")):
         folder = os.path.join(work, method)
         os.makedirs(folder)
@@ -109,14 +119,12 @@ def make(work):
                 with open(path, "w") as f:
                     f.write(CSVS[csv])
                 sub.write(json.dumps({"task_id": i, "csv": path}) + "\n")
-    with open(os.path.join(work, "kinds.json"), "w") as f:
-        json.dump(dict(zip(ids, kinds)), f)
     print(" ".join("%s=%d" % (k, v[2]) for k, v in KINDS.items()))
 
 
 def verdicts(work):
     """task ID -> ((status, ex, strict) of A, of B), and the IDs in order."""
-    kinds = json.load(open(os.path.join(work, "kinds.json")))
+    kinds = json.load(open(os.path.join(work, "bench.json")))
     return {i: (VERDICT[KINDS[k][0]], VERDICT[KINDS[k][1]]) for i, k in kinds.items()}, \
         sorted(kinds)
 
@@ -205,7 +213,7 @@ def differs(a, b, ignore_order):
 
 
 def check_compare(work, path, summary_path, out_a, out_b):
-    kinds = json.load(open(os.path.join(work, "kinds.json")))
+    kinds = json.load(open(os.path.join(work, "bench.json")))
     c = json.load(open(path))
     s = json.load(open(summary_path))
     bad = []
@@ -318,23 +326,13 @@ def pass_at(rights, n, k):
 
 def make_samples(work):
     kinds = [k for k in SAMPLE_KINDS for _ in range(30)]
-    random.Random(41).shuffle(kinds)
-    ids = ["s%03d" % (i + 1) for i in range(len(kinds))]
-    bench = os.path.join(work, "sbench")
-    for sub in ("gold", "evaluation"):
-        os.makedirs(os.path.join(bench, sub))
-    with open(os.path.join(bench, "task_ids.txt"), "w") as f:
-        f.write("".join(i + "\n" for i in ids))
+    ids, kinds = make_bench(work, "sbench", "s", kinds, 41, lambda kind: SAMPLE_KINDS[kind][2])
     folder = os.path.join(work, "scsv")
     os.makedirs(folder)
     with open(os.path.join(work, "S.jsonl"), "w") as s, \
             open(os.path.join(work, "O.jsonl"), "w") as o:
         for i, kind in zip(ids, kinds):
-            csvs, other, ignore = SAMPLE_KINDS[kind]
-            with open(os.path.join(bench, "gold", i + ".csv"), "w") as f:
-                f.write(GOLD)
-            with open(os.path.join(bench, "evaluation", i + ".json"), "w") as f:
-                json.dump({"ignore_order": ignore}, f)
+            csvs, other, _ = SAMPLE_KINDS[kind]
             for k, csv in enumerate(csvs + [other]):
                 name = "S%d" % k if k < 3 else "O"
                 if csv is None:
@@ -346,12 +344,10 @@ def make_samples(work):
                 if k < 3:
                     line["sample"] = k
                 (s if k < 3 else o).write(json.dumps(line) + "\n")
-    with open(os.path.join(work, "skinds.json"), "w") as f:
-        json.dump(dict(zip(ids, kinds)), f)
 
 
 def check_samples(work, summary_path, compare_path):
-    kinds = json.load(open(os.path.join(work, "skinds.json")))
+    kinds = json.load(open(os.path.join(work, "sbench.json")))
     ids = sorted(kinds)
     s = json.load(open(summary_path))
     m, o = s["methods"]["S"], s["methods"]["O"]
