@@ -2,7 +2,8 @@
  * final CSVs (docs/outputs.md, docs/ex.md): for each method, read its submission.jsonl
  * (task ID -> CSV path or null), score every task ID of task_ids.txt with
  * the Spider 2.0 comparison (common/ex/score.h), and write OUT/NAME/results.jsonl,
- * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
+ * OUT/NAME/submission.jsonl, the diffs of the misses (OUT/NAME/diff/) and
+ * OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
 #include "cli/ending.h"
 #include "cli/options.h"
@@ -17,6 +18,7 @@
 #include "common/log.h"
 #include "common/report/report.h"
 #include "common/sample.h"
+#include "coordinator/diffs.h"
 
 #include <czmq.h>
 #include <getopt.h>
@@ -47,12 +49,13 @@ static const char s_usage[] =
     "line that is not such an object is an error naming the file and line;\n"
     "nothing is written then.\n"
     "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
-    "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json\n"
-    "(with the 95% intervals and every pair of methods compared:\n"
-    "docs/statistics.md), and prints 'NAME: EX = correct/total = 0.xxxx, 95% CI\n"
-    "[low, high]' for each method, then the strict, row-aligned EX beside it\n"
-    "(never instead of it) and the tasks where the two verdicts differ, with the\n"
-    "reason.\n"
+    "score), OUT/NAME/submission.jsonl (absolute paths), OUT/NAME/diff/ID.json\n"
+    "for each task whose verdict or strict verdict is 0 (the gold rows its CSV\n"
+    "lacks and the rows it has that gold lacks) and OUT/summary.json (with the\n"
+    "95% intervals and every pair of methods compared: docs/statistics.md),\n"
+    "and prints 'NAME: EX = correct/total = 0.xxxx, 95% CI [low, high]' for each\n"
+    "method, then the strict, row-aligned EX beside it (never instead of it)\n"
+    "and the tasks where the two verdicts differ, with the reason.\n"
     "\n"
     "  --bench BENCH          the benchmark folder (docs/benchmark.md)\n"
     "  --method NAME=FILE     a method's submission.jsonl; repeatable\n"
@@ -314,6 +317,12 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
             ignore = ignore ? ignore : sx_bench_ignore_order(bench);
             rc = sx_summary_majority(&summaries[m], results[m], counts[m], ignore, err);
         }
+        sx_error_t diff_err;
+        if (rc == 0 &&
+            sx_diffs_write(args->out_dir, args->methods[m].name, args->bench_dir,
+                           args->profile, results[m], counts[m], &diff_err) != 0)
+            sx_warn("the diffs of %s's misses are not all written: %s",
+                    args->methods[m].name, diff_err.msg);
     }
     free(ignore);
     if (rc != 0)

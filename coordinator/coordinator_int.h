@@ -124,8 +124,8 @@ struct _sx_coordinator_t {
     int64_t started_ms;
     double executed_seconds; /* summed over the units a worker executed this run */
     size_t executed;         /* and their count: the ETA's usual time a task */
-    int64_t loop_at;   /* when the loop last came round (sx_clock_stall_ms) */
-    double started_at; /* Unix time, for summary.json's "run" */
+    int64_t loop_at;         /* when the loop last came round (sx_clock_stall_ms) */
+    double started_at;       /* Unix time, for summary.json's "run" */
 };
 
 /* units.c: the units' state machine */

@@ -58,21 +58,40 @@ static void find_methods(const char *input, zlistx_t *methods)
     closedir(dir);
 }
 
-/* Copies a final CSV to OUT/METHOD/csv/TASK.csv (a sample K > 0's to
- * OUT/METHOD/samples/K/csv/TASK.csv, as a run places it); its new path
- * (heap), or NULL. */
-static char *copy_csv(const char *from, const char *out_dir, const char *method,
-                      const char *task_id, int sample, sx_error_t *err)
+static int copy_file(const char *from, const char *to, sx_error_t *err)
 {
-    char *to = sample ? sx_format("%s/%s/samples/%d/csv/%s.csv", out_dir, method, sample,
-                                  task_id)
-                      : sx_format("%s/%s/csv/%s.csv", out_dir, method, task_id);
     size_t size = 0;
     char *data = sx_file_read(from, (size_t)1 << 31, &size, err);
     int rc = data && sx_mkdirs_for(to, err) == 0
                  ? sx_file_write_atomic(to, data, size, err)
                  : -1;
     free(data);
+    return rc;
+}
+
+/* Copies a final CSV to OUT/METHOD/csv/TASK.csv (a sample K > 0's to
+ * OUT/METHOD/samples/K/csv/TASK.csv, as a run places it), and the diff of a
+ * miss the input has beside it (diffs.h) to its diff/TASK.json; the CSV's
+ * new path (heap), or NULL. */
+static char *copy_csv(const char *from, const char *input, const char *out_dir,
+                      const char *method, const char *task_id, int sample,
+                      sx_error_t *err)
+{
+    /* OUT/METHOD, or OUT/METHOD/samples/K for a sample K > 0. */
+    char *in_dir = sample ? sx_format("%s/%s/samples/%d", input, method, sample)
+                          : sx_format("%s/%s", input, method);
+    char *out = sample ? sx_format("%s/%s/samples/%d", out_dir, method, sample)
+                       : sx_format("%s/%s", out_dir, method);
+    char *to = sx_format("%s/csv/%s.csv", out, task_id);
+    char *diff = sx_format("%s/diff/%s.json", in_dir, task_id);
+    char *diff_to = sx_format("%s/diff/%s.json", out, task_id);
+    free(in_dir);
+    free(out);
+    int rc = copy_file(from, to, err);
+    if (rc == 0 && sx_file_exists(diff))
+        rc = copy_file(diff, diff_to, err);
+    free(diff);
+    free(diff_to);
     if (rc == 0)
         return to;
     free(to);
@@ -109,7 +128,8 @@ static int take(merged_t *m, const sx_bench_t *bench, const char *input,
         return 0; /* the same verdict twice: an overlap that agrees */
     }
     if (r->csv) {
-        char *to = copy_csv(r->csv, out_dir, m->method, r->task_id, r->sample, err);
+        char *to =
+            copy_csv(r->csv, input, out_dir, m->method, r->task_id, r->sample, err);
         if (!to)
             return sx_error_prefix(err, "%s/%s", m->method, name), -1;
         free(r->csv);

@@ -6,7 +6,8 @@
  * (infra_error, "missing from every shard output"). With several samples
  * per task this holds per (task, sample): a method has n = 1 + the largest
  * sample number of any input samples per task. Final CSVs are copied
- * into OUT so submission.jsonl points inside it. An input made by a --tasks
+ * into OUT so submission.jsonl points inside it, with the diffs of the
+ * misses (OUT/NAME/diff/, diffs.h) the shards wrote. An input made by a --tasks
  * run (its summary.json has "subset") is refused unless allow_subset: its
  * figures count a hand-picked subset, and a merge would present them as a
  * run of the whole bench. */

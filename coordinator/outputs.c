@@ -1,7 +1,8 @@
 /* outputs.c: the run's outputs once every unit is settled: each method's
  * results.jsonl, submission.jsonl (and samples/K/submission.jsonl) and CSVs
- * (common/results/; the units run task then sample, their order there), summary.json
- * with the run's description, and report.html (common/report/). */
+ * (common/results/; the units run task then sample, their order there), the
+ * diffs of its misses (diffs.h), summary.json with the run's description, and
+ * report.html (common/report/). */
 #include "coordinator/coordinator_int.h"
 
 #include "common/clock.h"
@@ -15,6 +16,7 @@
 #include "common/bench/bench.h"
 #include "common/bench/task.h"
 #include "common/ex/score.h"
+#include "coordinator/diffs.h"
 #include "coordinator/journal.h"
 #include "common/report/report.h"
 #include "common/files.h"
@@ -50,6 +52,12 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
             rc = sx_summary_majority(&summaries[m], results, count, ignore, err);
             free(ignore);
         }
+        sx_error_t diff_err;
+        if (rc == 0 &&
+            sx_diffs_write(self->out_dir, self->methods[m].name, self->config.bench_dir,
+                           self->config.profile, results, count, &diff_err) != 0)
+            sx_warn("the diffs of %s's misses are not all written: %s",
+                    self->methods[m].name, diff_err.msg);
         summaries[m].repeats = self->config.repeat > 1 ? (size_t)self->config.repeat : 0;
         if (self->config.task_count)
             summaries[m].bench_tasks = sx_bench_task_count(self->bench);

@@ -69,6 +69,7 @@ void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
     unit->result.strict = result->strict;
     unit->result.steps = result->steps;
     unit->result.cached = result->cached;
+    unit->result.changelog = result->changelog;
     free(unit->result.worker);
     unit->result.worker = sx_strdup(result->worker ? result->worker : "");
     unit->state = UNIT_SETTLED;

@@ -187,6 +187,19 @@ static void pack_timings(msgpack_packer *pk, const sx_timings_t *t)
         msgpack_pack_double(pk, sx_step_seconds(t, i));
 }
 
+/* nil when no changelog was folded, else [records by kind..., rows]. */
+static void pack_changelog(msgpack_packer *pk, const sx_changelog_counts_t *c)
+{
+    if (!c->known) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    msgpack_pack_array(pk, SX_CHANGE_KINDS + 1);
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        msgpack_pack_uint64(pk, c->records[k]);
+    msgpack_pack_uint64(pk, c->rows);
+}
+
 /* Number of fields after the three-item header, per type. */
 static int field_count(sx_msg_type_t type)
 {
@@ -196,7 +209,7 @@ static int field_count(sx_msg_type_t type)
     case SX_MSG_ASSIGN:
         return 4;
     case SX_MSG_RESULT:
-        return 12;
+        return 13;
     case SX_MSG_HEARTBEAT:
         return 0;
     case SX_MSG_ACK:
@@ -336,6 +349,7 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_bin(pk, m->data, m->size);
         msgpack_pack_int(pk, m->result.strict);
         pack_bool(pk, m->result.cached);
+        pack_changelog(pk, &m->result.changelog);
         if (m->result.sample != 0)
             msgpack_pack_int(pk, m->result.sample);
         break;
@@ -621,6 +635,21 @@ static int decode_timings(const msgpack_object *o, sx_timings_t *t, sx_error_t *
     return 0;
 }
 
+static int decode_changelog(const msgpack_object *o, sx_changelog_counts_t *c,
+                            sx_error_t *err)
+{
+    if (o->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    if (get_array(o, "changelog", SX_CHANGE_KINDS + 1, err) != 0)
+        return -1;
+    for (int k = 0; k <= SX_CHANGE_KINDS; k++)
+        if (get_u64(&o->via.array.ptr[k], "changelog",
+                    k < SX_CHANGE_KINDS ? &c->records[k] : &c->rows, err) != 0)
+            return -1;
+    c->known = true;
+    return 0;
+}
+
 static int decode_result(const msgpack_object *f, uint32_t count, sx_msg_t *m,
                          sx_error_t *err)
 {
@@ -640,7 +669,8 @@ static int decode_result(const msgpack_object *f, uint32_t count, sx_msg_t *m,
                      get_bin(&f[9], "csv", true, m, err) == 0 &&
                      get_int(&f[10], "strict", 0, 1, &strict, err) == 0 &&
                      get_bool(&f[11], "cached", &m->result.cached, err) == 0 &&
-                     get_sample(f, count, 12, &m->result.sample, err) == 0
+                     decode_changelog(&f[12], &m->result.changelog, err) == 0 &&
+                     get_sample(f, count, 13, &m->result.sample, err) == 0
                  ? 0
                  : -1;
     if (!m->result.detail)
@@ -1028,6 +1058,15 @@ static void test_roundtrips(void)
     result->result.cached = true;
     back = roundtrip(result);
     SX_CHECK(back->result.cached && back->result.status == SX_STATUS_MISMATCH);
+    SX_CHECK(!back->result.changelog.known);
+    sx_msg_destroy(&back);
+    /* and so do the changelog's figures */
+    result->result.changelog =
+        (sx_changelog_counts_t){.known = true, .records = {9, 4, 4, 2, 1}, .rows = 7};
+    back = roundtrip(result);
+    SX_CHECK(back->result.changelog.known && back->result.changelog.rows == 7 &&
+             memcmp(back->result.changelog.records, result->result.changelog.records,
+                    sizeof result->result.changelog.records) == 0);
     sx_msg_destroy(&back);
     sx_msg_destroy(&result);
 
@@ -1426,6 +1465,21 @@ static char *forge_result(size_t *size, int64_t attempts, const char *status,
         msgpack_pack_int(&pk, 1);
     else
         pack_bool(&pk, false);
+    sx_changelog_counts_t changelog = {
+        .known = true, .records = {3, 1, 1, 0, 2}, .rows = 3};
+    if (strcmp(broken, "changelog") == 0) {
+        msgpack_pack_array(&pk, SX_CHANGE_KINDS);
+        for (int k = 0; k < SX_CHANGE_KINDS; k++)
+            msgpack_pack_uint64(&pk, 1);
+    } else if (strcmp(broken, "changelog count") == 0) {
+        msgpack_pack_array(&pk, SX_CHANGE_KINDS + 1);
+        for (int k = 0; k <= SX_CHANGE_KINDS; k++)
+            msgpack_pack_int64(&pk, k == SX_CHANGE_DELETE ? -1 : 1);
+    } else if (strcmp(broken, "no changelog") == 0) {
+        msgpack_pack_nil(&pk);
+    } else {
+        pack_changelog(&pk, &changelog);
+    }
     *size = buffer.size;
     char *data = msgpack_sbuffer_release(&buffer);
     msgpack_sbuffer_destroy(&buffer);
@@ -1442,12 +1496,22 @@ static void test_result_fields(void)
     SX_CHECK(m && m->result.status == SX_STATUS_MATCH && m->result.score == 1);
     SX_CHECK(m->result.strict == 1 && m->result.attempts == 2 && m->token == 7);
     SX_CHECK(m->result.seconds == 1.5 && strcmp(m->result.detail, "why") == 0);
+    const uint64_t counts[SX_CHANGE_KINDS] = {3, 1, 1, 0, 2};
+    SX_CHECK(m->result.changelog.known && m->result.changelog.rows == 3 &&
+             memcmp(m->result.changelog.records, counts, sizeof counts) == 0);
     sx_msg_destroy(&m);
     free(data);
     data = forge_result(&size, 1000, "mismatch", 0, 0, NULL);
     m = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL);
     SX_CHECK(m && m->result.status == SX_STATUS_MISMATCH && m->result.score == 0);
     SX_CHECK(m->result.strict == 0 && m->result.attempts == 1000);
+    sx_msg_destroy(&m);
+    free(data);
+    /* nil: no changelog was folded (the task did not run, or came from the
+     * result cache). */
+    data = forge_result(&size, 1, "timeout", 0, 0, "no changelog");
+    m = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL);
+    SX_CHECK(m && m->result.status == SX_STATUS_TIMEOUT && !m->result.changelog.known);
     sx_msg_destroy(&m);
     free(data);
     const struct {
@@ -1474,6 +1538,9 @@ static void test_result_fields(void)
         {1, "match", 1, 0, "timings array", "field 'timings' is not an array"},
         {1, "match", 1, 0, "csv", "field 'csv' is not binary"},
         {1, "match", 1, 0, "cached", "field 'cached' is not a boolean"},
+        {1, "match", 1, 0, "changelog", "field 'changelog' has 5 items, expected 6"},
+        {1, "match", 1, 0, "changelog count",
+         "field 'changelog' is not a non-negative integer"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         data = forge_result(&size, bad[i].attempts, bad[i].status, bad[i].seconds,
@@ -1550,7 +1617,7 @@ static char *forge_spec(size_t *size, const char *spec)
 #define HASH "0123456789abcdef0123456789abcdef01234567"
 #define ASSIGN_TASK(task) "a7 sSXP V i2 u1 a1 " task " a0 f"
 #define ASSIGN_FILE(file) "a7 sSXP V i2 u1 a0 a1 " file " f"
-#define RESULT(fields) "a15 sSXP V i3 " fields " i0 f"
+#define RESULT(fields) "a16 sSXP V i3 " fields " i0 f n"
 #define RESULT_OK_UNTIL_SECONDS "u7 sm1 st1 smatch swhy i1"
 #define TIMINGS "a7 d0 d0 d0 d0 d0 d0 d0"
 
@@ -1609,12 +1676,12 @@ static void test_decoding_names_the_field(void)
          "ASSIGN: file 0: field 'size' is not a non-negative integer"},
         {ASSIGN_FILE("a3 s/etc/x s" HASH " u1"),
          "ASSIGN: file 0: file path '/etc/x' is not a safe relative path"},
-        {"a16 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f i-1",
+        {"a17 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f n i-1",
          "RESULT: field 'sample' = -1 is outside [0, 9999]"},
-        {"a16 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f s1",
+        {"a17 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f n s1",
          "RESULT: field 'sample' is not an integer"},
-        {"a17 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f i1 i1",
-         "RESULT has 14 fields, expected 12 to 13"},
+        {"a18 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f n i1 i1",
+         "RESULT has 15 fields, expected 13 to 14"},
         {RESULT("u7 s.. st1 smatch swhy i1 d1 sw1 " TIMINGS " n"),
          "RESULT: field 'method' is not a safe name: '..'"},
         {RESULT("u7 sm1 st1 i1 swhy i1 d1 sw1 " TIMINGS " n"),
@@ -1627,6 +1694,12 @@ static void test_decoding_names_the_field(void)
          "RESULT: field 'worker' is not a string"},
         {RESULT(RESULT_OK_UNTIL_SECONDS " d1 sw1 a7 d0 d0 d0 s0 d0 d0 d0 n"),
          "RESULT: field 'timings' is not a number"},
+        {"a16 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS
+         " n i0 f a6 u1 u0 u0 "
+         "u0 u0 d1",
+         "RESULT: field 'changelog' is not a non-negative integer"},
+        {"a16 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f i1",
+         "RESULT: field 'changelog' is not an array"},
         {"a7 sSXP V i5 s.. st1 i1 u1", "ACK: field 'method' is not a safe name: '..'"},
         {"a7 sSXP V i5 sm1 i1 i1 u1", "ACK: field 'task_id' is not a string"},
         {"a7 sSXP V i5 sm1 st1 i0 u1", "ACK: field 'attempt' = 0 is outside [1, 1000]"},
@@ -1892,11 +1965,11 @@ static void test_samples_on_the_wire(void)
     sx_result_init(&result->result, "t0001", SX_STATUS_MATCH, "", NULL);
     result->result.attempts = 1;
     data = sx_msg_encode(result, &plain, &err);
-    SX_CHECK(data && (unsigned char)data[0] == 0x9f); /* 3 + 12 items */
+    SX_CHECK(data && memcmp(data, "\xdc\x00\x10", 3) == 0); /* 3 + 13 items */
     free(data);
     result->result.sample = 2;
     data = sx_msg_encode(result, &sampled, &err);
-    SX_CHECK(data && memcmp(data, "\xdc\x00\x10", 3) == 0 && sampled == plain + 3);
+    SX_CHECK(data && memcmp(data, "\xdc\x00\x11", 3) == 0 && sampled == plain + 1);
     free(data);
     back = roundtrip(result);
     SX_CHECK(back->result.sample == 2 && back->result.status == SX_STATUS_MATCH);

@@ -27,13 +27,12 @@
  * the worker's result cache served the final CSV, ASSIGN whether it may;
  * HELLO says what the worker runs on. 4: RECALL and RELEASE, so the tasks a
  * busy worker has not started can go to an idle one. 5: HELLO says how many
- * tasks the worker runs at once (its slots). Several samples per task
- * (common/sample.h) add an optional trailing sample number to an ASSIGN
- * task, a RELEASE task and a RESULT, written only when it is not 0: a run of
- * one sample per task speaks version 5 byte for byte, and a worker of an
- * earlier build refuses (by its item count) only the messages of a sample
- * K > 0. */
-#define SX_PROTO_VERSION 5
+ * tasks the worker runs at once (its slots). 6: RESULT carries the
+ * changelog's figures. Several samples per task (common/sample.h) add an
+ * optional trailing sample number to an ASSIGN task, a RELEASE task and a
+ * RESULT, written only when it is not 0, so a worker of an earlier build
+ * refuses (by its item count) only the messages of a sample K > 0. */
+#define SX_PROTO_VERSION 6
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
 /* Most tasks a worker may say it runs at once (HELLO's slots): a thread and
@@ -88,8 +87,8 @@ typedef struct {
                            (--repeat: a run served from the cache proves nothing) */
     char *method;       /* RESULT, ACK */
     sx_result_t result; /* RESULT (csv unused on the wire; steps travel as the
-                           timings field; sample as the last, optional field);
-                           ACK uses task_id, attempts */
+                           timings field, changelog as nil or its counts; sample
+                           as the last, optional field); ACK uses task_id, attempts */
     char *data;         /* RESULT: the final CSV (NULL = none); FILE: contents */
     size_t size;
     char *hash;   /* FILE_REQUEST, FILE */

@@ -95,13 +95,16 @@ static bool serve_from_cache(sx_agent_t *self, job_t *job,
                              const sx_exec_request_t *request)
 {
     sx_error_t err;
-    int hit = sx_resultcache_get(self->cache, job->cache_key, job->csv_path, &err);
+    sx_changelog_counts_t changelog;
+    int hit =
+        sx_resultcache_get(self->cache, job->cache_key, job->csv_path, &changelog, &err);
     if (hit < 0)
         sx_warn("task %s: result cache: %s; the task runs", job->task.task_id, err.msg);
     if (hit <= 0)
         return false;
     self->config.score(self->config.exec_ctx, request, &job->result);
     job->result.cached = true;
+    job->result.changelog = changelog; /* of the execution that made the CSV */
     job->timings = (sx_timings_t){0};
     return true;
 }
@@ -111,7 +114,8 @@ static void store_in_cache(sx_agent_t *self, const job_t *job)
 {
     sx_error_t err;
     if (sx_resultcache_keeps(job->result.status) && job->result.csv &&
-        sx_resultcache_put(self->cache, job->cache_key, job->result.csv, &err) != 0)
+        sx_resultcache_put(self->cache, job->cache_key, job->result.csv,
+                           &job->result.changelog, &err) != 0)
         sx_warn("task %s: %s", job->task.task_id, err.msg);
 }
 
@@ -703,6 +707,8 @@ static void finish_job(sx_agent_t *self, job_t *job)
     msg->result.seconds = job->seconds;
     msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
     msg->result.cached = status != SX_STATUS_INFRA_ERROR && job->result.cached;
+    if (status == job->result.status) /* its final CSV travels with it */
+        msg->result.changelog = job->result.changelog;
     free(msg->result.worker);
     msg->result.worker = sx_strdup(self->name);
     msg->result.steps = job->timings;

@@ -24,11 +24,18 @@
  * else (infra_error, an interrupted task, a rejected or missing candidate
  * never reaches Flink anyway).
  *
- * Layout: DIR/v1/AB/KEY, one file per entry: a header line
- * "streamex-result-cache 1 SHA1 SIZE" and the CSV's bytes, written to a
- * temporary name, fsync'ed and renamed. A read checks the header, the size
- * and the hash; an entry that fails any check is logged, removed and
- * treated as a miss, never served. */
+ * An entry keeps the figures of the changelog the CSV was folded from
+ * (results.jsonl "changelog"), so a result served from the cache reports
+ * the execution that made its CSV.
+ *
+ * Layout: DIR/v2/AB/KEY, one file per entry: a header line
+ * "streamex-result-cache 2 SHA1 SIZE CHANGELOG", CHANGELOG being the six
+ * counts (insert update_before update_after delete tombstone rows) or "-"
+ * when unknown, and the CSV's bytes, written to a temporary name, fsync'ed
+ * and renamed. A read checks the header, the size and the hash; an entry
+ * that fails any check is logged, removed and treated as a miss, never
+ * served. (DIR/v1 holds the entries of the format without the changelog,
+ * which this version leaves alone.) */
 #ifndef SX_RESULTCACHE_H
 #define SX_RESULTCACHE_H
 
@@ -56,14 +63,14 @@ void sx_resultcache_key(const sx_resultcache_t *self, const char *task_id, int s
 /* Whether a result of this status is kept (match, mismatch). */
 bool sx_resultcache_keeps(sx_status_t status);
 
-/* Copies the entry of key to csv_path: 1 on a hit, 0 on a miss (also for a
- * corrupt entry, which is logged and removed), -1 when the copy cannot be
- * written (err says why). */
+/* Copies the entry of key to csv_path and its changelog figures to
+ * *changelog: 1 on a hit, 0 on a miss (also for a corrupt entry, which is
+ * logged and removed), -1 when the copy cannot be written (err says why). */
 int sx_resultcache_get(sx_resultcache_t *self, const char *key, const char *csv_path,
-                       sx_error_t *err);
-/* Stores the CSV at csv_path under key, atomically. */
+                       sx_changelog_counts_t *changelog, sx_error_t *err);
+/* Stores the CSV at csv_path and its changelog figures under key, atomically. */
 int sx_resultcache_put(sx_resultcache_t *self, const char *key, const char *csv_path,
-                       sx_error_t *err);
+                       const sx_changelog_counts_t *changelog, sx_error_t *err);
 
 void sx_resultcache_test(bool verbose);
 

@@ -1,6 +1,7 @@
 /* simexec.c: the simulated executor (see simexec.h). */
 #include "worker/simexec.h"
 
+#include "common/csv.h"
 #include "common/mem.h"
 #include "common/selftest.h"
 #include "common/files.h"
@@ -112,6 +113,19 @@ static sx_status_t wanted_status(const char *sql, int attempt)
     return sx_status_parse(name, &status) == 0 ? status : SX_STATUS_MATCH;
 }
 
+/* The changelog of an append sink that wrote the CSV `data`: one insert per
+ * data row (blank lines are none). */
+static sx_changelog_counts_t appended(const char *data, size_t size)
+{
+    sx_changelog_counts_t counts = {.known = true};
+    sx_csv_table_t *table = sx_csv_parse("simulated.csv", data, size, 0, NULL);
+    for (size_t i = 1; table && i < table->count; i++)
+        counts.rows += table->records[i].count > 0;
+    sx_csv_table_destroy(&table);
+    counts.records[SX_CHANGE_INSERT] = counts.rows;
+    return counts;
+}
+
 void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *result,
                     sx_timings_t *timings)
 {
@@ -148,6 +162,8 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     }
     bool wrote = data && sx_mkdirs_for(request->csv_path, &err) == 0 &&
                  sx_file_write_atomic(request->csv_path, data, size, &err) == 0;
+    sx_changelog_counts_t changelog =
+        wrote ? appended(data, size) : (sx_changelog_counts_t){0};
     free(data);
     if (!wrote) {
         sx_result_init(result, request->task_id, SX_STATUS_INFRA_ERROR, err.msg, NULL);
@@ -157,6 +173,8 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
     sx_result_init(result, request->task_id, status, has_csv ? "" : "simulated failure",
                    has_csv ? request->csv_path : NULL);
     result->strict = status == SX_STATUS_MATCH; /* simulated: strict agrees */
+    if (has_csv)
+        result->changelog = changelog;
 }
 
 void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result)
@@ -193,14 +211,23 @@ void sx_simexec_test(bool verbose)
     sx_timings_t timings;
     sx_simexec_run(sim, &request, &result, &timings);
     SX_CHECK(result.status == SX_STATUS_MATCH && result.csv && sx_file_exists(csv));
+    /* gold's one row, inserted */
+    SX_CHECK(result.changelog.known && result.changelog.rows == 1 &&
+             result.changelog.records[SX_CHANGE_INSERT] == 1 &&
+             result.changelog.records[SX_CHANGE_DELETE] == 0);
     sx_result_clear(&result);
     sx_simexec_score(sim, &request, &result); /* a cached CSV, scored again */
     SX_CHECK(result.status == SX_STATUS_MATCH && result.strict == 1 &&
-             strcmp(result.csv, csv) == 0);
+             strcmp(result.csv, csv) == 0 && !result.changelog.known);
     sx_result_clear(&result);
     request.sql = "SELECT a FROM s /*sim:mismatch*/";
     sx_simexec_score(sim, &request, &result);
     SX_CHECK(result.status == SX_STATUS_MISMATCH && result.strict == 0);
+    sx_result_clear(&result);
+    request.sql = "SELECT a FROM s /*sim:timeout*/"; /* no final CSV, no changelog */
+    sx_simexec_run(sim, &request, &result, &timings);
+    SX_CHECK(result.status == SX_STATUS_TIMEOUT && !result.csv &&
+             !result.changelog.known);
     sx_result_clear(&result);
     request.sql = "SELECT a FROM s";
     request.task_id = "t2"; /* no gold: the simulated run cannot produce a CSV */

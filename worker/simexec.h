@@ -8,7 +8,9 @@
  *   /\*sim:slow*\/     ten times the usual delay
  *   /\*sim:unstable*\/ match, with a final CSV that is gold and one row more,
  *                     another on every run (what --repeat must catch)
- * with no marker: match (missing prediction: missing_prediction).
+ * with no marker: match (missing prediction: missing_prediction). A
+ * simulated task with a final CSV reports a changelog of one insert per
+ * data row of that CSV (its "rows" the same), as an append sink would.
  * SPEC is comma-separated key=value: delay_ms=N (default 10), and
  * infra_error=ID (repeatable): task ID fails with infra_error on every
  * attempt whatever its SQL says, an infrastructure failure injected from

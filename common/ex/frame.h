@@ -67,6 +67,10 @@ void sx_frame_destroy(sx_frame_t **self_p);
 size_t sx_frame_column_count(const sx_frame_t *self);
 size_t sx_frame_row_count(const sx_frame_t *self);
 const sx_frame_column_t *sx_frame_column(const sx_frame_t *self, size_t index);
+/* A column's name: its header field as written (not pandas' name, which
+ * makes "Unnamed: 0" of an empty one and "a.1" of a second "a"); it names
+ * columns for people, the comparison never reads it. */
+const char *sx_frame_column_name(const sx_frame_t *self, size_t index);
 
 void sx_frame_test(bool verbose);
 

@@ -51,6 +51,12 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
                            int *strict, char *detail, size_t detail_size);
 
+/* What scoring task_id needs from the bench in bench_dir: the path of its
+ * gold CSV and its evaluation, loaded (both the caller's to free). -1 with
+ * err set when the bench or the evaluation cannot be read. */
+int sx_score_inputs(const char *bench_dir, const char *task_id, char **gold_csv,
+                    sx_evaluation_t **evaluation, sx_error_t *err);
+
 /* Scores the final CSV pred_csv of task_id against the gold and evaluation
  * of the bench in bench_dir (opened only now, after the CSV exists) with
  * sx_score_files; a bench, gold or evaluation that cannot be read is

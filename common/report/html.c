@@ -309,6 +309,41 @@ static void write_interval(FILE *out, json_t *ci)
     fputs("</td>", out);
 }
 
+/* Changelog figures in words: "insert 3 · update_before 0 · ... · rows 2". */
+static void write_changelog_text(FILE *out, const sx_changelog_counts_t *c)
+{
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        fprintf(out, "%s%s %llu", k ? " &middot; " : "",
+                sx_change_kind_name((sx_change_kind_t)k),
+                (unsigned long long)c->records[k]);
+    fprintf(out, " &middot; rows %llu", (unsigned long long)c->rows);
+}
+
+/* A method's changelog figures summed over the tasks that have them. */
+static void write_changelog_totals(FILE *out, const sx_report_t *r,
+                                   const sx_report_method_t *method)
+{
+    sx_changelog_counts_t sum = {.known = true};
+    size_t tasks = 0;
+    for (size_t i = 0; i < r->task_count; i++) {
+        const sx_changelog_counts_t *c = &method->results[i].changelog;
+        if (!c->known)
+            continue;
+        tasks++;
+        for (int k = 0; k < SX_CHANGE_KINDS; k++)
+            sum.records[k] += c->records[k];
+        sum.rows += c->rows;
+    }
+    if (tasks == 0) {
+        fputs("<span class=\"muted\">none</span>", out);
+        return;
+    }
+    write_changelog_text(out, &sum);
+    fprintf(out,
+            "<br><span class=\"muted\">over %zu task(s) with a folded changelog</span>",
+            tasks);
+}
+
 static void write_methods(FILE *out, const sx_report_t *r)
 {
     const char *kind = json_text(json_object_get(r->run, "inputs"), "kind");
@@ -319,7 +354,7 @@ static void write_methods(FILE *out, const sx_report_t *r)
     const char *ci_head = intervals ? "<th>95% CI</th>" : "";
     fprintf(out,
             "<table class=\"methods\">\n<tr><th>method</th><th>EX</th>%s<th>strict "
-            "EX</th>%s<th>statuses</th><th>%s</th></tr>\n",
+            "EX</th>%s<th>statuses</th><th>changelog</th><th>%s</th></tr>\n",
             ci_head, ci_head, kind ? kind : "input");
     for (size_t m = 0; m < r->method_count; m++) {
         const sx_report_method_t *method = &r->methods[m];
@@ -345,6 +380,8 @@ static void write_methods(FILE *out, const sx_report_t *r)
                 fprintf(out, "%s<span class=\"nowrap\">%s %lld</span>",
                         shown++ ? ", " : "", sx_status_name((sx_status_t)s),
                         status_count(method, (sx_status_t)s));
+        fputs("</td><td>", out);
+        write_changelog_totals(out, r, method);
         fputs("</td><td>", out);
         const char *file = input_file(r, method->name);
         if (file)
@@ -702,8 +739,106 @@ static void write_preview(FILE *out, const char *caption, const sx_report_previe
     fputs("</div>\n", out);
 }
 
+/* A diff's cell: a string as it is, null as a muted NULL, else its JSON. */
+static void write_diff_cell(FILE *out, json_t *value)
+{
+    if (json_is_null(value)) {
+        fputs("<span class=\"muted\">NULL</span>", out);
+        return;
+    }
+    if (json_is_string(value)) {
+        escape_cut(out, json_string_value(value), FIELD_MAX);
+        return;
+    }
+    char *text = json_dumps(value, JSON_ENCODE_ANY);
+    escape_cut(out, text, FIELD_MAX);
+    free(text);
+}
+
+/* One side of a diff as a table with gold's column names. */
+static void write_diff_rows(FILE *out, const char *caption, json_t *side, json_t *columns)
+{
+    size_t count = (size_t)json_integer_value(json_object_get(side, "count"));
+    json_t *rows = json_object_get(side, "rows");
+    fprintf(out, "<div><p>%s: %zu</p>", caption, count);
+    if (json_array_size(rows) == 0) {
+        fputs("</div>\n", out);
+        return;
+    }
+    fputs("<table class=\"csv\"><tr>", out);
+    size_t i, j;
+    json_t *row, *value;
+    json_array_foreach(columns, i, value)
+    {
+        fputs("<th>", out);
+        escape_cut(out, json_string_value(json_object_get(value, "gold")), FIELD_MAX);
+        fputs("</th>", out);
+    }
+    fputs("</tr>\n", out);
+    json_array_foreach(rows, i, row)
+    {
+        fputs("<tr>", out);
+        json_array_foreach(row, j, value)
+        {
+            fputs("<td>", out);
+            write_diff_cell(out, value);
+            fputs("</td>", out);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (json_array_size(rows) < count)
+        fprintf(out, "<p class=\"muted\">first %zu rows shown</p>\n",
+                json_array_size(rows));
+    fputs("</div>\n", out);
+}
+
+/* The facts of a diff besides its rows: how columns were paired, the first
+ * difference, the tie rule, its note. */
+static void write_diff_facts(FILE *out, json_t *diff)
+{
+    fputs("<p class=\"muted\">columns: ", out);
+    size_t i;
+    json_t *column;
+    json_array_foreach(json_object_get(diff, "columns"), i, column)
+    {
+        fputs(i ? ", gold " : "gold ", out);
+        write_diff_cell(out, json_object_get(column, "gold"));
+        fputs(" = prediction ", out);
+        write_diff_cell(out, json_object_get(column, "prediction"));
+        fputs(" (", out);
+        write_diff_cell(out, json_object_get(column, "by"));
+        fputs(")", out);
+    }
+    json_t *first = json_object_get(diff, "first_difference");
+    if (json_is_object(first)) {
+        fprintf(out, "; first difference at position %lld: gold ",
+                json_integer_value(json_object_get(first, "position")));
+        write_diff_cell(out, json_object_get(first, "gold"));
+        fputs(", prediction ", out);
+        write_diff_cell(out, json_object_get(first, "prediction"));
+    }
+    json_t *more = json_object_get(json_object_get(diff, "missing"), "from_tie_set");
+    if (json_integer_value(more) > 0)
+        fprintf(out, "; %lld more rows wanted from the tie set",
+                json_integer_value(more));
+    const char *rule = json_string_value(json_object_get(diff, "rule"));
+    if (rule) {
+        fputs("; rule broken: ", out);
+        sx_report_escape(out, rule);
+    }
+    const char *note = json_string_value(json_object_get(diff, "note"));
+    if (note) {
+        fputs("; ", out);
+        sx_report_escape(out, note);
+    }
+    if (!json_is_true(json_object_get(diff, "exact")))
+        fputs("; the pairing stopped at its bound: the counts are upper bounds", out);
+    fputs("</p>\n", out);
+}
+
 /* One method's verdict of a task: the facts, the candidate SQL, and its
- * final CSV beside gold (NULL without a bench). */
+ * final CSV beside gold (NULL without a bench), with a miss's diff. */
 /* A task's step times in words ("prepare 0.120 · replay 0.051 ..."). */
 static void write_steps_text(FILE *out, const sx_timings_t *t)
 {
@@ -737,6 +872,11 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     sx_report_escape(out, res->worker[0] ? res->worker : "-");
     fputs("</td></tr><tr><th>steps (s)</th><td>", out);
     write_steps_text(out, &res->steps);
+    fputs("</td></tr><tr><th>changelog</th><td>", out);
+    if (res->changelog.known)
+        write_changelog_text(out, &res->changelog);
+    else
+        fputs("-", out);
     fputs("</td></tr></table>\n", out);
     const char *sql =
         method->sql ? sx_predictions_sample_sql(method->sql, res->task_id, (int)sample)
@@ -752,11 +892,22 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     }
     sx_report_preview_t preview;
     sx_report_preview_read(res->csv, &preview);
+    json_t *diff = sx_report_diff(r, method->name, res->task_id);
     fputs("<div class=\"side\">", out);
     write_preview(out, "final CSV", &preview, NULL);
     if (gold)
         write_preview(out, "gold", gold, res->detail);
-    fputs("</div></div>\n", out);
+    if (diff) {
+        json_t *columns = json_object_get(diff, "columns");
+        write_diff_rows(out, "gold rows the final CSV lacks",
+                        json_object_get(diff, "missing"), columns);
+        write_diff_rows(out, "rows gold lacks", json_object_get(diff, "extra"), columns);
+    }
+    fputs("</div>\n", out);
+    if (diff)
+        write_diff_facts(out, diff);
+    fputs("</div>\n", out);
+    json_decref(diff);
     sx_report_preview_clear(&preview);
 }
 

@@ -1,7 +1,7 @@
 /* model.c: the per-task material of the report model (model.h), read one
  * task at a time while the page is written: a CSV's first rows, the task's
- * question and answer policy, its gold file. A missing bench leaves them
- * out (NULL), it is not an error. */
+ * question and answer policy, its gold file, a miss's diff. A missing bench
+ * leaves them out (NULL), it is not an error. */
 #include "common/report/model.h"
 
 #include "common/ex/score.h"
@@ -59,6 +59,16 @@ void sx_report_preview_clear(sx_report_preview_t *preview)
 char *sx_report_gold_path(const sx_report_t *report, const char *task_id)
 {
     return report->bench ? sx_bench_gold_path(report->bench, task_id) : NULL;
+}
+
+json_t *sx_report_diff(const sx_report_t *report, const char *method, const char *task_id)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/diff/%s.json", report->out_dir, method, task_id);
+    json_t *diff = json_load_file(path, 0, NULL);
+    if (diff && !json_is_object(diff))
+        json_decref(diff), diff = NULL;
+    return diff;
 }
 
 char *sx_report_question(const sx_report_t *report, const char *task_id)

@@ -62,5 +62,9 @@ char *sx_report_question(const sx_report_t *report, const char *task_id);
 char *sx_report_policy(const sx_report_t *report, const char *task_id);
 /* BENCH/gold/ID.csv (heap), or NULL without a bench. */
 char *sx_report_gold_path(const sx_report_t *report, const char *task_id);
+/* OUT/NAME/diff/ID.json, the diff of a miss (coordinator/diffs.h), or NULL
+ * when the task has none (or none readable). */
+json_t *sx_report_diff(const sx_report_t *report, const char *method,
+                       const char *task_id);
 
 #endif

@@ -239,12 +239,25 @@ static void test_report_of_a_scored_out(void)
     sx_result_init(&results[1], "t2", SX_STATUS_MISMATCH,
                    "gold column 1 has no equal column in the prediction </script>", csv);
     results[1].seconds = 1.25;
+    results[1].changelog =
+        (sx_changelog_counts_t){.known = true, .records = {2, 0, 1, 0, 0}, .rows = 2};
     sx_method_summary_t summary;
     sx_error_t err;
     SX_CHECK(sx_results_write(dir, "m1", results, 2, &summary, &err) == 0);
     sx_run_info_t run = {
         .command = "score", .started = 1796310000.5, .ended = 1796310002.0};
     SX_CHECK(sx_summary_write(dir, &summary, 1, &run, &err) == 0);
+    /* t2's diff (OUT/NAME/diff/ID.json) beside its previews, escaped. */
+    char diff[PATH_MAX];
+    snprintf(diff, sizeof diff, "%s/m1/diff/t2.json", dir);
+    const char *diff_json =
+        "{\"task_id\":\"t2\",\"columns\":[{\"gold\":\"a\",\"prediction\":\"a\","
+        "\"by\":\"name\"},{\"gold\":\"b\",\"prediction\":null,\"by\":null}],"
+        "\"missing\":{\"count\":25,\"rows\":[[\"<b>\",null],[1.5,true]]},"
+        "\"extra\":{\"count\":0,\"rows\":[]},\"first_difference\":{\"position\":3,"
+        "\"gold\":[1,2],\"prediction\":null},\"exact\":true,\"note\":\"n&b\"}\n";
+    SX_CHECK(sx_mkdirs_for(diff, NULL) == 0 &&
+             sx_file_write_atomic(diff, diff_json, strlen(diff_json), NULL) == 0);
     char *page = written_page(dir);
     char path[PATH_MAX];
     SX_CHECK(strstr(page, "1/2"));
@@ -253,17 +266,43 @@ static void test_report_of_a_scored_out(void)
     SX_CHECK(!strstr(page, "<script>alert"));
     SX_CHECK(strstr(page, "prediction &lt;/script&gt;"));
     SX_CHECK(strstr(page, "2026-12-03T15:00:00.500Z"));
+    /* t2's changelog figures in its view, and as the method's total over the
+     * one task that has them (t1's has none: "-"). */
+    const char *figures = "insert 2 &middot; update_before 0 &middot; update_after 1 "
+                          "&middot; delete 0 &middot; tombstone 0 &middot; rows 2";
+    char want[512];
+    snprintf(want, sizeof want, "<th>changelog</th><td>%s</td>", figures);
+    SX_CHECK(strstr(page, want) && strstr(page, "<th>changelog</th><td>-</td>"));
+    snprintf(want, sizeof want,
+             "<td>%s<br><span class=\"muted\">over 1 task(s) with a folded "
+             "changelog</span></td>",
+             figures);
+    SX_CHECK(strstr(page, want));
+    SX_CHECK(strstr(page,
+                    "<div><p>gold rows the final CSV lacks: 25</p><table class=\"csv\">"
+                    "<tr><th>a</th><th>b</th></tr>\n<tr><td>&lt;b&gt;</td><td><span "
+                    "class=\"muted\">NULL</span></td></tr>\n<tr><td>1.5</td><td>true"
+                    "</td></tr>\n</table>\n<p class=\"muted\">first 2 rows shown</p>"));
+    SX_CHECK(strstr(page, "<div><p>rows gold lacks: 0</p></div>"));
+    SX_CHECK(strstr(page,
+                    "<p class=\"muted\">columns: gold a = prediction a (name), gold b "
+                    "= prediction <span class=\"muted\">NULL</span> (<span "
+                    "class=\"muted\">NULL</span>); first difference at position 3: "
+                    "gold [1, 2], prediction <span class=\"muted\">NULL</span>; "
+                    "n&amp;b</p>"));
     free(page);
     /* Without summary.json there is nothing to report. */
     snprintf(path, sizeof path, "%s/summary.json", dir);
     unlink(path);
     SX_CHECK(sx_report_write(dir, &err) == -1 && strstr(err.msg, "summary.json"));
     static const char *const files[] = {"report.html", "t2.csv", "m1/results.jsonl",
-                                        "m1/submission.jsonl"};
+                                        "m1/submission.jsonl", "m1/diff/t2.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         unlink(path);
     }
+    snprintf(path, sizeof path, "%s/m1/diff", dir);
+    rmdir(path);
     snprintf(path, sizeof path, "%s/m1", dir);
     rmdir(path);
     rmdir(dir);

@@ -3,14 +3,17 @@
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order (with
  *     n > 1 samples: per (task ID, sample), each task's samples ascending):
  *     {"task_id", "sample"?: K, "score": 0|1, "strict": 0|1, "status", "detail",
- * "attempts", "seconds", "worker", "cached"?: true, "stable"?: true|false, "csv":
- * "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit", "run", "materialize",
- * "score", "cleanup"}}
+ *      "attempts", "seconds", "worker", "cached"?: true, "stable"?: true|false,
+ *      "csv": "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit",
+ *      "run", "materialize", "score", "cleanup"}, "changelog"?: {"insert",
+ *      "update_before", "update_after", "delete", "tombstone", "rows"}}
  *     ("sample" on every line of a method with several samples, else never;
  *     csv is carried so a results file alone can rebuild the submission;
  *     "cached" only when a worker's result cache served the final CSV;
  *     "stable" only after --repeat, for the tasks whose runs were compared;
- *     steps, seconds per step, only for a task a worker executed).
+ *     steps, seconds per step, only for a task a worker executed; changelog,
+ *     the sink changelog's records by kind and the final relation's rows,
+ *     only for a task whose changelog a worker folded into its final CSV).
  *   OUT/NAME/submission.jsonl  the official evaluator's index, same order:
  *     {"task_id", "csv": "/abs/path.csv"|null} (sample 0's; with n > 1 samples
  *     OUT/NAME/samples/K/submission.jsonl is sample K's, for every K < n)
@@ -64,6 +67,16 @@
 #define F_CSV "csv"
 #define F_STEPS "steps"
 #define F_SAMPLE SX_SAMPLE_FIELD
+#define F_CHANGELOG "changelog"
+#define F_ROWS "rows"
+
+static const char *const s_change_names[SX_CHANGE_KINDS] = {
+    "insert", "update_before", "update_after", "delete", "tombstone"};
+
+const char *sx_change_kind_name(sx_change_kind_t kind)
+{
+    return (unsigned)kind < SX_CHANGE_KINDS ? s_change_names[kind] : "unknown";
+}
 
 static const char *const s_step_names[SX_STEP_COUNT] = {
     "prepare", "replay", "submit", "run", "materialize", "score", "cleanup"};
@@ -142,6 +155,19 @@ static json_t *steps_json(const sx_timings_t *t)
     return o;
 }
 
+/* The "changelog" object, or NULL when no changelog was folded. */
+static json_t *changelog_json(const sx_changelog_counts_t *c)
+{
+    if (!c->known)
+        return NULL;
+    json_t *o = json_object();
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        json_object_set_new(o, s_change_names[k],
+                            json_integer((json_int_t)c->records[k]));
+    json_object_set_new(o, F_ROWS, json_integer((json_int_t)c->rows));
+    return o;
+}
+
 /* One results.jsonl line; with_sample writes "sample" (a method with
  * several samples writes it on every line, sample 0's too). */
 static char *result_json(const sx_result_t *r, bool with_sample)
@@ -165,6 +191,9 @@ static char *result_json(const sx_result_t *r, bool with_sample)
     json_object_set_new(o, F_CSV, csv_json(r->csv));
     if (steps)
         json_object_set_new(o, F_STEPS, steps);
+    json_t *changelog = changelog_json(&r->changelog);
+    if (changelog)
+        json_object_set_new(o, F_CHANGELOG, changelog);
     char *text = sx_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
@@ -206,6 +235,31 @@ static int get_steps(json_t *o, sx_timings_t *t, sx_error_t *err)
                                 sx_step_name(i));
         *sx_step_slot(t, i) = json_number_value(v);
     }
+    return 0;
+}
+
+/* The optional "changelog" object: every kind and "rows", each an integer
+ * >= 0, nothing else. */
+static int get_changelog(json_t *o, sx_changelog_counts_t *c, sx_error_t *err)
+{
+    json_t *changelog = json_object_get(o, F_CHANGELOG);
+    if (!changelog)
+        return 0;
+    if (!json_is_object(changelog) || json_object_size(changelog) != SX_CHANGE_KINDS + 1)
+        return sx_error_set(err,
+                            "field \"changelog\" must be an object of the %d record "
+                            "kinds and \"rows\"",
+                            SX_CHANGE_KINDS);
+    for (int k = 0; k <= SX_CHANGE_KINDS; k++) {
+        const char *name = k < SX_CHANGE_KINDS ? s_change_names[k] : F_ROWS;
+        json_t *v = json_object_get(changelog, name);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return sx_error_set(
+                err, "field \"changelog\": \"%s\" must be an integer >= 0", name);
+        *(k < SX_CHANGE_KINDS ? &c->records[k] : &c->rows) =
+            (uint64_t)json_integer_value(v);
+    }
+    c->known = true;
     return 0;
 }
 
@@ -252,6 +306,8 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         rc = sx_error_set(err, "field \"seconds\" must be a number >= 0");
     if (rc == 0)
         rc = get_steps(o, &result->steps, err);
+    if (rc == 0)
+        rc = get_changelog(o, &result->changelog, err);
     if (rc == 0 && cached && !json_is_true(cached))
         rc = sx_error_set(err, "field \"cached\" must be true when present");
     if (rc == 0 && stable && !json_is_boolean(stable))
@@ -990,6 +1046,22 @@ static void test_result_json_round_trips(void)
     }
 }
 
+/* Each line of bad[i][0] is refused with exactly the message bad[i][1], and
+ * leaves no field behind. */
+static void expect_refused(const char *const (*bad)[2], size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        sx_result_t back;
+        sx_error_t err;
+        sx_error_clear(&err);
+        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
+        if (strcmp(err.msg, bad[i][1]) != 0)
+            fprintf(stderr, "%s: '%s' is not '%s'\n", bad[i][0], err.msg, bad[i][1]);
+        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
+        SX_CHECK(back.task_id == NULL && back.detail == NULL);
+    }
+}
+
 /* Every refusal of a results.jsonl line, in full: a missing field is named
  * like a wrong one, and JSON that is no object says only that (it once
  * ended in a dangling ": "). */
@@ -1023,15 +1095,7 @@ static void test_result_refusals_in_full(void)
     };
 #undef STEPS
     sx_result_t back;
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sx_error_t err;
-        sx_error_clear(&err);
-        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
-        if (strcmp(err.msg, bad[i][1]) != 0)
-            fprintf(stderr, "%s: '%s' is not '%s'\n", bad[i][0], err.msg, bad[i][1]);
-        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
-        SX_CHECK(back.task_id == NULL && back.detail == NULL);
-    }
+    expect_refused(bad, sizeof bad / sizeof bad[0]);
     /* "stable": true is a repeated task whose runs agree; a null csv is none. */
     SX_CHECK(sx_result_from_json(
                  FIELDS(",\"score\":0,\"strict\":0,\"attempts\":1,\"seconds\":2,"
@@ -1623,12 +1687,56 @@ static void test_steps_travel_with_the_result(void)
          "field \"steps\": \"cleanup\" must be a number >= 0"},
     };
 #undef STEPS
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        sx_error_t err;
-        sx_error_clear(&err);
-        SX_CHECK(sx_result_from_json(bad[i][0], &back, &err) == -1);
-        SX_CHECK(strcmp(err.msg, bad[i][1]) == 0);
-    }
+    expect_refused(bad, sizeof bad / sizeof bad[0]);
+}
+
+/* The changelog figures are written only when known, after the steps, and
+ * read back whole; an object missing a kind or holding a bad count is
+ * refused with its reason. */
+static void test_changelog_travels_with_the_result(void)
+{
+    sx_result_t r, back;
+    sx_result_init(&r, "t", SX_STATUS_MATCH, "", NULL);
+    SX_CHECK(!r.changelog.known);
+    char *line = sx_result_to_json(&r);
+    SX_CHECK(!strstr(line, "changelog"));
+    free(line);
+    r.steps.run = 1;
+    r.changelog =
+        (sx_changelog_counts_t){.known = true, .records = {7, 2, 2, 1, 3}, .rows = 6};
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line,
+                    "\"cleanup\":0.0},\"changelog\":{\"insert\":7,\"update_before\":2,"
+                    "\"update_after\":2,\"delete\":1,\"tombstone\":3,\"rows\":6}}"));
+    SX_CHECK(sx_result_from_json(line, &back, NULL) == 0);
+    SX_CHECK(back.changelog.known && back.changelog.rows == 6);
+    SX_CHECK(memcmp(back.changelog.records, r.changelog.records,
+                    sizeof r.changelog.records) == 0);
+    free(line);
+    sx_result_clear(&back);
+    sx_result_clear(&r);
+    SX_CHECK(strcmp(sx_change_kind_name(SX_CHANGE_UPDATE_AFTER), "update_after") == 0);
+    SX_CHECK(strcmp(sx_change_kind_name(SX_CHANGE_KINDS), "unknown") == 0);
+#define CHANGELOG(changelog)                                                             \
+    "{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":\"mismatch\",\"detail\":"    \
+    "\"\",\"attempts\":1,\"seconds\":1,\"worker\":\"w\",\"changelog\":" changelog "}"
+    static const char *const bad[][2] = {
+        {CHANGELOG("[]"),
+         "field \"changelog\" must be an object of the 5 record kinds and \"rows\""},
+        {CHANGELOG("{\"insert\":1}"),
+         "field \"changelog\" must be an object of the 5 record kinds and \"rows\""},
+        {CHANGELOG("{\"insert\":1,\"update_before\":0,\"update_after\":0,\"delete\":-1,"
+                   "\"tombstone\":0,\"rows\":1}"),
+         "field \"changelog\": \"delete\" must be an integer >= 0"},
+        {CHANGELOG("{\"insert\":1,\"update_before\":0,\"update_after\":0,\"delete\":0,"
+                   "\"tombstone\":0,\"rows\":1.5}"),
+         "field \"changelog\": \"rows\" must be an integer >= 0"},
+        {CHANGELOG("{\"insert\":1,\"update_before\":0,\"update_after\":0,\"delete\":0,"
+                   "\"tombstone\":0,\"row\":1}"),
+         "field \"changelog\": \"rows\" must be an integer >= 0"},
+    };
+#undef CHANGELOG
+    expect_refused(bad, sizeof bad / sizeof bad[0]);
 }
 
 /* A result made by sx_result_init has every text field (the given ones,
@@ -1665,6 +1773,7 @@ void sx_result_test(bool verbose)
     test_run_clock_is_the_wall_clock();
     test_init_fills_every_field();
     test_steps_travel_with_the_result();
+    test_changelog_travels_with_the_result();
     test_numbers_read_like_a_person_wrote_them();
     test_result_json_round_trips();
     test_result_refusals_in_full();

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Seconds spent in each step of executing one task (docs/execution.md), as
@@ -32,6 +33,32 @@ typedef struct {
 const char *sx_step_name(int step);
 double *sx_step_slot(sx_timings_t *timings, int step);
 double sx_step_seconds(const sx_timings_t *timings, int step);
+
+/* The kinds of records in a sink changelog, as counted while it is
+ * materialized (worker/exec/materialize.h says which record is which kind for
+ * each sink.changelog), in the order results.jsonl writes them. */
+typedef enum {
+    SX_CHANGE_INSERT = 0,
+    SX_CHANGE_UPDATE_BEFORE,
+    SX_CHANGE_UPDATE_AFTER,
+    SX_CHANGE_DELETE,
+    SX_CHANGE_TOMBSTONE,
+    SX_CHANGE_KINDS,
+} sx_change_kind_t;
+
+/* "insert", "update_before", "update_after", "delete", "tombstone". */
+const char *sx_change_kind_name(sx_change_kind_t kind);
+
+/* A task's changelog figures (results.jsonl "changelog"): its sink
+ * changelog's records by kind and the rows of the final relation made from
+ * it. known is false when no changelog was folded into a final CSV here
+ * (the task did not run, its job did not finish, its changelog did not fold,
+ * or its CSV came from the result cache): the field is then left out. */
+typedef struct {
+    bool known;
+    uint64_t records[SX_CHANGE_KINDS];
+    uint64_t rows;
+} sx_changelog_counts_t;
 
 typedef struct {
     char *task_id;
@@ -50,6 +77,7 @@ typedef struct {
                            again, not executed); results.jsonl says so only when true */
     bool repeated;      /* --repeat compared its runs ("stable" is written) */
     bool unstable;      /* and some run gave another final relation */
+    sx_changelog_counts_t changelog; /* known only for an executed task */
 } sx_result_t;
 
 /* Fills every field (copies the strings); score follows from status,

@@ -191,6 +191,9 @@ typedef struct {
     sx_replays_t *replays;          /* shared source topics; NULL: private replays */
     sx_topic_maker_fn *make_topics; /* NULL: sx_mockkafka_make_topics */
     void *make_topics_arg;
+    sx_changelog_trace_fn *trace; /* the executor's trace, NULL: none */
+    void *trace_arg;
+    size_t trace_limit;
 } harness_t;
 
 /* An executor on the mock Kafka, the gateway `fake` and the REST API at
@@ -245,6 +248,7 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
              task_id);
     sx_executor_t *executor = executor_on(h, fake, run_id);
     sx_executor_set_replays(executor, h->replays);
+    sx_executor_set_trace(executor, h->trace, h->trace_arg, h->trace_limit);
     char csv[PATH_MAX];
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
     sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL, 0};
@@ -274,6 +278,7 @@ static void check_verdict(sx_result_t *result, sx_status_t status, const char *d
     bool scored = status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH ||
                   status == SX_STATUS_EVAL_ERROR;
     SX_CHECK((result->csv != NULL) == scored);
+    SX_CHECK(result->changelog.known == scored); /* the figures of the CSV's changelog */
     SX_CHECK(result->score == (status == SX_STATUS_MATCH));
     sx_result_clear(result);
 }
@@ -543,6 +548,46 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
              "%s/evaluation/t7.json: cannot open: No such file or directory", h->bench);
     fake = expect(h, &finished, "t7", SX_STATUS_EVAL_ERROR, want);
     sx_fakeflink_destroy(&fake);
+}
+
+/* The records the trace saw: "OFFSET:KINDS:KEY:VALUE;" each. */
+static void trace_into(void *arg, int64_t offset, unsigned kinds, const void *key,
+                       size_t key_len, const void *value, size_t value_len)
+{
+    char *seen = arg;
+    size_t used = strlen(seen);
+    snprintf(seen + used, 512 - used, "%lld:%#x:%.*s:%.*s;", (long long)offset, kinds,
+             (int)key_len, key ? (const char *)key : "", (int)value_len,
+             value ? (const char *)value : "");
+}
+
+/* A result carries its changelog's figures: an upsert sink (t8) that wrote
+ * one key three times is an insert and two update_afters, one row; the
+ * trace sees the first two records as they came. */
+static void test_changelog_figures(harness_t *h, sink_output_t *output)
+{
+    sx_fakeflink_script_t finished = {
+        .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = output};
+    output->key = "{\"id\":1}";
+    output->value = "{\"id\":1}\n{\"id\":1}\n{\"id\":1}";
+    char seen[512] = "";
+    h->trace = trace_into;
+    h->trace_arg = seen;
+    h->trace_limit = 2;
+    sx_result_t result;
+    sx_fakeflink_t *fake = run_on_fake(h, &finished, "t8", &result);
+    SX_CHECK(result.status == SX_STATUS_EVAL_ERROR && result.changelog.known);
+    const uint64_t want[SX_CHANGE_KINDS] = {1, 0, 2, 0, 0};
+    SX_CHECK(memcmp(result.changelog.records, want, sizeof want) == 0);
+    SX_CHECK(result.changelog.rows == 1);
+    if (strcmp(seen, "0:0x1:{\"id\":1}:{\"id\":1};1:0x4:{\"id\":1}:{\"id\":1};") != 0)
+        fprintf(stderr, "trace saw %s\n", seen);
+    SX_CHECK(strcmp(seen, "0:0x1:{\"id\":1}:{\"id\":1};1:0x4:{\"id\":1}:{\"id\":1};") ==
+             0);
+    sx_result_clear(&result);
+    sx_fakeflink_destroy(&fake);
+    h->trace = NULL;
+    output->key = NULL;
 }
 
 /* Kafka refusing a source's records (a Produce error librdkafka does not
@@ -1113,6 +1158,7 @@ static void fake_flink_tests(harness_t *h, sink_output_t *output)
     test_submit_verdicts(h);
     test_timeouts(h);
     test_output_verdicts(h, output);
+    test_changelog_figures(h, output);
     test_output_unreadable(h);
     test_pair_changed(h, output);
     test_sweep(h);

@@ -1,0 +1,72 @@
+/* diffs.c: OUT/NAME/diff/ID.json for a method's misses (see diffs.h). Each
+ * file is one line of compact JSON, written whole through
+ * sx_file_write_atomic, reals in their shortest form (jsonout.h). */
+#include "coordinator/diffs.h"
+
+#include "common/ex/diff.h"
+#include "common/files.h"
+#include "common/log.h"
+#include "common/results/jsonout.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool sx_diffs_wanted(const sx_result_t *r)
+{
+    bool scored = r->status == SX_STATUS_MATCH || r->status == SX_STATUS_MISMATCH;
+    return scored && r->csv && (r->score == 0 || r->strict == 0);
+}
+
+static int write_one(const char *path, const char *bench_dir, sx_profile_t profile,
+                     const sx_result_t *r, sx_error_t *err)
+{
+    sx_error_t why;
+    sx_diff_t *diff = sx_diff_task(bench_dir, r->task_id, r->csv, profile, &why);
+    if (!diff) {
+        sx_warn("%s: no diff: %s", path, why.msg);
+        return 0;
+    }
+    json_t *o = sx_diff_json(diff, r->task_id, r->score, r->strict);
+    char *text = sx_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    sx_diff_destroy(&diff);
+    int rc = !text ? sx_error_set(err, "%s: out of memory", path)
+             : sx_mkdirs_for(path, err) != 0 ? -1
+                                             : 0;
+    if (rc == 0) {
+        size_t n = strlen(text);
+        text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
+        rc = sx_file_write_atomic(path, text, n + 1, err);
+    }
+    free(text);
+    return rc;
+}
+
+int sx_diffs_write(const char *out_dir, const char *method, const char *bench_dir,
+                   sx_profile_t profile, const sx_result_t *results, size_t count,
+                   sx_error_t *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        const sx_result_t *r = &results[i];
+        char path[PATH_MAX];
+        if (r->sample > 0) /* beside the sample's CSVs, samples/K/csv/ */
+            snprintf(path, sizeof path, "%s/%s/samples/%d/diff/%s.json", out_dir, method,
+                     r->sample, r->task_id);
+        else
+            snprintf(path, sizeof path, "%s/%s/diff/%s.json", out_dir, method,
+                     r->task_id);
+        if (sx_diffs_wanted(r)) {
+            if (write_one(path, bench_dir, profile, r, err) != 0)
+                return -1;
+        } else if (unlink(path) != 0 && errno != ENOENT) {
+            return sx_error_set(err,
+                                "%s: cannot remove the diff of an earlier verdict: %s",
+                                path, strerror(errno));
+        }
+    }
+    return 0;
+}
