@@ -36,7 +36,7 @@ int sx_cmd_coordinator(int argc, char **argv)
                                           {"insecure", no_argument, NULL, OPT_INSECURE},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
-    sx_runopts_t opts = {0};
+    sx_runopts_t opts = {.bootstrap = SX_BOOTSTRAP_DEFAULT};
     const char *bind = NULL, *cert = NULL, *allow = NULL;
     bool insecure = false;
     sx_error_t err;

@@ -13,13 +13,16 @@
 
 static const char s_usage[] =
     "usage: streamex merge --bench BENCH OUT1 OUT2 ... --output OUT [--allow-subset]\n"
+    "                      [--bootstrap B] [--seed S]\n"
     "\n"
     "Merges the outputs of 'streamex run --shard I/N' (or coordinator) runs into\n"
     "OUT: every method, every task ID of BENCH/task_ids.txt exactly once. A task\n"
     "in two inputs with different verdicts is refused; a task in no input is\n"
     "reported on stderr and scores 0. The output of a --tasks run (a subset of\n"
     "task IDs, marked in its summary.json) is refused unless --allow-subset.\n"
-    "\n"
+    "OUT/summary.json's intervals and comparisons are computed over the merged\n"
+    "results.\n"
+    "\n" SX_BOOTSTRAP_OPTIONS_HELP "\n"
     "Exit status: 0 merged and complete, 1 merged with missing tasks, 2 refused\n"
     "or bad usage.\n";
 
@@ -30,13 +33,21 @@ int sx_cmd_merge(int argc, char **argv)
                                           {"output", required_argument, NULL, 'o'},
                                           {"allow-subset", no_argument, NULL, 'a'},
                                           {"help", no_argument, NULL, 'h'},
+                                          SX_BOOTSTRAP_LONGOPTS,
                                           {NULL, 0, NULL, 0}};
     const char *bench = NULL, *output = NULL;
     bool allow_subset = false;
-    int c;
+    sx_bootstrap_t bootstrap = SX_BOOTSTRAP_DEFAULT;
+    sx_error_t err;
+    sx_error_clear(&err);
+    int c, taken;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
-        if (c == 'b')
+        if ((taken = sx_bootstrap_option(c, optarg, &bootstrap, &err)) < 0)
+            return sx_usage_error("merge", s_usage, "%s", err.msg);
+        else if (taken)
+            continue;
+        else if (c == 'b')
             bench = optarg;
         else if (c == 'o')
             output = optarg;
@@ -53,14 +64,12 @@ int sx_cmd_merge(int argc, char **argv)
         return sx_usage_error("merge", s_usage,
                               "--bench, --output and at least one input are required");
     sx_merge_report_t report;
-    sx_error_t err;
-    sx_error_clear(&err);
     if (sx_output_path_check(output, &err) != 0) {
         fprintf(stderr, "streamex merge: %s\n", err.msg);
         return 2;
     }
     if (sx_merge(bench, (const char *const *)argv + optind, (size_t)(argc - optind),
-                 output, allow_subset, &report, &err) != 0) {
+                 output, allow_subset, &bootstrap, &report, &err) != 0) {
         fprintf(stderr, "streamex merge: %s\n", err.msg);
         return 2;
     }

@@ -246,7 +246,7 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
 int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
-    sx_runopts_t opts = {0};
+    sx_runopts_t opts = {.bootstrap = SX_BOOTSTRAP_DEFAULT};
     sx_local_run_t args = {.workers = 2, .capacity = 2, .slots = SX_RUN_SLOTS_DEFAULT};
     sx_error_t err;
     sx_error_clear(&err);

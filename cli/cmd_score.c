@@ -31,6 +31,7 @@
 static const char s_usage[] =
     "usage: streamex score --bench BENCH --method NAME=SUBMISSION.jsonl [--method ...]\n"
     "                      --output OUT [--profile PROFILE] [--max-samples N]\n"
+    "                      [--bootstrap B] [--seed S]\n"
     "\n"
     "Scores existing final CSVs against gold, as the benchmark's official\n"
     "evaluator does. SUBMISSION.jsonl holds one {\"task_id\": ID, \"csv\": PATH|null}\n"
@@ -50,18 +51,19 @@ static const char s_usage[] =
     "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
     "score), OUT/NAME/submission.jsonl (absolute paths), OUT/NAME/diff/ID.json\n"
     "for each task whose verdict or strict verdict is 0 (the gold rows its CSV\n"
-    "lacks and the rows it has that gold lacks) and OUT/summary.json,\n"
-    "and prints 'NAME: EX = correct/total = 0.xxxx' for each method, then the\n"
-    "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
-    "the two verdicts differ, with the reason.\n"
+    "lacks and the rows it has that gold lacks) and OUT/summary.json (with the\n"
+    "95% intervals and every pair of methods compared: docs/statistics.md),\n"
+    "and prints 'NAME: EX = correct/total = 0.xxxx, 95% CI [low, high]' for each\n"
+    "method, then the strict, row-aligned EX beside it (never instead of it)\n"
+    "and the tasks where the two verdicts differ, with the reason.\n"
     "\n"
-    "  --bench BENCH       the benchmark folder (docs/benchmark.md)\n"
-    "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
-    "  --output OUT        the output folder\n"
-    "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"
-    "                      spider2-lite-2025-03 (NaN equals only NaN)\n"
-    "  --max-samples N     sample numbers must be below N (default 100)\n"
-    "  -h, --help          this text\n"
+    "  --bench BENCH          the benchmark folder (docs/benchmark.md)\n"
+    "  --method NAME=FILE     a method's submission.jsonl; repeatable\n"
+    "  --output OUT           the output folder\n"
+    "  --profile PROFILE      spider2-lite-2025-11 (default: NaN counts as 0) or\n"
+    "                         spider2-lite-2025-03 (NaN equals only NaN)\n"
+    "  --max-samples N        sample numbers must be below N (default "
+    "100)\n" SX_BOOTSTRAP_OPTIONS_HELP "  -h, --help             this text\n"
     "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 every task scored (whatever the verdicts), 2 bad usage, an\n"
     "unreadable bench or submission, or outputs that cannot be written.\n";
@@ -73,6 +75,7 @@ typedef struct {
     int max_samples;
     sx_method_arg_t *methods;
     size_t method_count;
+    sx_bootstrap_t bootstrap;
 } score_args_t;
 
 /* Parses the command line; returns -1 to go on, else the exit code. */
@@ -85,12 +88,18 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
         {"profile", required_argument, NULL, 'p'},
         {"max-samples", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
+        SX_BOOTSTRAP_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         sx_error_t err;
+        int taken = sx_bootstrap_option(option, optarg, &args->bootstrap, &err);
+        if (taken < 0)
+            return sx_usage_error("score", s_usage, "%s", err.msg);
+        if (taken)
+            continue;
         switch (option) {
         case 'b':
             args->bench_dir = optarg;
@@ -192,15 +201,12 @@ static int load_submission(const char *path, const sx_bench_t *bench, int max_sa
     sx_lines_t lines;
     sx_lines_init(&lines, path, data, size);
     char *line;
-    size_t length;
     int rc = 0, more;
-    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
-        if (strspn(line, " \t\r") == length)
-            continue; /* a blank line holds nothing to score */
         char *task_id = NULL, *csv = NULL, key[64], which[48] = "";
         int sample = 0;
         rc = sx_submission_entry_from_json(line, max_samples, &task_id, &sample, &csv,
@@ -302,16 +308,25 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
                          sx_method_summary_t *summaries, double started, sx_error_t *err)
 {
     size_t count = sx_bench_task_count(bench);
-    for (size_t m = 0; m < args->method_count; m++) {
-        if (sx_results_write(args->out_dir, args->methods[m].name, results[m], counts[m],
-                             &summaries[m], err) != 0)
-            return -1;
+    bool *ignore = NULL; /* each task's, for maj@n's relations */
+    int rc = 0;
+    for (size_t m = 0; m < args->method_count && rc == 0; m++) {
+        rc = sx_results_write(args->out_dir, args->methods[m].name, results[m], counts[m],
+                              &summaries[m], err);
+        if (rc == 0 && summaries[m].samples > 1) {
+            ignore = ignore ? ignore : sx_bench_ignore_order(bench);
+            rc = sx_summary_majority(&summaries[m], results[m], counts[m], ignore, err);
+        }
         sx_error_t diff_err;
-        if (sx_diffs_write(args->out_dir, args->methods[m].name, args->bench_dir,
+        if (rc == 0 &&
+            sx_diffs_write(args->out_dir, args->methods[m].name, args->bench_dir,
                            args->profile, results[m], counts[m], &diff_err) != 0)
             sx_warn("the diffs of %s's misses are not all written: %s",
                     args->methods[m].name, diff_err.msg);
     }
+    free(ignore);
+    if (rc != 0)
+        return -1;
     const char **files = sx_alloc(args->method_count + 1, sizeof *files);
     for (size_t m = 0; m < args->method_count; m++)
         files[m] = args->methods[m].file;
@@ -325,8 +340,9 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
                          .inputs_kind = "submission",
                          .started = started,
                          .ended = sx_run_clock(),
-                         .bench_fingerprint = fingerprint};
-    int rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
+                         .bench_fingerprint = fingerprint,
+                         .bootstrap = args->bootstrap};
+    rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
     free(files);
     if (rc != 0)
         return -1;
@@ -391,7 +407,8 @@ static int run(const score_args_t *args)
 int sx_cmd_score(int argc, char **argv)
 {
     score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11,
-                         .max_samples = SX_SAMPLES_DEFAULT};
+                         .max_samples = SX_SAMPLES_DEFAULT,
+                         .bootstrap = SX_BOOTSTRAP_DEFAULT};
     int code = parse_arguments(argc, argv, &args);
     if (code < 0) {
         code = run(&args);

@@ -81,7 +81,9 @@ static int parse_tasks(const char *arg, sx_runopts_t *opts, sx_error_t *err)
 int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err)
 {
     long value = 0;
-    int rc = 0;
+    int rc = sx_bootstrap_option(c, arg, &opts->bootstrap, err);
+    if (rc != 0)
+        return rc;
     switch (c) {
     case SX_OPT_BENCH:
         opts->bench = arg;
@@ -190,6 +192,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->repeat = opts->repeat;
     config->progress_ms = opts->progress_ms;
     config->max_samples = opts->max_samples;
+    config->bootstrap = opts->bootstrap;
     return 0;
 }
 
@@ -298,6 +301,25 @@ static bool status_occurs(json_t *methods, const char *status)
     return false;
 }
 
+/* A table cell "c/t = x", followed by " [low, high]" when summary.json has
+ * the figure's interval; with n samples, c and t count every (task,
+ * sample). */
+static void format_figure(char *out, size_t size, json_t *m, const char *correct,
+                          const char *figure, const char *interval)
+{
+    json_t *samples = json_object_get(m, "samples");
+    long long total = json_integer_value(json_object_get(m, "total")) *
+                      (json_is_integer(samples) ? json_integer_value(samples) : 1);
+    int n = snprintf(out, size, "%lld/%lld = %.4f",
+                     json_integer_value(json_object_get(m, correct)), total,
+                     json_number_value(json_object_get(m, figure)));
+    json_t *ci = json_object_get(m, interval);
+    if (json_array_size(ci) == 2 && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " [%.4f, %.4f]",
+                 json_number_value(json_array_get(ci, 0)),
+                 json_number_value(json_array_get(ci, 1)));
+}
+
 void sx_run_table_print(const char *out_dir)
 {
     if (!isatty(STDOUT_FILENO))
@@ -308,25 +330,20 @@ void sx_run_table_print(const char *out_dir)
     json_t *methods = json_object_get(summary, "methods");
     const char *name;
     json_t *m;
-    printf("\n%-16s %-18s %-18s", "method", "EX", "strict EX");
+    /* Wide enough for "c/t = x [low, high]" when the intervals are there. */
+    int width = json_object_get(json_object_get(summary, "run"), "bootstrap") ? 34 : 18;
+    printf("\n%-16s %-*s %-*s", "method", width, "EX", width, "strict EX");
     for (int s = 0; s < SX_STATUS_COUNT; s++)
         if (status_occurs(methods, sx_status_name((sx_status_t)s)))
             printf(" %s", sx_status_name((sx_status_t)s));
     printf("\n");
     json_object_foreach(methods, name, m)
     {
-        char ex[64], strict[64];
-        /* With n samples, correct counts every (task, sample). */
-        json_t *samples = json_object_get(m, "samples");
-        long long total = json_integer_value(json_object_get(m, "total")) *
-                          (json_is_integer(samples) ? json_integer_value(samples) : 1);
-        snprintf(ex, sizeof ex, "%lld/%lld = %.4f",
-                 json_integer_value(json_object_get(m, "correct")), total,
-                 json_number_value(json_object_get(m, "ex")));
-        snprintf(strict, sizeof strict, "%lld/%lld = %.4f",
-                 json_integer_value(json_object_get(m, "strict_correct")), total,
-                 json_number_value(json_object_get(m, "ex_strict")));
-        printf("%-16s %-18s %-18s", name, ex, strict);
+        char ex[128], strict[128];
+        format_figure(ex, sizeof ex, m, "correct", "ex", "ex_ci");
+        format_figure(strict, sizeof strict, m, "strict_correct", "ex_strict",
+                      "ex_strict_ci");
+        printf("%-16s %-*s %-*s", name, width, ex, width, strict);
         for (int s = 0; s < SX_STATUS_COUNT; s++) {
             const char *status = sx_status_name((sx_status_t)s);
             if (status_occurs(methods, status))

@@ -62,6 +62,7 @@ enum {
         {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
         {"progress-ms", required_argument, NULL, SX_OPT_PROGRESS_MS},                    \
         {"max-samples", required_argument, NULL, SX_OPT_MAX_SAMPLES},                    \
+        SX_BOOTSTRAP_LONGOPTS,                                                           \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
@@ -122,7 +123,7 @@ enum {
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
     "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"       \
     "  --progress-ms MS       progress every MS (default 500 on a terminal, 5000 off\n"  \
-    "                         one; the coordinator's 2000)\n"
+    "                         one; the coordinator's 2000)\n" SX_BOOTSTRAP_OPTIONS_HELP
 
 typedef struct {
     const char *bench;
@@ -145,6 +146,9 @@ typedef struct {
     int max_samples;   /* --max-samples N (0: the default) */
     const char *cache; /* --cache DIR */
     bool no_cache;     /* --no-cache */
+    /* --bootstrap, --seed: a command starts from SX_BOOTSTRAP_DEFAULT ({0}: no
+     * intervals) */
+    sx_bootstrap_t bootstrap;
     /* filled by sx_runopts_config */
     const char **names, **files;
 } sx_runopts_t;
@@ -192,7 +196,8 @@ void sx_progress_print(const char *json, void *arg);
 /* Ends the redrawn line on a terminal. */
 void sx_progress_end(void);
 /* On a terminal, after a complete run: one row per method from
- * OUT/summary.json (EX, strict EX, the count of each status that occurred),
+ * OUT/summary.json (EX, strict EX, each with its 95 % interval when
+ * summary.json has it, the count of each status that occurred),
  * the wall time and the path of OUT/report.html. Off a terminal, nothing:
  * the "NAME: EX = ..." lines stay the machine-readable summary. */
 void sx_run_table_print(const char *out_dir);

@@ -33,6 +33,8 @@ static const command_t s_commands[] = {
     {"runtime", sx_cmd_runtime, "start, inspect or stop one worker's Kafka + Flink pair"},
     {"merge", sx_cmd_merge, "merge the outputs of --shard runs into one"},
     {"report", sx_cmd_report, "write OUT/report.html again from a run's outputs"},
+    {"compare", sx_cmd_compare,
+     "compare two outputs of one bench task by task, with paired statistics"},
     {"keygen", sx_cmd_keygen, "make a CURVE certificate for a coordinator or worker"},
 };
 #define COMMAND_COUNT (sizeof s_commands / sizeof s_commands[0])

@@ -388,6 +388,16 @@ int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t 
     return 1;
 }
 
+int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err)
+{
+    size_t length;
+    int more;
+    while ((more = sx_lines_next(self, line_p, &length, err)) == 1 &&
+           strspn(*line_p, " \t\r") == length)
+        ;
+    return more;
+}
+
 /* --- output folders ------------------------------------------------------ */
 
 /* Can this process create a file in an existing folder? Tried, not guessed
@@ -669,6 +679,15 @@ static void test_lines(bool verbose)
     SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 1 && strcmp(line, "d") == 0 &&
              lines.number == 4);
     SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 0);
+    /* Past the blank lines: "b" after two of them, the NUL line an error. */
+    char filled[] = "a\n \t\r\n\nb\n\x01\0\n\r";
+    sx_lines_init(&lines, "g.jsonl", filled, sizeof filled - 1);
+    SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 1 && strcmp(line, "a") == 0);
+    SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 1 && strcmp(line, "b") == 0 &&
+             lines.number == 4);
+    expect_error(sx_lines_next_filled(&lines, &line, &err), &err,
+                 "g.jsonl:5: a NUL byte at column 2 (a JSONL line is text)", verbose);
+    SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 0 && lines.number == 6);
 }
 
 static void test_output_paths(const char *dir, bool verbose)

@@ -111,6 +111,10 @@ void sx_lines_init(sx_lines_t *self, const char *path, char *data, size_t size);
  * holds a NUL byte (err: "PATH:LINE: a NUL byte at column C"), after which
  * the next call goes on with the following line. */
 int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t *err);
+/* The same, past the blank lines (spaces, tabs and a CR only), which hold
+ * nothing to read: 1 and the next line with something on it, 0 at the end,
+ * -1 as sx_lines_next. */
+int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err);
 
 /* The extra room every output folder needs below PATH_MAX for the names
  * written in it (method folders, result files, temporary names). */

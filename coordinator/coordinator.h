@@ -47,6 +47,7 @@
 
 #include "common/error.h"
 #include "common/ex/score.h"
+#include "common/results/figures.h"
 #include "common/status.h"
 
 #include <czmq.h>
@@ -101,6 +102,8 @@ typedef struct {
     const char *command;
     /* Where the final "NAME: EX = ..." lines go (NULL = nowhere). */
     FILE *summary_out;
+    /* summary.json's intervals (--bootstrap, --seed; {0}: none). */
+    sx_bootstrap_t bootstrap;
 } sx_coordinator_config_t;
 
 typedef struct _sx_coordinator_t sx_coordinator_t;

@@ -7,6 +7,7 @@
 #include "common/report/report.h"
 #include "common/results/result.h"
 #include "common/bench/bench.h"
+#include "common/ex/score.h"
 #include "common/bench/task.h"
 #include "proto/proto.h"
 
@@ -221,6 +222,11 @@ static int merge_method(merged_t *m, const sx_bench_t *bench, const char *const 
         *missing += fill_missing(m, bench);
         rc = sx_results_write(out_dir, m->method, m->results, m->count, summary, err);
     }
+    if (rc == 0 && m->samples > 1) {
+        bool *ignore = sx_bench_ignore_order(bench);
+        rc = sx_summary_majority(summary, m->results, m->count, ignore, err);
+        free(ignore);
+    }
     for (size_t i = 0; i < count; i++)
         sx_result_clear(&lines[i].result);
     free(lines);
@@ -293,8 +299,8 @@ static json_t *input_workers(const char *const *inputs, size_t input_count)
 }
 
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, bool allow_subset, sx_merge_report_t *report,
-             sx_error_t *err)
+             const char *out_dir, bool allow_subset, const sx_bootstrap_t *bootstrap,
+             sx_merge_report_t *report, sx_error_t *err)
 {
     memset(report, 0, sizeof *report);
     if (input_count == 0)
@@ -356,7 +362,8 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                          .bench_fingerprint = fingerprint,
                          .worker_names = names,
                          .worker_runtimes = runtimes,
-                         .worker_count = w};
+                         .worker_count = w,
+                         .bootstrap = *bootstrap};
     if (rc == 0)
         rc = sx_summary_write(out, summaries, done, &run, err);
     sx_error_t report_err;

@@ -15,6 +15,7 @@
 #define SX_MERGE_H
 
 #include "common/error.h"
+#include "common/results/figures.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,8 +26,9 @@ typedef struct {
     size_t missing; /* (method, task, sample) units in no input */
 } sx_merge_report_t;
 
+/* bootstrap: the merged summary.json's intervals (figures.h; {0}: none). */
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, bool allow_subset, sx_merge_report_t *report,
-             sx_error_t *err);
+             const char *out_dir, bool allow_subset, const sx_bootstrap_t *bootstrap,
+             sx_merge_report_t *report, sx_error_t *err);
 
 #endif

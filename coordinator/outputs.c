@@ -43,6 +43,15 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                 results[count++] = self->units[i].result;
         rc = sx_results_write(self->out_dir, self->methods[m].name, results, count,
                               &summaries[m], err);
+        if (rc == 0 && summaries[m].samples > 1) {
+            /* maj@n compares a task's relations under its ignore_order */
+            size_t tasks = summaries[m].total, n = summaries[m].samples;
+            bool *ignore = sx_alloc(tasks + 1, sizeof *ignore);
+            for (size_t t = 0; t < tasks; t++)
+                ignore[t] = sx_task_ignores_order(self->bench, results[t * n].task_id);
+            rc = sx_summary_majority(&summaries[m], results, count, ignore, err);
+            free(ignore);
+        }
         sx_error_t diff_err;
         if (rc == 0 &&
             sx_diffs_write(self->out_dir, self->methods[m].name, self->config.bench_dir,
@@ -78,7 +87,8 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                          fingerprint,
                          (const char *const *)names,
                          (const char *const *)runtimes,
-                         count};
+                         count,
+                         self->config.bootstrap};
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
     sx_error_t report_err;

@@ -283,6 +283,26 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
     return verdict == 1 ? SX_STATUS_MATCH : SX_STATUS_MISMATCH;
 }
 
+bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id)
+{
+    char *path = bench ? sx_bench_evaluation_path(bench, task_id) : NULL;
+    sx_error_t err;
+    sx_evaluation_t *evaluation = path ? sx_evaluation_load(path, &err) : NULL;
+    bool ignore = evaluation && evaluation->ignore_order;
+    sx_evaluation_destroy(&evaluation);
+    free(path);
+    return ignore;
+}
+
+bool *sx_bench_ignore_order(const sx_bench_t *bench)
+{
+    size_t count = sx_bench_task_count(bench);
+    bool *ignore = sx_alloc(count + 1, sizeof *ignore);
+    for (size_t i = 0; i < count; i++)
+        ignore[i] = sx_task_ignores_order(bench, sx_bench_task_id(bench, i));
+    return ignore;
+}
+
 int sx_score_inputs(const char *bench_dir, const char *task_id, char **gold_csv,
                     sx_evaluation_t **evaluation, sx_error_t *err)
 {

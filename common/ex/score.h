@@ -8,6 +8,7 @@
 #ifndef SX_SCORE_H
 #define SX_SCORE_H
 
+#include "common/bench/bench.h"
 #include "common/error.h"
 #include "common/ex/frame.h"
 #include "common/ex/types.h"
@@ -22,6 +23,13 @@
  * policy) is checked by sx_score_files once gold is read. */
 sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err);
 void sx_evaluation_destroy(sx_evaluation_t **self_p);
+/* Whether the task's evaluation ignores row order, for comparing two final
+ * relations of it (--repeat, `compare`, maj@n's vote; common/csv.h
+ * sx_csv_same_relation); false when it cannot be read (or bench is NULL):
+ * then order counts, the stricter comparison. */
+bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id);
+/* The same for every task ID of the bench, in task_ids.txt order (heap). */
+bool *sx_bench_ignore_order(const sx_bench_t *bench);
 
 /* "spider2-lite-2025-11" / "spider2-lite-2025-03" */
 int sx_profile_parse(const char *name, sx_profile_t *profile);

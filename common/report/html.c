@@ -259,6 +259,14 @@ static void write_run(FILE *out, const sx_report_t *r)
     row(out, "started (UTC)", json_text(run, "started"));
     row(out, "ended (UTC)", json_text(run, "ended"));
     row(out, "wall time", json_is_number(w) ? wall : NULL);
+    json_t *bootstrap = json_object_get(run, "bootstrap");
+    if (bootstrap) {
+        char text[96];
+        snprintf(text, sizeof text, "%lld resamples of the task IDs, seed %lld",
+                 json_integer_value(json_object_get(bootstrap, "resamples")),
+                 json_integer_value(json_object_get(bootstrap, "seed")));
+        row(out, "95% intervals", text);
+    }
     fputs("</table>\n", out);
     free(workers);
 }
@@ -290,6 +298,16 @@ static const char *input_file(const sx_report_t *r, const char *method)
 {
     json_t *inputs = json_object_get(r->run, "inputs");
     return json_text(json_object_get(inputs, "files"), method);
+}
+
+/* A cell of a 95 % interval, "[low, high]"; empty when there is none. */
+static void write_interval(FILE *out, json_t *ci)
+{
+    fputs("<td class=\"nowrap\">", out);
+    if (json_array_size(ci) == 2)
+        fprintf(out, "[%.4f, %.4f]", json_number_value(json_array_get(ci, 0)),
+                json_number_value(json_array_get(ci, 1)));
+    fputs("</td>", out);
 }
 
 /* Changelog figures in words: "insert 3 · update_before 0 · ... · rows 2". */
@@ -330,23 +348,32 @@ static void write_changelog_totals(FILE *out, const sx_report_t *r,
 static void write_methods(FILE *out, const sx_report_t *r)
 {
     const char *kind = json_text(json_object_get(r->run, "inputs"), "kind");
+    /* The intervals' columns only when summary.json has intervals. */
+    bool intervals = false;
+    for (size_t m = 0; m < r->method_count; m++)
+        intervals = intervals || json_object_get(r->methods[m].tally, "ex_ci");
+    const char *ci_head = intervals ? "<th>95% CI</th>" : "";
     fprintf(out,
-            "<table class=\"methods\">\n<tr><th>method</th><th>EX</th><th>strict EX</th>"
-            "<th>statuses</th><th>changelog</th><th>%s</th></tr>\n",
-            kind ? kind : "input");
+            "<table class=\"methods\">\n<tr><th>method</th><th>EX</th>%s<th>strict "
+            "EX</th>%s<th>statuses</th><th>changelog</th><th>%s</th></tr>\n",
+            ci_head, ci_head, kind ? kind : "input");
     for (size_t m = 0; m < r->method_count; m++) {
         const sx_report_method_t *method = &r->methods[m];
         /* correct counts every (task, sample): EX is the mean over samples */
         long long total = tally(method, "total") * (long long)method->samples;
         fputs("<tr><th>", out);
         sx_report_escape(out, method->name);
-        fprintf(out,
-                "</th><td class=\"ex\" data-method=\"%zu\">%lld/%lld = %.4f</td>"
-                "<td class=\"nowrap\">%lld/%lld = %.4f</td><td>",
-                m, tally(method, "correct"), total,
-                json_number_value(json_object_get(method->tally, "ex")),
+        fprintf(out, "</th><td class=\"ex\" data-method=\"%zu\">%lld/%lld = %.4f</td>", m,
+                tally(method, "correct"), total,
+                json_number_value(json_object_get(method->tally, "ex")));
+        if (intervals)
+            write_interval(out, json_object_get(method->tally, "ex_ci"));
+        fprintf(out, "<td class=\"nowrap\">%lld/%lld = %.4f</td>",
                 tally(method, "strict_correct"), total,
                 json_number_value(json_object_get(method->tally, "ex_strict")));
+        if (intervals)
+            write_interval(out, json_object_get(method->tally, "ex_strict_ci"));
+        fputs("<td>", out);
         write_bar(out, method, (size_t)(total > 0 ? total : 0));
         fputs("<br>", out);
         for (int s = 0, shown = 0; s < SX_STATUS_COUNT; s++)
@@ -367,6 +394,41 @@ static void write_methods(FILE *out, const sx_report_t *r)
         fprintf(out, "<span><i class=\"s-%s\"></i>%s</span>",
                 sx_status_name((sx_status_t)s), sx_status_name((sx_status_t)s));
     fputs("</p>\n", out);
+}
+
+/* summary.json's comparisons of every pair of methods, when there are. */
+static void write_comparisons(FILE *out, const sx_report_t *r)
+{
+    json_t *all = json_object_get(r->summary, "comparisons");
+    if (!json_array_size(all))
+        return;
+    fputs("<table class=\"comparisons\">\n<tr><th>A</th><th>B</th><th>of</th>"
+          "<th>both right</th><th>only A</th><th>only B</th><th>neither</th>"
+          "<th>EX(A) - EX(B)</th><th>95% CI</th><th>McNemar p</th></tr>\n",
+          out);
+    size_t i;
+    json_t *c;
+    json_array_foreach(all, i, c)
+    {
+        fputs("<tr><td>", out);
+        sx_report_escape(out, json_text(c, "a"));
+        fputs("</td><td>", out);
+        sx_report_escape(out, json_text(c, "b"));
+        fprintf(out,
+                "</td><td>%s</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+                "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+                "<td class=\"num\">%+.4f</td>",
+                json_is_true(json_object_get(c, "strict")) ? "strict EX" : "EX",
+                json_integer_value(json_object_get(c, "both")),
+                json_integer_value(json_object_get(c, "only_a")),
+                json_integer_value(json_object_get(c, "only_b")),
+                json_integer_value(json_object_get(c, "neither")),
+                json_number_value(json_object_get(c, "ex_diff")));
+        write_interval(out, json_object_get(c, "ex_diff_ci"));
+        fprintf(out, "<td class=\"num\">%.4g</td></tr>\n",
+                json_number_value(json_object_get(c, "mcnemar_p")));
+    }
+    fputs("</table>\n", out);
 }
 
 /* Whether some method matched a task and another did not. */
@@ -945,6 +1007,7 @@ void sx_report_html(FILE *out, const sx_report_t *r)
           out);
     write_run(out, r);
     write_methods(out, r);
+    write_comparisons(out, r);
     fputs("</section>\n<section id=\"grid\"><h2>Tasks x methods</h2>\n"
           "<p class=\"muted\">a click on a task opens it below; a click on a column "
           "header sorts</p>\n",

@@ -18,18 +18,24 @@
  *     {"task_id", "csv": "/abs/path.csv"|null} (sample 0's; with n > 1 samples
  *     OUT/NAME/samples/K/submission.jsonl is sample K's, for every K < n)
  *   OUT/summary.json
- *     {"methods": {NAME: {"correct", "total", "samples"?, "ex",
- *      "strict_correct", "ex_strict", "ex_not_strict", "strict_not_ex",
- *      "cached", "unstable", "repeats", "by_status": {STATUS: count, ... every status},
+ *     {"methods": {NAME: {"correct", "total", "samples"?, "ex", "ex_ci"?: [low, high],
+ *      "strict_correct", "ex_strict", "ex_strict_ci"?, "pass_at_k"?: {"1": x, ...},
+ *      "maj_at_n"?, "ex_not_strict", "strict_not_ex", "cached", "unstable",
+ *      "repeats", "by_status": {STATUS: count, ... every status},
  *      "per_sample"?: [{"sample", "correct", "ex", "strict_correct", "ex_strict"},
- * ...]}}, "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
- *      "profile"?, "started"?, "ended"?, "wall_seconds"?,
- *      "workers"?: {NAME: RUNTIME}, "inputs"?: {"kind", "files": {NAME: PATH}}}}
- *     (ex_strict has ex's denominator; the last two count the tasks where
- *     the frozen and strict verdicts differ, each way; "samples" and
- *     "per_sample" only with n > 1 samples, where every count is over the
- *     (task, sample) pairs, total stays the task IDs and ex = correct /
- *     (total * n), the mean of the samples' EX; "run" says what
+ *      ...]}},
+ *      "comparisons"?: [{"a", "b", "strict"?, ...} (figures.c), ...],
+ *      "subset"?: {...},
+ *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
+ *      "profile"?, "bootstrap"?: {"resamples", "seed"}, "started"?, "ended"?,
+ *      "wall_seconds"?, "workers"?: {NAME: RUNTIME},
+ *      "inputs"?: {"kind", "files": {NAME: PATH}}}}
+ *     (ex_strict has ex's denominator; ex_not_strict and strict_not_ex count
+ *     the tasks where the frozen and strict verdicts differ, each way; the
+ *     intervals and "bootstrap" only with --bootstrap B > 0; "samples",
+ *     "per_sample", "pass_at_k" and "maj_at_n" only with n > 1 samples, where
+ *     every count is over the (task, sample) pairs, total stays the task IDs
+ *     and ex = correct / (total * n), the mean of the samples' EX; "run" says what
  *     common/report/report.c needs to write OUT/report.html from OUT alone,
  *     times as UTC "YYYY-MM-DDTHH:MM:SS.mmmZ").
  * Files are written whole through sx_file_write_atomic (temporary name,
@@ -321,6 +327,49 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     return rc;
 }
 
+int sx_results_read(const char *path, sx_result_t **results, size_t *count,
+                    sx_error_t *err)
+{
+    *results = NULL;
+    *count = 0;
+    size_t size = 0, cap = 0;
+    char *data = sx_file_read(path, (size_t)1 << 30, &size, err);
+    if (!data)
+        return -1;
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line;
+    int rc = 0, more;
+    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
+        if (more < 0) {
+            rc = -1;
+            break;
+        }
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 64;
+            *results = sx_realloc(*results, cap, sizeof **results);
+        }
+        rc = sx_result_from_json(line, &(*results)[*count], err);
+        if (rc != 0)
+            sx_error_prefix(err, "%s:%zu", path, lines.number);
+        else
+            (*count)++;
+    }
+    free(data);
+    if (rc != 0)
+        sx_results_free(results, count);
+    return rc;
+}
+
+void sx_results_free(sx_result_t **results, size_t *count)
+{
+    for (size_t i = 0; *results && i < *count; i++)
+        sx_result_clear(&(*results)[i]);
+    free(*results);
+    *results = NULL;
+    *count = 0;
+}
+
 char *sx_submission_entry_to_json(const char *task_id, const char *csv)
 {
     json_t *o = json_object();
@@ -478,6 +527,8 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
     summary->samples = n;
     if (n > 1)
         summary->per_sample = sx_alloc(n, sizeof *summary->per_sample);
+    summary->task_correct = sx_alloc(count / n + 1, sizeof *summary->task_correct);
+    summary->task_strict = sx_alloc(count / n + 1, sizeof *summary->task_strict);
     text_t lines = {0};
     text_t *index = sx_alloc(n, sizeof *index); /* one per sample */
     for (size_t i = 0; i < count; i++) {
@@ -485,6 +536,8 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
         text_add_line(&index[i % n],
                       sx_submission_entry_to_json(results[i].task_id, results[i].csv));
         tally(summary, &results[i]);
+        summary->task_correct[i / n] += results[i].score == 1;
+        summary->task_strict[i / n] += results[i].strict == 1;
     }
     int rc = write_text(path, &lines, err);
     free(lines.data);
@@ -572,6 +625,11 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     if (run->task_count)
         json_object_set_new(o, "tasks", json_integer((json_int_t)run->task_count));
     set_string(o, "profile", run->profile);
+    if (run->bootstrap.resamples)
+        json_object_set_new(o, "bootstrap",
+                            json_pack("{sI sI}", "resamples",
+                                      (json_int_t)run->bootstrap.resamples, "seed",
+                                      (json_int_t)run->bootstrap.seed));
     json_object_set_new(o, "started", time_json(run->started));
     json_object_set_new(o, "ended", time_json(run->ended));
     if (run->started > 0 && run->ended >= run->started)
@@ -600,9 +658,138 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     return o;
 }
 
-int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, const sx_run_info_t *run, sx_error_t *err)
+/* Whether every method has per-task values over the same tasks, the
+ * statistics' input. */
+static bool tallied_alike(const sx_method_summary_t *summaries, size_t count)
 {
+    for (size_t m = 0; m < count; m++)
+        if (!summaries[m].task_correct || summaries[m].total != summaries[0].total)
+            return false;
+    return count > 0;
+}
+
+/* A method's per-task values: each task's share of right samples (heap). */
+static double *task_values(const sx_method_summary_t *s, const unsigned *right)
+{
+    double *values = sx_alloc(s->total + 1, sizeof *values);
+    for (size_t t = 0; t < s->total; t++)
+        values[t] = (double)right[t] / (double)samples_of(s);
+    return values;
+}
+
+/* pass@k for k = 1..n of a method with n > 1 samples, into s->pass_at_k. */
+static int pass_at_k(sx_method_summary_t *s, sx_error_t *err)
+{
+    free(s->pass_at_k);
+    s->pass_at_k = NULL;
+    if (!s->per_sample || !s->task_correct || !s->total)
+        return 0;
+    s->pass_at_k = sx_alloc(s->samples, sizeof *s->pass_at_k);
+    for (unsigned k = 1; k <= s->samples; k++)
+        if (sx_stats_pass_at_k_mean(s->task_correct, s->total, (unsigned)s->samples, k,
+                                    &s->pass_at_k[k - 1], err) < 0)
+            return -1;
+    /* pass@1 is the mean EX over samples, c / n per task: written as ex is
+     * (correct / (total n)), so the two read alike to the last digit. */
+    s->pass_at_k[0] = share(s->correct, s->total * s->samples);
+    return 0;
+}
+
+static json_t *pass_at_k_json(const sx_method_summary_t *s)
+{
+    json_t *o = json_object();
+    for (size_t k = 1; k <= s->samples; k++) {
+        char key[24];
+        snprintf(key, sizeof key, "%zu", k);
+        json_object_set_new(o, key, json_real(s->pass_at_k[k - 1]));
+    }
+    return o;
+}
+
+/* Each method's intervals and pass@k into its summary and every pair's
+ * comparisons, as a JSON array (NULL when the methods were not tallied from
+ * results). */
+static json_t *figures(sx_method_summary_t *summaries, size_t count,
+                       const sx_run_info_t *run, sx_error_t *err, int *rc)
+{
+    *rc = 0;
+    if (!tallied_alike(summaries, count))
+        return NULL;
+    double **ex = sx_alloc(count, sizeof *ex);
+    double **strict = sx_alloc(count, sizeof *strict);
+    sx_stats_interval_t *ex_ci = sx_alloc(count, sizeof *ex_ci);
+    sx_stats_interval_t *strict_ci = sx_alloc(count, sizeof *strict_ci);
+    sx_comparison_t *pairs = sx_alloc(count * (count - 1) + 1, sizeof *pairs);
+    int got = 0;
+    for (size_t m = 0; m < count; m++) {
+        ex[m] = task_values(&summaries[m], summaries[m].task_correct);
+        strict[m] = task_values(&summaries[m], summaries[m].task_strict);
+        got = got < 0 ? got : pass_at_k(&summaries[m], err);
+    }
+    sx_bootstrap_t none = {0};
+    if (got == 0)
+        got = sx_figures_compute((const double *const *)ex, (const double *const *)strict,
+                                 count, summaries[0].total, run ? &run->bootstrap : &none,
+                                 ex_ci, strict_ci, pairs, err);
+    json_t *array = got < 0 ? NULL : json_array();
+    for (size_t m = 0; got >= 0 && m < count; m++) {
+        summaries[m].has_ci = got == 1;
+        summaries[m].ex_ci = ex_ci[m];
+        summaries[m].strict_ci = strict_ci[m];
+    }
+    for (size_t i = 0, p = 0; array && i < count; i++)
+        for (size_t j = i + 1; j < count; j++, p++)
+            for (size_t k = 2 * p; k < 2 * p + 2; k++)
+                json_array_append_new(
+                    array, sx_comparison_json(
+                               &pairs[k], summaries[i].method ? summaries[i].method : "",
+                               summaries[j].method ? summaries[j].method : ""));
+    for (size_t m = 0; m < count; m++) {
+        free(ex[m]);
+        free(strict[m]);
+    }
+    free(ex);
+    free(strict);
+    free(ex_ci);
+    free(strict_ci);
+    free(pairs);
+    *rc = got < 0 ? -1 : 0;
+    return array;
+}
+
+int sx_summary_majority(sx_method_summary_t *summary, const sx_result_t *results,
+                        size_t count, const bool *ignore_order, sx_error_t *err)
+{
+    summary->has_majority = false;
+    summary->maj_correct = 0;
+    size_t n = samples_of(summary);
+    if (n < 2 || count != summary->total * n)
+        return 0;
+    const char **paths = sx_alloc(n, sizeof *paths);
+    int rc = 0;
+    for (size_t t = 0; t < summary->total && rc == 0; t++) {
+        for (size_t k = 0; k < n; k++)
+            paths[k] = results[t * n + k].csv;
+        long winner = sx_majority_sample(paths, n, ignore_order[t], err);
+        if (winner < -1) {
+            sx_error_prefix(err, "maj@%zu of %s/%s", n, summary->method,
+                            results[t * n].task_id);
+            rc = -1;
+        } else
+            summary->maj_correct += winner >= 0 && results[t * n + (size_t)winner].score;
+    }
+    free(paths);
+    summary->has_majority = rc == 0;
+    return rc;
+}
+
+int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t count,
+                     const sx_run_info_t *run, sx_error_t *err)
+{
+    int rc = 0;
+    json_t *comparisons = figures(summaries, count, run, err, &rc);
+    if (rc != 0)
+        return -1;
     json_t *methods = json_object();
     for (size_t m = 0; m < count; m++) {
         const sx_method_summary_t *s = &summaries[m];
@@ -617,9 +804,18 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
         if (s->per_sample)
             json_object_set_new(o, "samples", json_integer((json_int_t)s->samples));
         json_object_set_new(o, "ex", json_real(share(s->correct, units)));
+        if (s->has_ci)
+            json_object_set_new(o, "ex_ci", sx_interval_json(&s->ex_ci));
         json_object_set_new(o, "strict_correct",
                             json_integer((json_int_t)s->strict_correct));
         json_object_set_new(o, "ex_strict", json_real(share(s->strict_correct, units)));
+        if (s->has_ci)
+            json_object_set_new(o, "ex_strict_ci", sx_interval_json(&s->strict_ci));
+        if (s->pass_at_k)
+            json_object_set_new(o, "pass_at_k", pass_at_k_json(s));
+        if (s->has_majority)
+            json_object_set_new(o, "maj_at_n",
+                                json_real(share(s->maj_correct, s->total)));
         json_object_set_new(o, "ex_not_strict",
                             json_integer((json_int_t)s->ex_not_strict));
         json_object_set_new(o, "strict_not_ex",
@@ -634,6 +830,10 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     json_t *root = json_object();
     json_object_set_new(root, "methods", methods);
+    if (comparisons && json_array_size(comparisons))
+        json_object_set_new(root, "comparisons", comparisons);
+    else
+        json_decref(comparisons);
     if (count && summaries[0].bench_tasks) {
         json_t *subset = json_object();
         json_object_set_new(subset, "selected_by", json_string("--tasks"));
@@ -652,9 +852,9 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     json_decref(root);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/summary.json", out_dir);
-    int rc = !text                           ? sx_error_set(err, "out of memory")
-             : sx_mkdirs_for(path, err) != 0 ? -1
-                                             : 0;
+    rc = !text                           ? sx_error_set(err, "out of memory")
+         : sx_mkdirs_for(path, err) != 0 ? -1
+                                         : 0;
     if (rc == 0) {
         size_t n = strlen(text);
         text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
@@ -662,6 +862,29 @@ int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
     }
     free(text);
     return rc;
+}
+
+/* "NAME: pass@1 = x, ..., pass@n = y; maj@n = z" of a method with n > 1
+ * samples, as far as the summary has them. */
+static void print_samples_figures(FILE *out, const sx_method_summary_t *s)
+{
+    if (!s->pass_at_k && !s->has_majority)
+        return;
+    fprintf(out, "%s:", s->method);
+    for (size_t k = 1; s->pass_at_k && k <= s->samples; k++)
+        fprintf(out, "%s pass@%zu = %.4f", k > 1 ? "," : "", k, s->pass_at_k[k - 1]);
+    if (s->has_majority)
+        fprintf(out, "%s maj@%zu = %.4f", s->pass_at_k ? ";" : "", s->samples,
+                share(s->maj_correct, s->total));
+    fputc('\n', out);
+}
+
+/* ", 95% CI [low, high]" when the summary has its intervals. */
+static void print_interval(FILE *out, const sx_method_summary_t *s,
+                           const sx_stats_interval_t *ci)
+{
+    if (s->has_ci)
+        fprintf(out, ", 95%% CI [%.4f, %.4f]", ci->low, ci->high);
 }
 
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
@@ -675,6 +898,7 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
     if (s->bench_tasks)
         fprintf(out, " over a subset: %zu of %zu task IDs (--tasks)", s->total,
                 s->bench_tasks);
+    print_interval(out, s, &s->ex_ci);
     fputc('\n', out);
     for (size_t k = 0; s->per_sample && k < s->samples; k++) {
         const sx_sample_tally_t *t = &s->per_sample[k];
@@ -682,11 +906,12 @@ void sx_summary_print(FILE *out, const sx_method_summary_t *summary)
                 s->method, k, t->correct, s->total, share(t->correct, s->total),
                 t->strict_correct, s->total, share(t->strict_correct, s->total));
     }
-    fprintf(out,
-            "%s: strict EX = %zu/%zu = %.4f (EX but not strict: %zu, strict but not EX: "
-            "%zu)\n",
-            s->method, s->strict_correct, units, share(s->strict_correct, units),
-            s->ex_not_strict, s->strict_not_ex);
+    print_samples_figures(out, s);
+    fprintf(out, "%s: strict EX = %zu/%zu = %.4f", s->method, s->strict_correct, units,
+            share(s->strict_correct, units));
+    print_interval(out, s, &s->strict_ci);
+    fprintf(out, " (EX but not strict: %zu, strict but not EX: %zu)\n", s->ex_not_strict,
+            s->strict_not_ex);
     if (s->cached)
         fprintf(out,
                 "%s: %zu of %zu results from the result cache (scored again, not "
@@ -711,6 +936,9 @@ void sx_method_summary_clear(sx_method_summary_t *summary)
         return;
     free(summary->method);
     free(summary->per_sample);
+    free(summary->task_correct);
+    free(summary->task_strict);
+    free(summary->pass_at_k);
     memset(summary, 0, sizeof *summary);
 }
 
@@ -1121,6 +1349,11 @@ static void test_writers_with_samples(void)
     SX_CHECK(strstr(text,
                     "\"sample\": 2,\n          \"correct\": 1,\n          \"ex\": 0.5,\n"
                     "          \"strict_correct\": 0,\n          \"ex_strict\": 0.0\n"));
+    /* pass@k: t1 has 2 of 3 samples right, t2 1 of 3: pass@2 is the mean of
+     * 1 and 1 - C(2,2)/C(3,2) = 2/3 */
+    SX_CHECK(strstr(text, "\"pass_at_k\": {\n        \"1\": 0.5,\n        \"2\": "));
+    SX_CHECK(fabs(strtod(strstr(text, "\"2\": ") + 5, NULL) - 5.0 / 6) < 1e-15);
+    SX_CHECK(strstr(text, "\"3\": 1.0\n      },") && !strstr(text, "maj_at_n"));
     free(text);
     char *printed = printed_summary(&summary);
     SX_CHECK(strcmp(printed,
@@ -1128,6 +1361,7 @@ static void test_writers_with_samples(void)
                     "m: sample 0: EX = 1/2 = 0.5000, strict EX = 1/2 = 0.5000\n"
                     "m: sample 1: EX = 1/2 = 0.5000, strict EX = 1/2 = 0.5000\n"
                     "m: sample 2: EX = 1/2 = 0.5000, strict EX = 0/2 = 0.0000\n"
+                    "m: pass@1 = 0.5000, pass@2 = 0.8333, pass@3 = 1.0000\n"
                     "m: strict EX = 2/6 = 0.3333 (EX but not strict: 1, strict but not "
                     "EX: 0)\n"
                     "  t1 sample 2: \n") == 0);
@@ -1290,6 +1524,94 @@ static void test_writers_at_their_edges(void)
     free(printed);
     snprintf(want, sizeof want, "rm -rf %s", dir);
     SX_CHECK(system(want) == 0);
+}
+
+/* Each summary's task values reach summary.json's statistics: the
+ * intervals with run.bootstrap (the same bounds sx_stats_bootstrap gives the
+ * verdicts alone), printed on the EX lines; the comparisons of every pair
+ * with or without them; --bootstrap 0 leaves the intervals out. */
+static void test_summary_carries_the_statistics(void)
+{
+    char dir[] = "/tmp/sx-result-figures-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    static const sx_status_t a[] = {SX_STATUS_MATCH, SX_STATUS_MATCH, SX_STATUS_MISMATCH,
+                                    SX_STATUS_MATCH, SX_STATUS_TIMEOUT};
+    static const sx_status_t b[] = {SX_STATUS_MATCH, SX_STATUS_MISMATCH,
+                                    SX_STATUS_MISMATCH, SX_STATUS_MISMATCH,
+                                    SX_STATUS_MATCH};
+    sx_method_summary_t summaries[2];
+    sx_result_t results[5];
+    sx_error_t err;
+    for (int m = 0; m < 2; m++) {
+        for (int i = 0; i < 5; i++) {
+            char id[8];
+            snprintf(id, sizeof id, "t%d", i);
+            sx_result_init(&results[i], id, (m ? b : a)[i], "", NULL);
+            results[i].strict = results[i].score && i != 0;
+        }
+        SX_CHECK(sx_results_write(dir, m ? "b" : "a", results, 5, &summaries[m], &err) ==
+                 0);
+        for (int i = 0; i < 5; i++)
+            sx_result_clear(&results[i]);
+    }
+    sx_run_info_t run = {.bootstrap = {1000, 3}};
+    SX_CHECK(sx_summary_write(dir, summaries, 2, &run, &err) == 0);
+    const double a_ex[] = {1, 1, 0, 1, 0};
+    sx_stats_interval_t want;
+    SX_CHECK(sx_stats_bootstrap(a_ex, 5, 1000, 3, &want, &err) == 1);
+    SX_CHECK(summaries[0].has_ci && summaries[0].ex_ci.low == want.low &&
+             summaries[0].ex_ci.high == want.high);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *root = json_load_file(path, 0, NULL);
+    json_t *ci =
+        json_object_get(json_object_get(json_object_get(root, "methods"), "a"), "ex_ci");
+    SX_CHECK(json_real_value(json_array_get(ci, 0)) == want.low &&
+             json_real_value(json_array_get(ci, 1)) == want.high);
+    json_t *bootstrap = json_object_get(json_object_get(root, "run"), "bootstrap");
+    SX_CHECK(json_integer_value(json_object_get(bootstrap, "resamples")) == 1000 &&
+             json_integer_value(json_object_get(bootstrap, "seed")) == 3);
+    json_t *pairs = json_object_get(root, "comparisons");
+    SX_CHECK(json_array_size(pairs) == 2);
+    json_t *ex = json_array_get(pairs, 0), *strict = json_array_get(pairs, 1);
+    /* EX: t0 both, t1 t3 only a, t4 only b, t2 neither; strict: t0 is 0 */
+    SX_CHECK(json_integer_value(json_object_get(ex, "both")) == 1 &&
+             json_integer_value(json_object_get(ex, "only_a")) == 2 &&
+             json_integer_value(json_object_get(ex, "only_b")) == 1 &&
+             json_integer_value(json_object_get(ex, "neither")) == 1 &&
+             json_real_value(json_object_get(ex, "ex_diff")) == 0.2 &&
+             json_real_value(json_object_get(ex, "mcnemar_p")) == 1.0);
+    SX_CHECK(!json_object_get(ex, "strict") && json_object_get(ex, "ex_diff_ci"));
+    SX_CHECK(json_is_true(json_object_get(strict, "strict")) &&
+             json_integer_value(json_object_get(strict, "both")) == 0 &&
+             json_integer_value(json_object_get(strict, "neither")) == 2);
+    json_decref(root);
+    char *printed = NULL;
+    size_t printed_size = 0;
+    FILE *out = open_memstream(&printed, &printed_size);
+    sx_summary_print(out, &summaries[0]);
+    fclose(out);
+    char line[160];
+    snprintf(line, sizeof line, "a: EX = 3/5 = 0.6000, 95%% CI [%.4f, %.4f]\n", want.low,
+             want.high);
+    SX_CHECK(strncmp(printed, line, strlen(line)) == 0);
+    SX_CHECK(strstr(printed, "a: strict EX = 2/5 = 0.4000, 95% CI ["));
+    free(printed);
+    /* --bootstrap 0: the comparisons without intervals, no "bootstrap" */
+    run.bootstrap.resamples = 0;
+    SX_CHECK(sx_summary_write(dir, summaries, 2, &run, &err) == 0 &&
+             !summaries[1].has_ci);
+    char *text = read_all(path);
+    SX_CHECK(!strstr(text, "_ci") && !strstr(text, "bootstrap") &&
+             strstr(text, "\"comparisons\": [\n    {\n      \"a\": \"a\",\n"));
+    free(text);
+    run.bootstrap.resamples = SX_STATS_MAX_RESAMPLES + 1;
+    SX_CHECK(sx_summary_write(dir, summaries, 2, &run, &err) == -1 &&
+             strstr(err.msg, "more than the bound"));
+    for (int m = 0; m < 2; m++)
+        sx_method_summary_clear(&summaries[m]);
+    snprintf(line, sizeof line, "rm -rf %s", dir);
+    SX_CHECK(system(line) == 0);
 }
 
 /* Seconds to the millisecond, ratios in their shortest exact form. */
@@ -1459,4 +1781,5 @@ void sx_result_test(bool verbose)
     test_writers_make_every_file();
     test_writers_at_their_edges();
     test_writers_with_samples();
+    test_summary_carries_the_statistics();
 }

@@ -12,6 +12,7 @@
 #define SX_RESULT_H
 
 #include "common/error.h"
+#include "common/results/figures.h"
 #include "common/status.h"
 
 #include <stdbool.h>
@@ -92,6 +93,13 @@ void sx_result_clear(sx_result_t *result);
 char *sx_result_to_json(const sx_result_t *result);
 int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err);
 
+/* A whole results.jsonl (at most 1 GiB) into *results (*count of them;
+ * heap: sx_results_free), every line checked as sx_result_from_json checks
+ * it; an error names the file and line. Blank lines are skipped. */
+int sx_results_read(const char *path, sx_result_t **results, size_t *count,
+                    sx_error_t *err);
+void sx_results_free(sx_result_t **results, size_t *count);
+
 /* One submission.jsonl line, {"task_id": ID, "csv": PATH|null}, and back.
  * Parsing also takes the optional "sample" (common/sample.h: 0 when absent,
  * below max_samples) and rejects other fields, a missing csv field and wrong
@@ -133,14 +141,29 @@ typedef struct {
         char detail[256];  /* says why the verdicts differ */
     } differing[SX_SUMMARY_LISTED];
     size_t listed;
+    /* Per task ID, in the results' order (total entries, heap; NULL when
+     * the summary was not tallied from results): how many of its samples
+     * are right, frozen and strict. Their shares are the values the
+     * statistics resample; the counts give pass@k. */
+    unsigned *task_correct, *task_strict;
+    /* The 95 % intervals of ex and ex_strict, once sx_summary_write has
+     * computed them (has_ci: with --bootstrap B > 0 and tasks), and with
+     * n > 1 samples pass@k for k = 1..n (heap, n entries). */
+    bool has_ci;
+    sx_stats_interval_t ex_ci, strict_ci;
+    double *pass_at_k;
+    /* maj@n (sx_summary_majority): the tasks whose majority relation's
+     * sample is right. */
+    bool has_majority;
+    size_t maj_correct;
 } sx_method_summary_t;
 
 /* Writes OUT/NAME/results.jsonl and OUT/NAME/submission.jsonl from results
  * already in task_ids.txt order, and tallies them into *summary (whose
- * method and per_sample are heap copies: sx_method_summary_clear). With n > 1
- * samples (results in task then sample order, count = tasks * n, else an
- * error), submission.jsonl is sample 0's and OUT/NAME/samples/K/submission.jsonl
- * is sample K's, for every K. */
+ * method, per_sample and per-task counts are heap copies:
+ * sx_method_summary_clear). With n > 1 samples (results in task then sample
+ * order, count = tasks * n, else an error), submission.jsonl is sample 0's
+ * and OUT/NAME/samples/K/submission.jsonl is sample K's, for every K. */
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err);
 /* What summary.json says about the run beside the tallies (its "run"
@@ -163,6 +186,9 @@ typedef struct {
     const char *const *worker_names;
     const char *const *worker_runtimes;
     size_t worker_count;
+    /* The intervals' bootstrap ("bootstrap": {"resamples", "seed"}, said
+     * only when resamples > 0); {0}: no intervals. */
+    sx_bootstrap_t bootstrap;
 } sx_run_info_t;
 
 /* Unix time now, in seconds with a fraction, for sx_run_info_t. */
@@ -170,18 +196,33 @@ double sx_run_clock(void);
 
 /* Writes OUT/summary.json for all methods of the run; run (may be NULL)
  * becomes its "run" object. When their total counts a --tasks subset, a
- * top-level "subset" object says so (`merge` reads it). */
-int sx_summary_write(const char *out_dir, const sx_method_summary_t *summaries,
-                     size_t count, const sx_run_info_t *run, sx_error_t *err);
+ * top-level "subset" object says so (`merge` reads it). With run's
+ * bootstrap, each method's ex_ci and ex_strict_ci are computed into its
+ * summary (has_ci, for sx_summary_print) and written; "comparisons" holds
+ * every pair of methods tallied from results (figures.h), EX and strict. */
+int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t count,
+                     const sx_run_info_t *run, sx_error_t *err);
 /* "NAME: EX = correct/total = 0.xxxx" (followed by " over a subset: N of M
  * task IDs (--tasks)" for a subset; with n samples, correct and total count
- * every (task, sample) and " (mean over n samples of T task IDs)" follows,
- * then a line per sample, "NAME: sample K: EX = c/T = 0.xxxx, strict EX =
- * s/T = 0.xxxx"), then the strict figure on a line of its own, "NAME: N of M results from
- * the result cache ..." when any was, "NAME: N of M tasks not stable over R runs: ID ..."
- * after --repeat, then the tasks where the verdicts differ, with the reason. */
+ * every (task, sample) and " (mean over n samples of T task IDs)" follows;
+ * then ", 95% CI [low, high]" when the summary has its intervals), with n
+ * samples a line per sample, "NAME: sample K: EX = c/T = 0.xxxx, strict EX =
+ * s/T = 0.xxxx", and "NAME: pass@1 = x, ..., pass@n = y; maj@n = z"; then the
+ * strict figure on a line of its own (with its interval), "NAME: N of M
+ * results from the result cache ..." when any was, "NAME: N of M tasks not
+ * stable over R runs: ID ..." after --repeat, then the tasks where the
+ * verdicts differ, with the reason. */
 void sx_summary_print(FILE *out, const sx_method_summary_t *summary);
 void sx_method_summary_clear(sx_method_summary_t *summary);
+/* maj@n of a method with n > 1 samples, from the results sx_results_write
+ * took (task then sample) and ignore_order[t], task t's (common/ex/score.h
+ * sx_task_ignores_order): per task the sample figures.h's
+ * sx_majority_sample picks, its frozen verdict counted into maj_correct
+ * (has_majority; summary.json's "maj_at_n" = maj_correct / total). Nothing
+ * with one sample. -1 with err, naming the task, when a final CSV cannot be
+ * read. */
+int sx_summary_majority(sx_method_summary_t *summary, const sx_result_t *results,
+                        size_t count, const bool *ignore_order, sx_error_t *err);
 
 void sx_result_test(bool verbose);
 

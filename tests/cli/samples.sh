@@ -56,20 +56,52 @@ verdicts() {
     sed 's/^{"task_id":"\([^"]*\)","sample":\([0-9]*\),.*"status":"\([^"]*\)".*"attempts":\([0-9]*\),.*/\1 \2 \3 \4/' \
         "$1/m/results.jsonl"
 }
-# correct K: the matches the expectations give sample K.
-correct() { awk -v k="$1" '$2 == k && $3 == "match"' "$tmp/expected.txt" | wc -l | tr -d ' '; }
-c0=$(correct 0) c1=$(correct 1) c2=$(correct 2)
-all=$((c0 + c1 + c2))
-ex_lines() {
-    python3 - "$total" "$c0" "$c1" "$c2" <<'EOF'
-import sys
-t, cs = int(sys.argv[1]), [int(c) for c in sys.argv[2:]]
+# figures.py EXPECTED [lines]: the figures of 3 samples per task the expected
+# verdicts ("ID SAMPLE STATUS ATTEMPTS" lines) give, by brute force: pass@k
+# as the share of the k-subsets of a task's samples holding a match, maj@3 as
+# the verdict of the lowest sample with a final CSV (a simulated final CSV is
+# a copy of gold: every sample with one holds the same relation), as JSON,
+# or with "lines" the "m: ..." lines a run of them prints.
+cat > "$tmp/figures.py" <<'EOF'
+import itertools, json, sys
+from fractions import Fraction
+rows = [line.split() for line in open(sys.argv[1])]
+tasks = list(dict.fromkeys(r[0] for r in rows))
+status = {(r[0], int(r[1])): r[2] for r in rows}
+def pass_at(k):
+    total = Fraction(0)
+    for t in tasks:
+        subsets = list(itertools.combinations(range(3), k))
+        total += Fraction(sum(any(status[t, s] == "match" for s in c) for c in subsets),
+                          len(subsets))
+    return total / len(tasks)
+def majority():
+    right = 0
+    for t in tasks:
+        voters = [k for k in range(3) if status[t, k] in ("match", "mismatch")]
+        right += bool(voters) and status[t, voters[0]] == "match"
+    return Fraction(right, len(tasks))
+cs = [sum(1 for r in rows if r[1] == str(k) and r[2] == "match") for k in range(3)]
+figures = {"correct": cs, "total": len(tasks),
+           "pass_at_k": [float(pass_at(k)) for k in (1, 2, 3)],
+           "maj_at_n": float(majority())}
+if sys.argv[2:] != ["lines"]:
+    json.dump(figures, sys.stdout)
+    sys.exit(0)
+# the "m: ..." lines a run of those verdicts prints, its intervals left out
+t, p = len(tasks), figures["pass_at_k"]
 print(f"m: EX = {sum(cs)}/{3 * t} = {sum(cs) / (3 * t):.4f} (mean over 3 samples of {t} task IDs)")
 for k, c in enumerate(cs):
     print(f"m: sample {k}: EX = {c}/{t} = {c / t:.4f}, strict EX = {c}/{t} = {c / t:.4f}")
+print(f"m: pass@1 = {p[0]:.4f}, pass@2 = {p[1]:.4f}, pass@3 = {p[2]:.4f}; "
+      f"maj@3 = {figures['maj_at_n']:.4f}")
 print(f"m: strict EX = {sum(cs)}/{3 * t} = {sum(cs) / (3 * t):.4f} (EX but not strict: 0, strict but not EX: 0)")
 EOF
-}
+# ex_lines EXPECTED: the "m: ..." lines (tests/cli/figures.sh checks the
+# intervals printed beside them).
+ex_lines() { python3 "$tmp/figures.py" "$1" lines; }
+# printed FILE: its "m: ..." lines, each interval taken out.
+printed() { grep "^m: " "$1" | sed -E 's/, 95% CI \[[0-9.]+, [0-9.]+\]//'; }
 
 # check OUT LABEL [statuses-only]: results.jsonl, summary.json, the
 # submission files and the CSVs are the expected ones.
@@ -78,11 +110,19 @@ check() {
     [ $# -lt 3 ] || fields=3
     diff <(cut -d' ' -f1-$fields "$tmp/expected.txt") <(verdicts "$out" | cut -d' ' -f1-$fields) ||
         fail "$label: verdicts differ from the expected ones"
-    python3 - "$out" "$tmp/expected.txt" "$total" <<'EOF' || fail "$label: summary.json or submissions wrong"
+    python3 "$tmp/figures.py" "$tmp/expected.txt" > "$tmp/figures.json"
+    python3 - "$out" "$tmp/expected.txt" "$total" "$tmp/figures.json" <<'EOF' || fail "$label: summary.json or submissions wrong"
 import json, os, sys
 out, expected, total = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rows = [line.split() for line in open(expected)]
 m = json.load(open(f"{out}/summary.json"))["methods"]["m"]
+# pass@k and maj@3 as brute force gives them
+figures = json.load(open(sys.argv[4]))
+assert set(m["pass_at_k"]) == {"1", "2", "3"}, m["pass_at_k"]
+for k in (1, 2, 3):
+    assert abs(m["pass_at_k"][str(k)] - figures["pass_at_k"][k - 1]) < 1e-12, (k, m, figures)
+assert m["pass_at_k"]["1"] == m["ex"], m
+assert abs(m["maj_at_n"] - figures["maj_at_n"]) < 1e-12, (m["maj_at_n"], figures)
 correct = [sum(1 for r in rows if r[1] == str(k) and r[2] == "match") for k in range(3)]
 assert (m["samples"], m["total"], m["correct"]) == (3, total, sum(correct)), m
 assert m["ex"] == sum(correct) / (3 * total) and m["ex_strict"] == m["ex"], m
@@ -113,7 +153,8 @@ echo "== run --workers 2: every (task, sample) as expected, EX per sample and me
 "$STREAMEX" -q run --simulate delay_ms=2 --workers 2 --bench "$bench" --method "m=$preds" \
     --output "$tmp/full" > "$tmp/full.txt"
 check "$tmp/full" "full run"
-diff <(ex_lines) <(grep "^m: " "$tmp/full.txt") || fail "the EX lines are not the expected ones"
+diff <(ex_lines "$tmp/expected.txt") <(printed "$tmp/full.txt") ||
+    fail "the EX lines are not the expected ones"
 [ "$(records "$tmp/full/journal.jsonl" '"result"')" = "$units" ] || fail "journal: not $units records"
 
 echo "== killed in the middle (SIGKILL), --resume executes each unit left exactly once"
@@ -130,7 +171,8 @@ settled=$(records "$tmp/cut/journal.jsonl" '"result"')
 "$STREAMEX" -q run --simulate delay_ms=2 --workers 2 --bench "$bench" --method "m=$preds" \
     --resume --output "$tmp/cut" > "$tmp/cut.txt"
 check "$tmp/cut" "resumed run"
-diff <(ex_lines) <(grep "^m: " "$tmp/cut.txt") || fail "resumed run: the EX lines differ"
+diff <(ex_lines "$tmp/expected.txt") <(printed "$tmp/cut.txt") ||
+    fail "resumed run: the EX lines differ"
 # A torn last line (cut at the kill) is dropped, never a unit twice.
 [ "$(grep -c '"result"' "$tmp/cut/journal.jsonl")" = "$units" ] ||
     fail "a settled unit was executed again: $(grep -c '"result"' "$tmp/cut/journal.jsonl") records"
@@ -221,9 +263,8 @@ awk 'NR == FNR { gold[$1] = $2; next }
      { print $1, $2, (($3 == "match" || $3 == "mismatch") ? gold[$1] : "missing_prediction"), 0 }' \
     "$tmp/gold_verdicts.txt" "$tmp/expected.txt" > "$tmp/expected_scored.txt"
 diff "$tmp/expected_scored.txt" <(verdicts "$tmp/scored") || fail "score: verdicts differ"
-scored() { awk -v k="$1" '$2 == k && $3 == "match"' "$tmp/expected_scored.txt" | wc -l | tr -d ' '; }
-c0=$(scored 0) c1=$(scored 1) c2=$(scored 2)
-diff <(ex_lines) <(grep "^m: " "$tmp/scored.txt") || fail "score: the EX lines are not the expected ones"
+diff <(ex_lines "$tmp/expected_scored.txt") <(printed "$tmp/scored.txt") ||
+    fail "score: the EX lines are not the expected ones"
 cmp "$tmp/full/m/samples/2/submission.jsonl" "$tmp/scored/m/samples/2/submission.jsonl" ||
     fail "score: sample 2's submission is not the run's"
 

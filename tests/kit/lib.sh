@@ -182,6 +182,11 @@ sim_predictions() {
     done
 }
 
+# The 95 % interval an EX line ends with (common/results/result.h), as an
+# extended regular expression, for tests that pin an EX line but not its
+# bounds (tests/cli/figures.sh checks the bounds).
+SX_CI_RE=', 95% CI \[[01]\.[0-9]{4}, [01]\.[0-9]{4}\]'
+
 # records FILE PATTERN: how many lines of FILE match PATTERN (0 if no FILE).
 records() { [ -f "$1" ] && grep -c "$2" "$1" || true; }
 

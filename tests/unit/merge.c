@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* summary.json's statistics are result.c's and figures.c's to test. */
+static const sx_bootstrap_t s_no_bootstrap = {0};
+
 static void write_results(const char *out, const char *method, const char *const *ids,
                           const sx_status_t *statuses, size_t count)
 {
@@ -33,7 +36,7 @@ static void write_results(const char *out, const char *method, const char *const
     }
     sx_method_summary_t summary;
     SX_CHECK(sx_results_write(out, method, results, count, &summary, NULL) == 0);
-    free(summary.method);
+    sx_method_summary_clear(&summary);
     for (size_t i = 0; i < count; i++)
         sx_result_clear(&results[i]);
     free(results);
@@ -84,7 +87,7 @@ int main(void)
     const char *inputs[] = {a, b};
     sx_merge_report_t report;
     sx_error_t err;
-    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &s_no_bootstrap, &report, &err) == 0);
     SX_CHECK(report.methods == 1 && report.tasks == 4 && report.missing == 1);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/m1/results.jsonl", out);
@@ -96,18 +99,20 @@ int main(void)
 
     /* An overlap that disagrees is refused, naming both inputs. */
     const char *clash[] = {a, c};
-    SX_CHECK(sx_merge(bench, clash, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, clash, 2, out, false, &s_no_bootstrap, &report, &err) == -1);
     SX_CHECK(strstr(err.msg, "m1/t003 disagrees") && strstr(err.msg, "shard1-rerun"));
     /* A --tasks output is refused, naming it, unless allowed. */
     sx_method_summary_t summary = {.method = "m1", .total = 1, .bench_tasks = 4};
     SX_CHECK(sx_summary_write(c, &summary, 1, NULL, &err) == 0);
     const char *subset[] = {a, b, c};
-    SX_CHECK(sx_merge(bench, subset, 3, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, subset, 3, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     SX_CHECK(strstr(err.msg, "shard1-rerun is the output of a --tasks subset (1 of 4 "
                              "task IDs): merging it into a full output needs "
                              "--allow-subset"));
     const char *subset_ok[] = {c};
-    SX_CHECK(sx_merge(bench, subset_ok, 1, out, true, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, subset_ok, 1, out, true, &s_no_bootstrap, &report, &err) ==
+             0);
     SX_CHECK(report.tasks == 4 && report.missing == 3);
     /* The same score is not the same verdict: mismatch against flink_error
      * (both 0) is refused too, naming both statuses. */
@@ -116,7 +121,8 @@ int main(void)
     const sx_status_t st_d[] = {SX_STATUS_FLINK_ERROR};
     write_results(d, "m1", ids_c, st_d, 1);
     const char *same_score[] = {a, d};
-    SX_CHECK(sx_merge(bench, same_score, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, same_score, 2, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want,
              "m1/t003 disagrees: %s says mismatch, %s says flink_error", a, d);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -125,24 +131,28 @@ int main(void)
     const char *ids_e[] = {"t099"};
     write_results(e, "m1", ids_e, st_c, 1);
     const char *foreign[] = {a, e};
-    SX_CHECK(sx_merge(bench, foreign, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, foreign, 2, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s/m1: task 't099' is not in task_ids.txt", e);
     SX_CHECK(strcmp(err.msg, want) == 0);
     const char *self_input[] = {out};
-    SX_CHECK(sx_merge(bench, self_input, 1, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, self_input, 1, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s: the output cannot also be an input", out);
     SX_CHECK(strcmp(err.msg, want) == 0);
 
     /* Nothing to merge, an output below a file, a bench that is not one,
      * and inputs without any METHOD/results.jsonl are refused. */
-    SX_CHECK(sx_merge(bench, inputs, 0, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 0, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     SX_CHECK(strcmp(err.msg, "nothing to merge: give the shard outputs") == 0);
     snprintf(path, sizeof path, "%s/m1/results.jsonl/sub", out);
-    SX_CHECK(sx_merge(bench, inputs, 2, path, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 2, path, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s: cannot create folder: Not a directory", path);
     SX_CHECK(strcmp(err.msg, want) == 0);
     snprintf(path, sizeof path, "%s/no-bench", bench);
-    SX_CHECK(sx_merge(path, inputs, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(path, inputs, 2, out, false, &s_no_bootstrap, &report, &err) == -1);
     snprintf(want, sizeof want, "%s/task_ids.txt: cannot open: No such file or directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -150,7 +160,7 @@ int main(void)
     const char *none[] = {path, d};
     snprintf(d, sizeof d, "%s/shard-empty", bench);
     SX_CHECK(sx_mkdirs(d, NULL) == 0);
-    SX_CHECK(sx_merge(bench, none, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, none, 2, out, false, &s_no_bootstrap, &report, &err) == -1);
     SX_CHECK(strcmp(err.msg, "no METHOD/results.jsonl in any input") == 0);
 
     /* The same status with another strict verdict is another verdict. */
@@ -163,7 +173,8 @@ int main(void)
     sx_method_summary_clear(&written);
     sx_result_clear(&strict[0]);
     const char *strict_clash[] = {a, d};
-    SX_CHECK(sx_merge(bench, strict_clash, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, strict_clash, 2, out, false, &s_no_bootstrap, &report,
+                      &err) == -1);
     snprintf(want, sizeof want, "m1/t003 disagrees: %s says mismatch, %s says mismatch",
              a, d);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -173,7 +184,8 @@ int main(void)
     char moved[PATH_MAX + 80];
     snprintf(moved, sizeof moved, "%s.moved", path);
     SX_CHECK(rename(path, moved) == 0);
-    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "m1/t001: %s: cannot open: No such file or directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -200,7 +212,7 @@ int main(void)
     snprintf(path, sizeof path, "%s/report.html", e);
     SX_CHECK(sx_mkdirs(path, NULL) == 0);
     const char *two[] = {a, m2};
-    SX_CHECK(sx_merge(bench, two, 2, e, false, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, two, 2, e, false, &s_no_bootstrap, &report, &err) == 0);
     SX_CHECK(report.methods == 2 && report.tasks == 4 && report.missing == 2 + 3);
     snprintf(path, sizeof path, "%s/m2/results.jsonl", e);
     char *data = slurp(path);
@@ -220,7 +232,8 @@ int main(void)
     SX_CHECK(sx_mkdirs_for(path, NULL) == 0);
     SX_CHECK(sx_file_write_atomic(path, "{}\n{}\n", 6, NULL) == 0);
     const char *bad_first[] = {d, a, m2};
-    SX_CHECK(sx_merge(bench, bad_first, 3, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, bad_first, 3, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s:1: field \"task_id\" must be a string", path);
     SX_CHECK(strcmp(err.msg, want) == 0);
     SX_CHECK(report.methods == 0);
@@ -229,7 +242,7 @@ int main(void)
     snprintf(e, sizeof e, "%s/merged3", bench);
     snprintf(path, sizeof path, "%s/m1", e);
     SX_CHECK(sx_mkdirs(e, NULL) == 0 && sx_file_write_atomic(path, "", 0, NULL) == 0);
-    SX_CHECK(sx_merge(bench, inputs, 2, e, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 2, e, false, &s_no_bootstrap, &report, &err) == -1);
     snprintf(want, sizeof want, "m1/t001: %s/csv: cannot create folder: Not a directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
