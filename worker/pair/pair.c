@@ -67,7 +67,22 @@ sx_pair_t *sx_pair_new(const sx_pair_config_t *config, sx_error_t *err)
         self->rest_url =
             sx_format("http://127.0.0.1:%d", sx_pair_port(index, SX_PORT_FLINK_REST));
     }
+    /* The engine is resolved once: an engine asked for by name must be
+     * installed now; the default may be missing until the pair starts. */
+    bool named = config->flink && config->flink[0];
+    self->has_engine =
+        !self->external && sx_engine_resolve(self->runtime_dir, config->flink,
+                                             &self->engine, &self->engine_err) == 0;
+    if (!self->external && !self->has_engine && named) {
+        if (err)
+            *err = self->engine_err;
+        sx_pair_destroy(&self);
+        return NULL;
+    }
+    if (self->has_engine)
+        sx_engine_label(&self->engine, self->engine_label, sizeof self->engine_label);
     self->config.runtime_dir = self->runtime_dir;
+    self->config.flink = NULL; /* the engine above is what counts */
     self->config.kafka_bootstrap = self->external ? self->bootstrap : NULL;
     self->config.flink_gateway = self->external ? self->gateway_url : NULL;
     self->config.flink_rest = self->external ? self->rest_url : NULL;
@@ -361,19 +376,51 @@ static int start_external(sx_pair_t *self, sx_error_t *err)
     return warm_up(self, err);
 }
 
-static int start_local(sx_pair_t *self, sx_error_t *err)
+/* The first component of the pair that runs, 0 when none does. */
+static pid_t first_running(const sx_pair_t *self, component_t *which)
 {
-    sx_pair_versions_t versions;
-    if (sx_pair_read_install(self->runtime_dir, &versions, err) != 0)
-        return -1;
     for (int c = 0; c < SX_PAIR_COMPONENTS; c++) {
         pid_t pid = sx_pair_find(self, (component_t)c);
-        if (pid > 0)
-            return sx_error_set(err,
-                                "pair %d already runs (%s pid %d): use it, or stop it "
-                                "with 'streamex runtime down --index %d'",
-                                self->config.index, sx_pair_names[c], (int)pid,
-                                self->config.index);
+        if (pid > 0) {
+            *which = (component_t)c;
+            return pid;
+        }
+    }
+    return 0;
+}
+
+int sx_pair_check_running_engine(sx_pair_t *self, sx_error_t *err)
+{
+    component_t c = KAFKA;
+    pid_t pid = self->external ? 0 : first_running(self, &c);
+    if (pid == 0)
+        return 0;
+    char running[SX_ENGINE_TEXT];
+    sx_pair_process_engine(pid, running, sizeof running);
+    if (strcmp(running, self->engine_label) == 0)
+        return 0;
+    return sx_error_set(err,
+                        "pair %d runs %s (%s pid %d), not %s: stop it with 'streamex "
+                        "runtime down --index %d' or use another pair index",
+                        self->config.index, running, sx_pair_names[c], (int)pid,
+                        self->has_engine ? self->engine_label : "the default engine",
+                        self->config.index);
+}
+
+static int start_local(sx_pair_t *self, sx_error_t *err)
+{
+    if (sx_pair_need_engine(self, err) != 0)
+        return -1;
+    component_t c = KAFKA;
+    pid_t pid = first_running(self, &c);
+    if (pid > 0) {
+        char running[SX_ENGINE_TEXT];
+        sx_pair_process_engine(pid, running, sizeof running);
+        return sx_error_set(
+            err,
+            "pair %d already runs (%s pid %d, engine %s): use it, or stop "
+            "it with 'streamex runtime down --index %d'",
+            self->config.index, sx_pair_names[c], (int)pid, running, self->config.index);
     }
     char marker[PATH_MAX];
     sx_pair_stop_marker_path(self, marker, sizeof marker);
@@ -394,8 +441,8 @@ static int start_local(sx_pair_t *self, sx_error_t *err)
             return -1;
     if (warm_up(self, err) != 0)
         return -1;
-    sx_info("pair %d up: Flink %s, Kafka %s at %s, gateway %s", self->config.index,
-            versions.flink, versions.kafka, self->bootstrap, self->gateway_url);
+    sx_info("pair %d up: %s, Kafka at %s, gateway %s", self->config.index,
+            self->engine_label, self->bootstrap, self->gateway_url);
     return 0;
 }
 
