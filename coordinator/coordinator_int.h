@@ -69,6 +69,7 @@ struct _worker_t {
     zframe_t *routing_id;
     char *name;
     char *runtime; /* what it executes on, as its HELLO said */
+    char *engine;  /* the engine its results are computed on: runtime's first word */
     int capacity;
     int slots;       /* units it runs at once: the first `slots` it holds */
     zlist_t *shards; /* shard_t* */
@@ -122,8 +123,8 @@ struct _sx_coordinator_t {
     int64_t started_ms;
     double executed_seconds; /* summed over the units a worker executed this run */
     size_t executed;         /* and their count: the ETA's usual time a task */
-    int64_t loop_at;   /* when the loop last came round (sx_clock_stall_ms) */
-    double started_at; /* Unix time, for summary.json's "run" */
+    int64_t loop_at;         /* when the loop last came round (sx_clock_stall_ms) */
+    double started_at;       /* Unix time, for summary.json's "run" */
 };
 
 /* units.c: the units' state machine */

@@ -48,6 +48,9 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
     sx_bench_fingerprint(self->bench, fingerprint);
     /* The workers by name, so summary.json reads the same whatever order
      * they joined in. */
+    char *engines = NULL;
+    for (size_t i = 0; i < self->unit_count; i++)
+        engines = sx_engines_add(engines, self->units[i].result.engine);
     zlistx_t *keys = zhashx_keys(self->runtimes);
     zlistx_set_comparator(keys, (zlistx_comparator_fn *)strcmp);
     zlistx_sort(keys);
@@ -69,7 +72,8 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                          fingerprint,
                          (const char *const *)names,
                          (const char *const *)runtimes,
-                         count};
+                         count,
+                         engines};
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
     sx_error_t report_err;
@@ -85,6 +89,7 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
     free(results);
     free(names);
     free(runtimes);
+    free(engines);
     zlistx_destroy(&keys);
     return rc;
 }
