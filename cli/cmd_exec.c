@@ -12,6 +12,7 @@
 #include "common/bench/bench.h"
 #include "common/bench/task.h"
 #include "worker/exec/executor.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 
 #include <getopt.h>
@@ -34,7 +35,8 @@ typedef struct {
     const char *gateway;
     const char *rest;
     const char *run_id;
-    int index; /* local pair, when no external one is given */
+    const char *flink; /* the local pair's engine (--flink X.Y), NULL the default */
+    int index;         /* local pair, when no external one is given */
     sx_profile_t profile;
     bool keep;
 } exec_options_t;
@@ -43,13 +45,15 @@ static const char s_usage[] =
     "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
     "NAME=PREDS)\n"
     "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
-    "                     [--index N | --kafka-bootstrap HOST:PORT\n"
+    "                     [--index N [--flink X.Y] | --kafka-bootstrap HOST:PORT\n"
     "                      --flink-gateway URL --flink-rest URL]\n\n"
     "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
     "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
     "the final CSV and the time of each step. It uses local pair N (default 0):\n"
     "the running one if `streamex runtime up` left it up, else it starts it and\n"
     "stops it afterwards; or the external pair given by the three addresses.\n"
+    "--flink X.Y picks the local pair's engine (scripts/setup-runtime.sh --flink\n"
+    "X.Y installs it): a running pair of another engine is refused.\n"
     "--keep leaves the task's topics and gateway session in place for\n"
     "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n";
 
@@ -69,6 +73,7 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         {"flink-gateway", required_argument, 0, 'G'},
         {"flink-rest", required_argument, 0, 'R'},
         {"index", required_argument, 0, 'i'},
+        {"flink", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -117,6 +122,11 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
             if (sx_profile_parse(optarg, &opt->profile) != 0)
                 return sx_error_set(err, "unknown --profile '%s'", optarg);
             break;
+        case 'f':
+            if (sx_engine_selector_check(optarg, err) != 0)
+                return -1;
+            opt->flink = optarg;
+            break;
         case 'h':
             return 1;
         default:
@@ -131,6 +141,9 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         return sx_error_set(err,
                             "an external pair needs --kafka-bootstrap, --flink-gateway "
                             "and --flink-rest together");
+    if (opt->flink && opt->bootstrap)
+        return sx_error_set(err, "--flink picks the engine of a local pair; an external "
+                                 "pair runs its own");
     if (!opt->sql_file == !opt->method)
         return sx_error_set(err,
                             "give exactly one of --sql FILE and --method NAME=PREDS");
@@ -180,12 +193,14 @@ static void print_file(const char *path)
     fclose(in);
 }
 
-static void print_report(const sx_result_t *result, const sx_timings_t *t)
+static void print_report(const sx_result_t *result, const sx_timings_t *t,
+                         const char *engine)
 {
     printf("task %s: %s (score %d)\n", result->task_id, sx_status_name(result->status),
            result->score);
     if (result->detail[0])
         printf("detail: %s\n", result->detail);
+    printf("engine: %s\n", engine);
     if (result->csv) {
         printf("final CSV %s:\n", result->csv);
         print_file(result->csv);
@@ -206,6 +221,7 @@ static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
 {
     sx_pair_config_t config;
     sx_pair_config_defaults(&config, opt->index);
+    config.flink = opt->flink;
     config.kafka_bootstrap = opt->bootstrap;
     config.flink_gateway = opt->gateway;
     config.flink_rest = opt->rest;
@@ -219,6 +235,10 @@ static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
     bool healthy = !opt->bootstrap && sx_pair_status(pair, &status, &unused) == 0;
     for (int i = 0; healthy && i < SX_PAIR_COMPONENTS; i++)
         healthy = status.components[i].running && status.components[i].healthy;
+    if (healthy && sx_pair_check_running_engine(pair, err) != 0) {
+        sx_pair_destroy(&pair);
+        return NULL;
+    }
     if (healthy) {
         sx_info("using the running pair %d", opt->index);
         return pair;
@@ -262,6 +282,8 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         sx_pair_destroy(&pair);
         return 2;
     }
+    char engine[300];
+    sx_pair_describe(pair, engine, sizeof engine);
     sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL};
     sx_result_t result;
     sx_timings_t timings;
@@ -275,7 +297,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
             remove_temp_csv(csv);
         return sx_signals_exit_code();
     }
-    print_report(&result, &timings);
+    print_report(&result, &timings, engine);
     int code = result.status == SX_STATUS_MATCH ? 0 : 1;
     sx_result_clear(&result);
     return code;

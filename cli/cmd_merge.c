@@ -13,12 +13,15 @@
 
 static const char s_usage[] =
     "usage: streamex merge --bench BENCH OUT1 OUT2 ... --output OUT [--allow-subset]\n"
+    "                      [--allow-mixed-engines]\n"
     "\n"
     "Merges the outputs of 'streamex run --shard I/N' (or coordinator) runs into\n"
     "OUT: every method, every task ID of BENCH/task_ids.txt exactly once. A task\n"
     "in two inputs with different verdicts is refused; a task in no input is\n"
     "reported on stderr and scores 0. The output of a --tasks run (a subset of\n"
-    "task IDs, marked in its summary.json) is refused unless --allow-subset.\n"
+    "task IDs, marked in its summary.json) is refused unless --allow-subset;\n"
+    "outputs computed on different engines (summary.json's run.engine) are\n"
+    "refused unless --allow-mixed-engines.\n"
     "\n"
     "Exit status: 0 merged and complete, 1 merged with missing tasks, 2 refused\n"
     "or bad usage.\n";
@@ -29,10 +32,11 @@ int sx_cmd_merge(int argc, char **argv)
     static const struct option longs[] = {{"bench", required_argument, NULL, 'b'},
                                           {"output", required_argument, NULL, 'o'},
                                           {"allow-subset", no_argument, NULL, 'a'},
+                                          {"allow-mixed-engines", no_argument, NULL, 'e'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *bench = NULL, *output = NULL;
-    bool allow_subset = false;
+    unsigned allow = 0;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
@@ -41,7 +45,9 @@ int sx_cmd_merge(int argc, char **argv)
         else if (c == 'o')
             output = optarg;
         else if (c == 'a')
-            allow_subset = true;
+            allow |= SX_MERGE_ALLOW_SUBSET;
+        else if (c == 'e')
+            allow |= SX_MERGE_ALLOW_MIXED_ENGINES;
         else if (c == 'h') {
             fputs(s_usage, stdout);
             return 0;
@@ -60,7 +66,7 @@ int sx_cmd_merge(int argc, char **argv)
         return 2;
     }
     if (sx_merge(bench, (const char *const *)argv + optind, (size_t)(argc - optind),
-                 output, allow_subset, &report, &err) != 0) {
+                 output, allow, &report, &err) != 0) {
         fprintf(stderr, "streamex merge: %s\n", err.msg);
         return 2;
     }

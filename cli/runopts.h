@@ -41,6 +41,7 @@ enum {
     SX_OPT_NO_CACHE,
     SX_OPT_REPEAT,
     SX_OPT_PROGRESS_MS,
+    SX_OPT_ALLOW_MIXED_ENGINES,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -60,6 +61,7 @@ enum {
         {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
         {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
         {"progress-ms", required_argument, NULL, SX_OPT_PROGRESS_MS},                    \
+        {"allow-mixed-engines", no_argument, NULL, SX_OPT_ALLOW_MIXED_ENGINES},          \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
@@ -79,6 +81,13 @@ enum {
     "with\n"                                                                             \
     "                         --simulate or an existing pair)\n"                         \
     "  --no-cache             neither read nor write the result cache\n"
+
+/* --flink of the commands whose pairs streamex starts (run, worker, exec,
+ * doctor; runtime's is in cli/pairopts.h). */
+#define SX_FLINK_OPTION_HELP                                                             \
+    "  --flink X.Y            the engine: Flink X.Y as installed by\n"                   \
+    "                         scripts/setup-runtime.sh --flink X.Y (default: the\n"      \
+    "                         default engine; streamex --version lists them)\n"
 
 #define SX_SLOTS_OPTION_HELP                                                             \
     "  --slots N              tasks a worker runs at once on its pair (default 4; its\n" \
@@ -117,7 +126,9 @@ enum {
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
     "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"       \
     "  --progress-ms MS       progress every MS (default 500 on a terminal, 5000 off\n"  \
-    "                         one; the coordinator's 2000)\n"
+    "                         one; the coordinator's 2000)\n"                            \
+    "  --allow-mixed-engines  let workers of different engines (--flink) into one\n"     \
+    "                         run; refused by default: a mixed EX describes no engine\n"
 
 typedef struct {
     const char *bench;
@@ -136,9 +147,10 @@ typedef struct {
     size_t subset_index, subset_count;
     const char *simulate;
     sx_profile_t profile;
-    int repeat;        /* --repeat N */
-    const char *cache; /* --cache DIR */
-    bool no_cache;     /* --no-cache */
+    int repeat;               /* --repeat N */
+    const char *cache;        /* --cache DIR */
+    bool no_cache;            /* --no-cache */
+    bool allow_mixed_engines; /* --allow-mixed-engines */
     /* filled by sx_runopts_config */
     const char **names, **files;
 } sx_runopts_t;
@@ -165,7 +177,8 @@ const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t siz
  * status (sx_run_exit_code). */
 typedef struct {
     long workers, capacity, first_index;
-    long slots; /* tasks each worker runs at once */
+    long slots;        /* tasks each worker runs at once */
+    const char *flink; /* the workers' engine (--flink X.Y), NULL the default */
     bool quiet;
     const char *command; /* summary.json's "run" command (NULL: "run") */
 } sx_local_run_t;
