@@ -184,25 +184,69 @@ static char *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
     return sink;
 }
 
+/* How many of a method's candidates have each engine hazard, and the first
+ * few of them, for one warning a hazard. */
+#define HAZARD_NAMED 3
+typedef struct {
+    size_t count[SX_ENGINE_HAZARDS];
+    const char *named[SX_ENGINE_HAZARDS][HAZARD_NAMED];
+} engine_hazards_t;
+
+static void count_engine_hazards(engine_hazards_t *seen, const char *task_id,
+                                 const char *sql)
+{
+    unsigned found = sx_hazards_engine(sql);
+    for (int h = 0; h < SX_ENGINE_HAZARDS; h++)
+        if (found & sx_hazards_engine_flag(h) && seen->count[h]++ < HAZARD_NAMED)
+            seen->named[h][seen->count[h] - 1] = task_id;
+}
+
+/* One warning a hazard the method's candidates have: "method NAME: N
+ * candidate(s) (ID, ID, ID, ...) use WHAT". */
+static void warn_engine_hazards(const char *method, const engine_hazards_t *seen,
+                                sx_problems_t *warnings)
+{
+    for (int h = 0; h < SX_ENGINE_HAZARDS && warnings; h++) {
+        if (!seen->count[h])
+            continue;
+        char ids[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < seen->count[h] && i < HAZARD_NAMED; i++)
+            used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", i ? ", " : "",
+                                     seen->named[h][i]);
+        sx_problems_add(warnings, "method %s: %zu candidate(s) (%s%s) use %s", method,
+                        seen->count[h], ids, seen->count[h] > HAZARD_NAMED ? ", ..." : "",
+                        sx_hazards_engine_text(h));
+    }
+}
+
 /* A method's predictions file: its problems, how many tasks it predicts and
  * how many candidates the SQL check would reject (rejected_sql, score 0:
- * not a problem of the file, but worth knowing before a run). */
-static void check_method(const sx_bench_t *bench, const char *file, char *const *sinks,
-                         method_tally_t *tally, sx_problems_t *problems)
+ * not a problem of the file, but worth knowing before a run), and the
+ * candidates whose verdict depends on the engine (warnings). */
+static void check_method(const sx_bench_t *bench, const sx_method_arg_t *method,
+                         char *const *sinks, method_tally_t *tally,
+                         sx_problems_t *warnings, sx_problems_t *problems)
 {
+    const char *file = method->file;
     sx_predictions_t *predictions = sx_predictions_check(file, bench, problems);
     if (!predictions)
         return;
     tally->predicted = sx_predictions_count(predictions);
+    engine_hazards_t seen;
+    memset(&seen, 0, sizeof seen);
     for (size_t i = 0; i < sx_bench_task_count(bench); i++) {
-        const char *sql = sx_predictions_sql(predictions, sx_bench_task_id(bench, i));
+        const char *id = sx_bench_task_id(bench, i);
+        const char *sql = sx_predictions_sql(predictions, id);
         if (!sql || !sinks[i])
             continue;
         sx_error_t err;
         char *statement = sx_sqlcheck(sql, sinks[i], &err);
         tally->rejected += statement == NULL;
         free(statement);
+        count_engine_hazards(&seen, id, sql);
     }
+    warn_engine_hazards(method->name, &seen, warnings);
     sx_predictions_destroy(&predictions);
 }
 
@@ -294,7 +338,7 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     for (size_t i = 0; i < tally.tasks && !sx_signals_caught(); i++)
         sinks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
     for (size_t i = 0; i < method_count && !sx_signals_caught(); i++)
-        check_method(bench, methods[i].file, sinks, &by_method[i], problems);
+        check_method(bench, &methods[i], sinks, &by_method[i], tally.warnings, problems);
     int code = 0;
     if (sx_signals_caught()) {
         fprintf(stderr, "streamex check: stopped by signal %d\n", sx_signals_caught());

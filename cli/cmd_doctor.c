@@ -13,7 +13,9 @@
  * the EX comparison, and lists every task that differs, naming the cause
  * where it is a known one (found by tests/differential): a global aggregate
  * over empty input, event times before 1970, a zero-delay watermark on tied
- * event times (worker/check/hazards.h), dedup or Top-N whose order has ties. */
+ * event times (worker/check/hazards.h), dedup or Top-N whose order has ties,
+ * and what differs between engines (QUALIFY, an unbounded OVER aggregation):
+ * gold made on one engine, BATCH run on another (--flink). */
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/csv.h"
@@ -214,6 +216,20 @@ static long data_rows(const char *path)
     return rows;
 }
 
+/* Prints the reference's engine hazards as causes (worker/check/hazards.h):
+ * gold made on one engine, BATCH run on another; returns how many. */
+static int print_engine_causes(const char *sql)
+{
+    unsigned found = sx_hazards_engine(sql);
+    int printed = 0;
+    for (int h = 0; h < SX_ENGINE_HAZARDS; h++)
+        if (found & sx_hazards_engine_flag(h)) {
+            printf("  cause: the reference uses %s\n", sx_hazards_engine_text(h));
+            printed++;
+        }
+    return printed;
+}
+
 /* Prints the known causes that fit the task; returns how many. */
 static int print_causes(const sx_task_t *task, const char *sql, long gold_rows,
                         long batch_rows)
@@ -239,6 +255,7 @@ static int print_causes(const sx_task_t *task, const char *sql, long gold_rows,
                "depends on arrival order\n");
         found++;
     }
+    found += print_engine_causes(sql);
     if (!found)
         printf("  cause: none of the known ones\n");
     return found;
@@ -256,6 +273,7 @@ static void doctor_task(sx_gateway_t *gateway, const sx_bench_t *bench, const ch
                               : SX_GATEWAY_SQL_ERROR;
     if (rc != SX_GATEWAY_OK) {
         printf("task %s: fails in BATCH mode: %s\n", id, err.msg);
+        print_engine_causes(sql);
         tally->failed++;
         sx_task_destroy(&task);
         return;

@@ -6,6 +6,8 @@
 # and source, go to stderr, and leave the exit status 0. The fixture bench
 # (tests/data/mini-bench) has neither; its clicks_top task has a zero-delay
 # watermark, so a copy with a tied and a pre-1970 click gets both warnings.
+# Then the engine hazards of a method's candidates (QUALIFY, an unbounded
+# OVER aggregation): one warning a hazard per method, naming its candidates.
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
@@ -27,4 +29,22 @@ grep -qF "warning: task clicks_top: source clicks: 1 of 6 event times are before
 grep -qF "warning: task clicks_top: source clicks: the watermark has zero delay and 1 rows share their event time (click_time)" \
     "$work/err" || fail "no zero-delay warning: $(cat "$work/err")"
 [ "$(grep -c '^warning:' "$work/err")" = 2 ] || fail "expected 2 warnings: $(cat "$work/err")"
+preds="$work/engine.jsonl"
+cat >"$preds" <<'JSONL'
+{"task_id": "join_max", "sql": "SELECT b.auction, a.seller, b.price FROM bids b JOIN auctions a ON b.auction = a.id QUALIFY ROW_NUMBER() OVER (PARTITION BY b.auction ORDER BY b.price DESC) = 1"}
+{"task_id": "clicks_top", "sql": "SELECT user_id, COUNT(*) OVER (PARTITION BY user_id ORDER BY click_time) FROM clicks"}
+{"task_id": "trades_tie", "sql": "SELECT symbol, volume FROM trades QUALIFY SUM(volume) OVER (PARTITION BY symbol ORDER BY volume ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) > 1 /* QUALIFY */"}
+JSONL
+code=0
+"$STREAMEX" check --bench "$SX_SOURCE_DIR/tests/data/mini-bench" --method "m=$preds" \
+    >"$work/out" 2>"$work/err" || code=$?
+[ "$code" = 0 ] || fail "exit $code with only warnings: $(cat "$work/err")"
+grep -qxF "warning: method m: 2 candidate(s) (join_max, trades_tie) use QUALIFY: Flink 2.x accepts it, Flink 1.20 refuses it (a parse error), so the verdict depends on the engine" \
+    "$work/err" || fail "no QUALIFY warning: $(cat "$work/err")"
+grep -qxF "warning: method m: 2 candidate(s) (clicks_top, trades_tie) use an OVER aggregation over an unbounded frame: Flink 2.x computes it with another operator by default (table.exec.unbounded-over.version 2) and accepts an ORDER BY that is not the time attribute, which Flink 1.20 refuses, so the result or the verdict can depend on the engine" \
+    "$work/err" || fail "no unbounded OVER warning: $(cat "$work/err")"
+[ "$(grep -c '^warning:' "$work/err")" = 2 ] || fail "expected 2 engine warnings: $(cat "$work/err")"
+"$STREAMEX" check --bench "$SX_SOURCE_DIR/tests/data/mini-bench" \
+    --method "m=$SX_SOURCE_DIR/tests/data/mini-bench/predictions.jsonl" >/dev/null 2>"$work/err"
+! grep -q "^warning:" "$work/err" || fail "engine warnings on plain candidates: $(cat "$work/err")"
 echo "cli_check_hazards: OK"

@@ -8,6 +8,8 @@
 #include "common/selftest.h"
 #include "worker/sql/sqllex.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,6 +93,115 @@ void sx_hazards_source(const char *task_id, const sx_source_t *source,
                         "the watermark count as late, so the result depends on timing "
                         "(give the watermark a delay)",
                         task_id, source->name, ties, source->event_time);
+}
+
+/* ---- the engine hazards of a query ------------------------------------- */
+
+static const struct {
+    sx_engine_hazard_t flag;
+    const char *text;
+} s_engine_hazards[SX_ENGINE_HAZARDS] = {
+    {SX_HAZARD_QUALIFY, "QUALIFY: Flink 2.x accepts it, Flink 1.20 refuses it (a parse "
+                        "error), so the verdict depends on the engine"},
+    {SX_HAZARD_UNBOUNDED_OVER,
+     "an OVER aggregation over an unbounded frame: Flink 2.x computes it with another "
+     "operator by default (table.exec.unbounded-over.version 2) and accepts an ORDER BY "
+     "that is not the time attribute, which Flink 1.20 refuses, so the result or the "
+     "verdict can depend on the engine"},
+};
+
+sx_engine_hazard_t sx_hazards_engine_flag(int i)
+{
+    return s_engine_hazards[i].flag;
+}
+
+const char *sx_hazards_engine_text(int i)
+{
+    return s_engine_hazards[i].text;
+}
+
+/* The token that closes the bracket opened at `open` (the last one when it
+ * is never closed). */
+static size_t closing(const sx_sqllex_t *lex, size_t open)
+{
+    size_t depth = 0, i = open;
+    for (; i < sx_sqllex_count(lex); i++) {
+        depth += sx_sqllex_is_symbol(lex, i, '(');
+        if (sx_sqllex_is_symbol(lex, i, ')') && --depth == 0)
+            return i;
+    }
+    return i;
+}
+
+/* The bracket that opens the one closed at `close`, or SIZE_MAX. */
+static size_t opening(const sx_sqllex_t *lex, size_t close)
+{
+    size_t depth = 0;
+    for (size_t i = close + 1; i-- > 0;) {
+        depth += sx_sqllex_is_symbol(lex, i, ')');
+        if (sx_sqllex_is_symbol(lex, i, '(') && --depth == 0)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Whether the window spec in tokens (from, to) has an unbounded frame: says
+ * UNBOUNDED PRECEDING, or orders without ROWS or RANGE. */
+static bool unbounded_spec(const sx_sqllex_t *lex, size_t from, size_t to)
+{
+    bool ordered = false, framed = false;
+    for (size_t i = from + 1; i < to; i++) {
+        if (sx_sqllex_is_word(lex, i, "UNBOUNDED") &&
+            sx_sqllex_is_word(lex, i + 1, "PRECEDING"))
+            return true;
+        ordered |= sx_sqllex_is_word(lex, i, "ORDER");
+        framed |= sx_sqllex_is_word(lex, i, "ROWS") || sx_sqllex_is_word(lex, i, "RANGE");
+    }
+    return ordered && !framed;
+}
+
+/* The opening bracket of the spec of the window named at token `name`
+ * (`WINDOW name AS (...)`, or `, name AS (...)` after it), or SIZE_MAX. */
+static size_t named_spec(const sx_sqllex_t *lex, size_t name)
+{
+    char *wanted = sx_sqllex_value(lex, name);
+    size_t found = SIZE_MAX;
+    for (size_t i = 1; wanted && i + 2 < sx_sqllex_count(lex) && found == SIZE_MAX; i++)
+        if (i != name && is_column(lex, i, wanted) &&
+            sx_sqllex_is_word(lex, i + 1, "AS") && sx_sqllex_is_symbol(lex, i + 2, '(') &&
+            (sx_sqllex_is_word(lex, i - 1, "WINDOW") ||
+             sx_sqllex_is_symbol(lex, i - 1, ',')))
+            found = i + 2;
+    free(wanted);
+    return found;
+}
+
+/* Whether the OVER at token i aggregates over an unbounded frame. */
+static bool unbounded_over(const sx_sqllex_t *lex, size_t i)
+{
+    static const char *const ranking[] = {"ROW_NUMBER", "RANK", "DENSE_RANK"};
+    size_t call =
+        i > 0 && sx_sqllex_is_symbol(lex, i - 1, ')') ? opening(lex, i - 1) : SIZE_MAX;
+    for (size_t r = 0; call != SIZE_MAX && call > 0 && r < 3; r++)
+        if (sx_sqllex_is_word(lex, call - 1, ranking[r]))
+            return false;
+    size_t open = sx_sqllex_is_symbol(lex, i + 1, '(') ? i + 1 : named_spec(lex, i + 1);
+    return open != SIZE_MAX && unbounded_spec(lex, open, closing(lex, open));
+}
+
+unsigned sx_hazards_engine(const char *sql)
+{
+    sx_error_t err;
+    sx_sqllex_t *lex = sx_sqllex_new(sql, &err);
+    unsigned found = 0;
+    for (size_t i = 0; lex && i < sx_sqllex_count(lex); i++) {
+        if (sx_sqllex_is_word(lex, i, "QUALIFY"))
+            found |= SX_HAZARD_QUALIFY;
+        if (sx_sqllex_is_word(lex, i, "OVER") && unbounded_over(lex, i))
+            found |= SX_HAZARD_UNBOUNDED_OVER;
+    }
+    sx_sqllex_destroy(&lex);
+    return found;
 }
 
 /* ---- self-test ---------------------------------------------------------- */
@@ -196,9 +307,72 @@ static void test_warnings_name_task_and_source(void)
     rmdir(dir);
 }
 
+static void test_engine_hazards_are_read_from_the_sql(void)
+{
+    static const struct {
+        const char *sql;
+        unsigned hazards;
+    } cases[] = {
+        {"INSERT INTO s SELECT k, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY k "
+         "ORDER BY ts DESC) = 1",
+         SX_HAZARD_QUALIFY},
+        {"insert into s select * from t qualify rank() over (order by v) <= 3",
+         SX_HAZARD_QUALIFY},
+        {"INSERT INTO s SELECT 'QUALIFY' FROM t /* QUALIFY */ -- QUALIFY", 0},
+        {"INSERT INTO s SELECT `qualify` FROM t", 0},
+        /* Dedup and Top-N rank; they are not OVER aggregations. */
+        {"INSERT INTO s SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER "
+         "BY ts) AS rn FROM t) WHERE rn = 1",
+         0},
+        {"INSERT INTO s SELECT *, DENSE_RANK() OVER (ORDER BY v DESC) FROM t", 0},
+        /* Unbounded frames, said or by default, by name or inline. */
+        {"INSERT INTO s SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
+         "UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
+         SX_HAZARD_UNBOUNDED_OVER},
+        {"INSERT INTO s SELECT k, COUNT(*) OVER (PARTITION BY k ORDER BY ts) FROM t",
+         SX_HAZARD_UNBOUNDED_OVER},
+        {"INSERT INTO s SELECT id, SUM(v) OVER w AS s FROM ev WINDOW w AS (PARTITION BY "
+         "k "
+         "ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+         SX_HAZARD_UNBOUNDED_OVER},
+        {"INSERT INTO s SELECT SUM(v) OVER w FROM ev WINDOW x AS (ORDER BY ts ROWS "
+         "BETWEEN "
+         "1 PRECEDING AND CURRENT ROW), w AS (ORDER BY ts)",
+         SX_HAZARD_UNBOUNDED_OVER},
+        /* Bounded frames are computed alike. */
+        {"INSERT INTO s SELECT id, SUM(v) OVER w FROM ev WINDOW w AS (PARTITION BY k "
+         "ORDER "
+         "BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+         0},
+        {"INSERT INTO s SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN "
+         "INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) FROM t",
+         0},
+        {"INSERT INTO s SELECT SUM(v) OVER (PARTITION BY k) FROM t", 0},
+        {"INSERT INTO s SELECT SUM(v) OVER w FROM t", 0}, /* no such window */
+        {"INSERT INTO s SELECT SUM(v) OVER (ORDER BY ts", SX_HAZARD_UNBOUNDED_OVER},
+        {"OVER", 0},
+        {"INSERT INTO s SELECT 'unterminated", 0},
+        {"INSERT INTO s SELECT SUM(v) OVER (ORDER BY v) FROM t QUALIFY SUM(v) OVER "
+         "(ORDER "
+         "BY v) > 1",
+         SX_HAZARD_QUALIFY | SX_HAZARD_UNBOUNDED_OVER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned got = sx_hazards_engine(cases[i].sql);
+        if (got != cases[i].hazards)
+            fprintf(stderr, "%s: hazards %u, expected %u\n", cases[i].sql, got,
+                    cases[i].hazards);
+        SX_CHECK(got == cases[i].hazards);
+    }
+    for (int i = 0; i < SX_ENGINE_HAZARDS; i++)
+        SX_CHECK(sx_hazards_engine_flag(i) == 1u << i &&
+                 strlen(sx_hazards_engine_text(i)));
+}
+
 void sx_hazards_test(bool verbose)
 {
     (void)verbose;
+    test_engine_hazards_are_read_from_the_sql();
     test_zero_delay_is_read_from_the_ddl();
     test_warnings_name_task_and_source();
 }
