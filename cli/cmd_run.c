@@ -34,8 +34,7 @@ static const char s_usage[] =
     "  --workers N            local workers (default 2)\n"
     "  --capacity N           shards each worker holds at once (default "
     "2)\n" SX_SLOTS_OPTION_HELP "  --first-index I        worker W uses Kafka + Flink "
-                                "pair I+W (default 0)\n" SX_FLINK_OPTION_HELP
-    "\n" SX_RUN_EXIT_HELP;
+    "pair I+W (default 0)\n" SX_FLINK_OPTION_HELP "\n" SX_RUN_EXIT_HELP;
 
 enum {
     OPT_WORKERS = SX_OPT_NEXT,
@@ -215,8 +214,8 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
     /* An engine that is not installed is said once, here, not by each
      * worker as its pair fails to start. */
     sx_engine_t engine;
-    if (args->flink && !opts->simulate &&
-        sx_engine_resolve(NULL, args->flink, &engine, err))
+    const char *selector = sx_engine_selector(args->flink);
+    if (selector && !opts->simulate && sx_engine_resolve(NULL, selector, &engine, err))
         return 2;
     config.endpoint = "tcp://127.0.0.1:*";
     config.command = args->command ? args->command : "run";

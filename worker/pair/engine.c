@@ -105,6 +105,14 @@ size_t sx_engine_list(const char *runtime_dir, sx_engine_t *engines, size_t max)
     return count;
 }
 
+const char *sx_engine_selector(const char *given)
+{
+    if (given && given[0])
+        return given;
+    const char *env = getenv("SX_FLINK");
+    return env && env[0] ? env : NULL;
+}
+
 int sx_engine_selector_check(const char *selector, sx_error_t *err)
 {
     if (!selector || !selector[0])
@@ -228,6 +236,22 @@ static void test_selectors(void)
         }
     }
     SX_CHECK(sx_engine_selector_check(NULL, NULL) == 0);
+    /* --flink, else $SX_FLINK, else the default. */
+    const char *saved = getenv("SX_FLINK");
+    char *copy = saved ? strdup(saved) : NULL;
+    unsetenv("SX_FLINK");
+    SX_CHECK(sx_engine_selector(NULL) == NULL && sx_engine_selector("") == NULL);
+    SX_CHECK(strcmp(sx_engine_selector("2.2"), "2.2") == 0);
+    setenv("SX_FLINK", "2.2", 1);
+    SX_CHECK(strcmp(sx_engine_selector(NULL), "2.2") == 0);
+    SX_CHECK(strcmp(sx_engine_selector("1.20"), "1.20") == 0);
+    setenv("SX_FLINK", "", 1);
+    SX_CHECK(sx_engine_selector("") == NULL);
+    if (copy)
+        setenv("SX_FLINK", copy, 1);
+    else
+        unsetenv("SX_FLINK");
+    free(copy);
 }
 
 /* A runtime folder with the default engine 1.20.3 and 2.2.1 beside it, as

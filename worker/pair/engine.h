@@ -34,6 +34,11 @@ typedef struct {
     bool is_default; /* the engine of RT/flink */
 } sx_engine_t;
 
+/* The selector in effect: `given` (--flink) when not NULL or empty, else
+ * $SX_FLINK when set (the worker image's FLINK build argument,
+ * docker/Dockerfile.worker; bench/scale), else NULL: the default engine. */
+const char *sx_engine_selector(const char *given);
+
 /* Checks a selector: "" or NULL (the default engine), or a Flink version
  * X.Y or X.Y.Z. */
 int sx_engine_selector_check(const char *selector, sx_error_t *err);

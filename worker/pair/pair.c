@@ -67,12 +67,14 @@ sx_pair_t *sx_pair_new(const sx_pair_config_t *config, sx_error_t *err)
         self->rest_url =
             sx_format("http://127.0.0.1:%d", sx_pair_port(index, SX_PORT_FLINK_REST));
     }
-    /* The engine is resolved once: an engine asked for by name must be
-     * installed now; the default may be missing until the pair starts. */
-    bool named = config->flink && config->flink[0];
+    /* The engine is resolved once: an engine asked for by name (--flink or
+     * $SX_FLINK) must be installed now; the default may be missing until
+     * the pair starts. */
+    const char *selector = sx_engine_selector(config->flink);
+    bool named = selector != NULL;
     self->has_engine =
-        !self->external && sx_engine_resolve(self->runtime_dir, config->flink,
-                                             &self->engine, &self->engine_err) == 0;
+        !self->external && sx_engine_resolve(self->runtime_dir, selector, &self->engine,
+                                             &self->engine_err) == 0;
     if (!self->external && !self->has_engine && named) {
         if (err)
             *err = self->engine_err;

@@ -52,8 +52,9 @@ const char *sx_pair_port_name(sx_pair_port_t which);
 typedef struct {
     int index;               /* worker index: ports and folder */
     const char *runtime_dir; /* NULL: the default of common/install.h */
-    /* The engine (worker/pair/engine.h): NULL or "" the default, else a Flink
-     * version X.Y[.Z] (`--flink 2.2`). An external pair runs its own. */
+    /* The engine (worker/pair/engine.h): NULL or "" the one in effect
+     * ($SX_FLINK, else the default), else a Flink version X.Y[.Z] (`--flink
+     * 2.2`). An external pair runs its own. */
     const char *flink;
     int slots; /* TaskManager slots */
     /* JVM heaps in MiB. The TaskManager also gets 128 MiB framework heap,
