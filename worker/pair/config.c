@@ -639,10 +639,7 @@ static bool argv_has(const sx_pair_argv_t *v, const char *arg)
     return false;
 }
 
-/* A runtime folder with two engines as scripts/setup-runtime.sh lays them
- * out: the default 1.20.3 in DIR/flink, 2.2.1 in DIR/flink-2.2, each with
- * its marker and its own Java options (2.2's lacks one --add-exports). */
-static void make_two_engines(const char *dir)
+void sx_pair_test_engines(const char *dir)
 {
     static const struct {
         const char *folder, *marker, *opts;
@@ -669,7 +666,7 @@ static void make_two_engines(const char *dir)
     }
 }
 
-static void remove_tree(const char *dir)
+void sx_pair_test_remove(const char *dir)
 {
     char command[PATH_MAX + 16];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
@@ -682,7 +679,7 @@ static void test_jit_flags(void)
 {
     char dir[] = "/tmp/sx_pair_jit_XXXXXX";
     SX_CHECK(mkdtemp(dir) != NULL);
-    make_two_engines(dir);
+    sx_pair_test_engines(dir);
     sx_pair_config_t c;
     sx_error_t err;
     sx_pair_config_defaults(&c, 1);
@@ -703,7 +700,7 @@ static void test_jit_flags(void)
         sx_pair_argv_free(&v);
     }
     sx_pair_destroy(&rt);
-    remove_tree(dir);
+    sx_pair_test_remove(dir);
 }
 
 /* Which engine a pair runs decides its Flink JVMs' class path, Flink's own
@@ -714,7 +711,7 @@ static void test_engine_commands(void)
 {
     char dir[] = "/tmp/sx_pair_engine_XXXXXX";
     SX_CHECK(mkdtemp(dir) != NULL);
-    make_two_engines(dir);
+    sx_pair_test_engines(dir);
     static const struct {
         const char *flink, *folder, *label, *versions;
         bool add_exports;
@@ -775,7 +772,7 @@ static void test_engine_commands(void)
     SX_CHECK(sx_pair_new(&c, &err) == NULL);
     SX_CHECK(strcmp(err.msg, "--flink picks an installed engine: an external pair "
                              "(--kafka-bootstrap ...) runs its own") == 0);
-    remove_tree(dir);
+    sx_pair_test_remove(dir);
 }
 
 static void test_describe_install(void)
@@ -785,7 +782,7 @@ static void test_describe_install(void)
     char text[512], want[1024];
     SX_CHECK(sx_pair_describe_install(dir, text, sizeof text) == -1);
     SX_CHECK(strstr(text, "not installed: run scripts/setup-runtime.sh") == text);
-    make_two_engines(dir);
+    sx_pair_test_engines(dir);
     SX_CHECK(sx_pair_describe_install(dir, text, sizeof text) == 0);
     snprintf(want, sizeof want,
              "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1 in %s; also --flink "
@@ -796,7 +793,7 @@ static void test_describe_install(void)
     snprintf(path, sizeof path, "%s/installed.env", dir);
     SX_CHECK(sx_pair_write_text(path, "SX_FLINK_VERSION=1.20.3\n", NULL) == 0);
     SX_CHECK(sx_pair_describe_install(dir, text, sizeof text) == -1);
-    remove_tree(dir);
+    sx_pair_test_remove(dir);
 }
 
 static void test_clear_flink_tmp(void)

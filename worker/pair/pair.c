@@ -686,10 +686,11 @@ static void test_cluster_id_and_log_tail(void)
 /* A stand-in for one component: a shell blocked on a read, with the pair's
  * markers on its command line as a JVM of the pair would have them, and its
  * pid file written as sx_pair_launch writes it. */
-static pid_t spawn_fake_component(sx_pair_t *rt, component_t c)
+static pid_t spawn_fake_component(sx_pair_t *rt, component_t c, const char *engine)
 {
     char *pair = sx_format("-Dsx.pair=%s", rt->pair_dir);
     char *comp = sx_format("-Dsx.component=%s", sx_pair_names[c]);
+    char *eng = sx_format("-Dsx.engine=%s", engine ? engine : "");
     pid_t pid = fork();
     SX_CHECK(pid >= 0);
     if (pid == 0) {
@@ -697,11 +698,13 @@ static pid_t spawn_fake_component(sx_pair_t *rt, component_t c)
         int pipefd[2];
         if (pipe(pipefd) == 0)
             dup2(pipefd[0], STDIN_FILENO);
-        execl("/bin/sh", "sh", "-c", "read x", pair, comp, (char *)NULL);
+        execl("/bin/sh", "sh", "-c", "read x", pair, comp, engine ? eng : NULL,
+              (char *)NULL);
         _exit(127);
     }
     free(pair);
     free(comp);
+    free(eng);
     /* The command line is the shell's only once it has exec'd. */
     int64_t deadline = deadline_after(10);
     while (!sx_pair_process_is(rt, pid, sx_pair_names[c]) && zclock_usecs() < deadline)
@@ -763,7 +766,7 @@ static void test_identity(void)
     SX_CHECK(sx_mkdirs(pids_dir, &err) == 0);
     pid_t pids[SX_PAIR_COMPONENTS];
     for (int i = 0; i < SX_PAIR_COMPONENTS; i++)
-        pids[i] = spawn_fake_component(rt, (component_t)i);
+        pids[i] = spawn_fake_component(rt, (component_t)i, NULL);
     sx_pair_identify(rt, &before);
     for (int i = 0; i < SX_PAIR_COMPONENTS; i++)
         SX_CHECK(before.pid[i] == pids[i] && before.started[i] > 0);
@@ -775,7 +778,7 @@ static void test_identity(void)
              (int)pids[TASKMANAGER]);
     SX_CHECK(sx_pair_intact(rt, &before, &err) == -1);
     SX_CHECK(strcmp(err.msg, want) == 0);
-    pid_t again = spawn_fake_component(rt, TASKMANAGER);
+    pid_t again = spawn_fake_component(rt, TASKMANAGER, NULL);
     snprintf(want, sizeof want, "pair 7: taskmanager was restarted (pid %d, now %d)",
              (int)pids[TASKMANAGER], (int)again);
     SX_CHECK(sx_pair_intact(rt, &before, &err) == -1);
@@ -793,10 +796,61 @@ static void test_identity(void)
     SX_CHECK(system(command) == 0);
 }
 
+/* A running pair tells its engine (-Dsx.engine on its JVMs' command lines):
+ * a pair of that engine may use it, one of another engine is refused, and
+ * starting over it names the engine it runs. */
+static void test_running_engine(void)
+{
+    char dir[] = "/tmp/sx_pair_running_XXXXXX";
+    SX_CHECK(mkdtemp(dir) != NULL);
+    sx_pair_test_engines(dir);
+    sx_pair_config_t c;
+    sx_error_t err;
+    sx_pair_config_defaults(&c, 7);
+    c.runtime_dir = dir;
+    sx_pair_t *on120 = sx_pair_new(&c, &err);
+    c.flink = "2.2";
+    sx_pair_t *on22 = sx_pair_new(&c, &err);
+    SX_CHECK(on120 && on22);
+    /* Nothing runs: either may start it. */
+    SX_CHECK(sx_pair_check_running_engine(on120, &err) == 0);
+    char pids_dir[PATH_MAX];
+    sx_pair_path(on22, pids_dir, sizeof pids_dir, "%s", "pids");
+    SX_CHECK(sx_mkdirs(pids_dir, &err) == 0);
+    pid_t kafka = spawn_fake_component(on22, KAFKA, on22->engine_label);
+    SX_CHECK(sx_pair_check_running_engine(on22, &err) == 0);
+    SX_CHECK(sx_pair_check_running_engine(on120, &err) == -1);
+    char want[SX_ERROR_MAX];
+    snprintf(
+        want, sizeof want,
+        "pair 7 runs flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1 (kafka pid %d), "
+        "not flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1: stop it with "
+        "'streamex runtime down --index 7' or use another pair index",
+        (int)kafka);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(sx_pair_start(on120, &err) == -1);
+    snprintf(want, sizeof want,
+             "pair 7 already runs (kafka pid %d, engine flink-2.2.1/kafka-connector-"
+             "5.0.0-2.2/kafka-3.9.1): use it, or stop it with 'streamex runtime down "
+             "--index 7'",
+             (int)kafka);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    kill_fake_component(kafka);
+    /* One started by a streamex that marked no engine. */
+    kafka = spawn_fake_component(on22, KAFKA, NULL);
+    SX_CHECK(sx_pair_check_running_engine(on22, &err) == -1);
+    SX_CHECK(strncmp(err.msg, "pair 7 runs unknown (kafka pid ", 31) == 0);
+    kill_fake_component(kafka);
+    sx_pair_destroy(&on120);
+    sx_pair_destroy(&on22);
+    sx_pair_test_remove(dir);
+}
+
 void sx_pair_test(bool verbose)
 {
     sx_pair_config_test(verbose);
     test_paths_and_endpoints();
     test_cluster_id_and_log_tail();
     test_identity();
+    test_running_engine();
 }

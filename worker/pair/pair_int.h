@@ -129,5 +129,11 @@ const char *sx_pair_endpoint(const sx_pair_t *self, component_t c);
 /* ---- self-tests, run by sx_pair_test ---------------------------------- */
 
 void sx_pair_config_test(bool verbose);
+/* A runtime folder DIR with two engines as scripts/setup-runtime.sh lays
+ * them out: the default 1.20.3 in DIR/flink, 2.2.1 in DIR/flink-2.2, each
+ * with its marker and its own Java options (2.2's lacks one --add-exports). */
+void sx_pair_test_engines(const char *dir);
+/* Removes DIR and everything in it. */
+void sx_pair_test_remove(const char *dir);
 
 #endif
