@@ -218,9 +218,9 @@ static long data_rows(const char *path)
 
 /* Prints the reference's engine hazards as causes (worker/check/hazards.h):
  * gold made on one engine, BATCH run on another; returns how many. */
-static int print_engine_causes(const char *sql)
+static int print_engine_causes(const char *sql, const sx_task_t *task)
 {
-    unsigned found = sx_hazards_engine(sql);
+    unsigned found = sx_hazards_engine(sql, task);
     int printed = 0;
     for (int h = 0; h < SX_ENGINE_HAZARDS; h++)
         if (found & sx_hazards_engine_flag(h)) {
@@ -255,7 +255,7 @@ static int print_causes(const sx_task_t *task, const char *sql, long gold_rows,
                "depends on arrival order\n");
         found++;
     }
-    found += print_engine_causes(sql);
+    found += print_engine_causes(sql, task);
     if (!found)
         printf("  cause: none of the known ones\n");
     return found;
@@ -273,7 +273,7 @@ static void doctor_task(sx_gateway_t *gateway, const sx_bench_t *bench, const ch
                               : SX_GATEWAY_SQL_ERROR;
     if (rc != SX_GATEWAY_OK) {
         printf("task %s: fails in BATCH mode: %s\n", id, err.msg);
-        print_engine_causes(sql);
+        print_engine_causes(sql, task);
         tally->failed++;
         sx_task_destroy(&task);
         return;

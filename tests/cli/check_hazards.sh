@@ -7,7 +7,8 @@
 # (tests/data/mini-bench) has neither; its clicks_top task has a zero-delay
 # watermark, so a copy with a tied and a pre-1970 click gets both warnings.
 # Then the engine hazards of a method's candidates (QUALIFY, an unbounded
-# OVER aggregation): one warning a hazard per method, naming its candidates.
+# OVER aggregation, a Top-1 Rank): one warning a hazard per method, naming
+# its candidates.
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
@@ -47,8 +48,9 @@ cat >"$preds" <<'JSONL'
 {"task_id": "trades_tie", "sql": "SELECT symbol, volume FROM trades QUALIFY SUM(volume) OVER (PARTITION BY symbol ORDER BY volume ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) > 1 /* QUALIFY */"}
 JSONL
 mini="$SX_SOURCE_DIR/tests/data/mini-bench"
-warnings 2 --bench "$mini" --method "m=$preds"
+warnings 3 --bench "$mini" --method "m=$preds"
 warned "method m: 2 candidate(s) (join_max, trades_tie) use QUALIFY: Flink 2.x accepts it, Flink 1.20 refuses it (a parse error), so the verdict depends on the engine"
 warned "method m: 2 candidate(s) (clicks_top, trades_tie) use an OVER aggregation over an unbounded frame: Flink 2.x computes it with another operator by default (table.exec.unbounded-over.version 2) and accepts an ORDER BY that is not the time attribute, which Flink 1.20 refuses, so the result or the verdict can depend on the engine"
+warned "method m: 1 candidate(s) (join_max) use a Top-1 ordered by something other than one time attribute: over an append-only input Flink 2.2.1 takes it for insert-only and never retracts a replaced row (FLINK-39966), where Flink 1.20 does, so the final relation can depend on the engine"
 warnings 0 --bench "$mini" --method "m=$mini/predictions.jsonl"
 echo "cli_check_hazards: OK"

@@ -108,6 +108,11 @@ static const struct {
      "operator by default (table.exec.unbounded-over.version 2) and accepts an ORDER BY "
      "that is not the time attribute, which Flink 1.20 refuses, so the result or the "
      "verdict can depend on the engine"},
+    {SX_HAZARD_TOP1_RANK,
+     "a Top-1 ordered by something other than one time attribute: over an append-only "
+     "input Flink 2.2.1 takes it for insert-only and never retracts a replaced row "
+     "(FLINK-39966), where Flink 1.20 does, so the final relation can depend on the "
+     "engine"},
 };
 
 sx_engine_hazard_t sx_hazards_engine_flag(int i)
@@ -189,7 +194,61 @@ static bool unbounded_over(const sx_sqllex_t *lex, size_t i)
     return open != SIZE_MAX && unbounded_spec(lex, open, closing(lex, open));
 }
 
-unsigned sx_hazards_engine(const char *sql)
+/* Whether the ORDER BY items in tokens [from, to) are one time attribute of
+ * the task (a live source's event time), ASC or DESC: a deduplication. */
+static bool orders_by_time(const sx_sqllex_t *lex, size_t from, size_t to,
+                           const sx_task_t *task)
+{
+    char *parts[4] = {0};
+    size_t count = 0;
+    size_t next = sx_sqllex_name(lex, from, to, parts, &count);
+    if (next < to &&
+        (sx_sqllex_is_word(lex, next, "ASC") || sx_sqllex_is_word(lex, next, "DESC")))
+        next++;
+    bool time = false;
+    for (size_t s = 0; count && next == to && task && s < task->source_count; s++)
+        time |= task->sources[s].event_time &&
+                strcasecmp(task->sources[s].event_time, parts[count - 1]) == 0;
+    for (size_t p = 0; p < count; p++)
+        free(parts[p]);
+    return time;
+}
+
+/* Whether tokens from i say "= 1", "<= 1" or "< 2": a Top-1's filter. */
+static bool keeps_first(const sx_sqllex_t *lex, size_t i)
+{
+    return (sx_sqllex_is_symbol(lex, i, '=') && sx_sqllex_is_word(lex, i + 1, "1")) ||
+           (sx_sqllex_is_symbol(lex, i, '<') && sx_sqllex_is_symbol(lex, i + 1, '=') &&
+            sx_sqllex_is_word(lex, i + 2, "1")) ||
+           (sx_sqllex_is_symbol(lex, i, '<') && sx_sqllex_is_word(lex, i + 1, "2"));
+}
+
+/* Whether the ROW_NUMBER at token i is a Top-1 Rank (SX_HAZARD_TOP1_RANK):
+ * kept where it is 1, compared in place (QUALIFY) or by its alias, and not
+ * ordered by one time attribute. */
+static bool top1_rank(const sx_sqllex_t *lex, size_t i, const sx_task_t *task)
+{
+    if (!sx_sqllex_is_symbol(lex, i + 1, '(') || !sx_sqllex_is_symbol(lex, i + 2, ')') ||
+        !sx_sqllex_is_word(lex, i + 3, "OVER") || !sx_sqllex_is_symbol(lex, i + 4, '('))
+        return false;
+    size_t close = closing(lex, i + 4), order = SIZE_MAX;
+    for (size_t j = i + 5; j + 1 < close && order == SIZE_MAX; j++)
+        if (sx_sqllex_is_word(lex, j, "ORDER") && sx_sqllex_is_word(lex, j + 1, "BY"))
+            order = j + 2;
+    if (order == SIZE_MAX || orders_by_time(lex, order, close, task))
+        return false;
+    if (keeps_first(lex, close + 1))
+        return true;
+    size_t alias = close + 1 + sx_sqllex_is_word(lex, close + 1, "AS");
+    char *name = sx_sqllex_value(lex, alias);
+    bool kept = false;
+    for (size_t j = alias + 1; name && j < sx_sqllex_count(lex) && !kept; j++)
+        kept = is_column(lex, j, name) && keeps_first(lex, j + 1);
+    free(name);
+    return kept;
+}
+
+unsigned sx_hazards_engine(const char *sql, const sx_task_t *task)
 {
     sx_error_t err;
     sx_sqllex_t *lex = sx_sqllex_new(sql, &err);
@@ -199,6 +258,8 @@ unsigned sx_hazards_engine(const char *sql)
             found |= SX_HAZARD_QUALIFY;
         if (sx_sqllex_is_word(lex, i, "OVER") && unbounded_over(lex, i))
             found |= SX_HAZARD_UNBOUNDED_OVER;
+        if (sx_sqllex_is_word(lex, i, "ROW_NUMBER") && top1_rank(lex, i, task))
+            found |= SX_HAZARD_TOP1_RANK;
     }
     sx_sqllex_destroy(&lex);
     return found;
@@ -315,14 +376,14 @@ static void test_engine_hazards_are_read_from_the_sql(void)
     } cases[] = {
         {"INSERT INTO s SELECT k, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY k "
          "ORDER BY ts DESC) = 1",
-         SX_HAZARD_QUALIFY},
+         SX_HAZARD_QUALIFY | SX_HAZARD_TOP1_RANK}, /* ts: no task says it is time */
         {"insert into s select * from t qualify rank() over (order by v) <= 3",
          SX_HAZARD_QUALIFY},
         {"INSERT INTO s SELECT 'QUALIFY' FROM t /* QUALIFY */ -- QUALIFY", 0},
         {"INSERT INTO s SELECT `qualify` FROM t", 0},
         /* Dedup and Top-N rank; they are not OVER aggregations. */
         {"INSERT INTO s SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER "
-         "BY ts) AS rn FROM t) WHERE rn = 1",
+         "BY ts) AS rn FROM t) WHERE rn = 2",
          0},
         {"INSERT INTO s SELECT *, DENSE_RANK() OVER (ORDER BY v DESC) FROM t", 0},
         /* Unbounded frames, said or by default, by name or inline. */
@@ -358,7 +419,7 @@ static void test_engine_hazards_are_read_from_the_sql(void)
          SX_HAZARD_QUALIFY | SX_HAZARD_UNBOUNDED_OVER},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        unsigned got = sx_hazards_engine(cases[i].sql);
+        unsigned got = sx_hazards_engine(cases[i].sql, NULL);
         if (got != cases[i].hazards)
             fprintf(stderr, "%s: hazards %u, expected %u\n", cases[i].sql, got,
                     cases[i].hazards);
@@ -369,10 +430,64 @@ static void test_engine_hazards_are_read_from_the_sql(void)
                  strlen(sx_hazards_engine_text(i)));
 }
 
+/* A Top-1 is a hazard unless it orders by one time attribute (the task's
+ * live sources' event times): then it is a deduplication. */
+static void test_top1_rank_is_told_from_a_deduplication(void)
+{
+    sx_source_t sources[] = {{.name = "ev", .kind = SX_SOURCE_LIVE, .event_time = "ts"},
+                             {.name = "dim", .kind = SX_SOURCE_STATIC}};
+    sx_task_t task = {.task_id = "t1", .sources = sources, .source_count = 2};
+    static const struct {
+        const char *sql;
+        bool hazard;
+    } cases[] = {
+        /* The differential's top_n shape with n = 1 (FLINK-39966 on 2.2.1). */
+        {"SELECT k, id, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER "
+         "BY v DESC, id) AS rn FROM ev) WHERE rn <= 1",
+         true},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY qty DESC) "
+         "rn FROM ev) WHERE rn = 1",
+         true},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY v) AS rn FROM ev) WHERE "
+         "rn < 2",
+         true},
+        {"SELECT k, v FROM ev QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) = 1",
+         true},
+        /* Deduplications: one time attribute, either way, qualified or not. */
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) "
+         "AS rn FROM ev) WHERE rn = 1",
+         false},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY e.`TS`) "
+         "AS rn FROM ev e) WHERE rn <= 1",
+         false},
+        /* Not a Top-1. */
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
+         "AS rn FROM ev) WHERE rn <= 2",
+         false},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
+         "AS rn FROM ev) WHERE rn = 10",
+         false},
+        {"SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM ev", false},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k) AS rn FROM ev) "
+         "WHERE rn = 1",
+         false},
+        {"SELECT ROW_NUMBER FROM ev WHERE x = 1", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned got = sx_hazards_engine(cases[i].sql, &task) & SX_HAZARD_TOP1_RANK;
+        if ((got != 0) != cases[i].hazard)
+            fprintf(stderr, "%s: Top-1 hazard %u\n", cases[i].sql, got);
+        SX_CHECK((got != 0) == cases[i].hazard);
+    }
+    /* Without the task no ORDER BY is known to be a time attribute. */
+    SX_CHECK(sx_hazards_engine(cases[4].sql, NULL) == SX_HAZARD_TOP1_RANK);
+}
+
 void sx_hazards_test(bool verbose)
 {
     (void)verbose;
     test_engine_hazards_are_read_from_the_sql();
+    test_top1_rank_is_told_from_a_deduplication();
     test_zero_delay_is_read_from_the_ddl();
     test_warnings_name_task_and_source();
 }

@@ -43,12 +43,21 @@ typedef enum {
      * not the time attribute, accepts it where Flink 1.20 refuses it. Ranking
      * functions (ROW_NUMBER, RANK, DENSE_RANK: dedup and Top-N) are not. */
     SX_HAZARD_UNBOUNDED_OVER = 1u << 1,
+    /* A Top-1 (ROW_NUMBER kept where it is 1) ordered by anything but one
+     * time attribute, which is a Rank rather than a deduplication: over an
+     * append-only input Flink 2.2.1's planner takes it for insert-only and
+     * loses its retractions, so a replaced row stays in the final relation
+     * (FLINK-39966, fixed after 2.2.1); Flink 1.20 retracts it. Whether the
+     * input is append-only is not read here: a warning, not a verdict. */
+    SX_HAZARD_TOP1_RANK = 1u << 2,
 } sx_engine_hazard_t;
-#define SX_ENGINE_HAZARDS 2
+#define SX_ENGINE_HAZARDS 3
 
 /* The engine hazards of a query, read with the SQL lexer (so comments and
- * strings cannot fool it): an OR of sx_engine_hazard_t, 0 for none. */
-unsigned sx_hazards_engine(const char *sql);
+ * strings cannot fool it): an OR of sx_engine_hazard_t, 0 for none. task
+ * (NULL: none known) gives the time attributes, its live sources' event
+ * times, that tell a deduplication from a Top-1 Rank. */
+unsigned sx_hazards_engine(const char *sql, const sx_task_t *task);
 /* What hazard i (0 .. SX_ENGINE_HAZARDS - 1) is, for a warning or a cause:
  * its flag and a sentence that says what differs between the engines. */
 sx_engine_hazard_t sx_hazards_engine_flag(int i);
