@@ -55,28 +55,31 @@ sample_pairs() { # FILE FIRST LAST PID
 }
 
 # run_cell WORKERS SLOTS: one `streamex run --no-cache` of $work/bench on
-# pairs $first.. by $streamex, sampled; prints one line of figures (wall
+# pairs $first.. by $streamex (on $SX_FLINK's engine when set: its outputs
+# and logs then carry the engine in their names), sampled; prints one line
+# of figures (wall
 # phase cpu rss tm ok: seconds, seconds, CPU seconds, MB, MB, tasks matched),
 # then the CPU seconds of streamex and of each JVM kind
 # ("streamex=S kafka=S jobmanager=S taskmanager=S gateway=S"). Sets $sampler
 # while it samples, so the caller's cleanup can stop it.
 run_cell() { # WORKERS SLOTS
-    local w="$1" s="$2" out="$work/out.$1x$2" start end pid
-    echo 0 0 0 > "$work/rss.$w.$s"
+    local w="$1" s="$2" cell="${SX_FLINK:+$SX_FLINK.}$1x$2" start end pid
+    local out="$work/out.$cell"
+    echo 0 0 0 > "$work/rss.$cell"
     start=$(date +%s.%N)
     "$streamex" run --bench "$work/bench" --method "scale=$work/bench/predictions.jsonl" \
         --output "$out" --workers "$w" --slots "$s" --first-index "$first" --no-cache \
-        >"$work/run.$w.$s.out" 2>"$work/run.$w.$s.log" &
+        >"$work/run.$cell.out" 2>"$work/run.$cell.log" &
     pid=$!
-    sample_pairs "$work/rss.$w.$s" "$first" "$((first + w - 1))" "$pid" &
+    sample_pairs "$work/rss.$cell" "$first" "$((first + w - 1))" "$pid" &
     sampler=$!
     wait "$pid" || echo "scale: ${w}x$s: run exited $?" >&2
     end=$(date +%s.%N)
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
     sampler=""
-    python3 - "$out" "$work/run.$w.$s.log" "$start" "$end" "$ticks" \
-        "$work/rss.$w.$s" "$tasks" <<'EOF'
+    python3 - "$out" "$work/run.$cell.log" "$start" "$end" "$ticks" \
+        "$work/rss.$cell" "$tasks" <<'EOF'
 import datetime, json, sys
 out, log, start, end, ticks, sampled, count = sys.argv[1:]
 def stamp(text):

@@ -15,6 +15,7 @@
 #include "common/results/jsonout.h"
 #include "coordinator/diffs.h"
 #include "worker/exec/executor.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 
 #include <getopt.h>
@@ -39,7 +40,8 @@ typedef struct {
     const char *gateway;
     const char *rest;
     const char *run_id;
-    int index; /* local pair, when no external one is given */
+    const char *flink; /* the local pair's engine (--flink X.Y), NULL the default */
+    int index;         /* local pair, when no external one is given */
     sx_profile_t profile;
     bool keep;
     size_t changelog; /* records of the output topic to print */
@@ -50,7 +52,7 @@ static const char s_usage[] =
     "NAME=PREDS)\n"
     "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
     "                     [--changelog N]\n"
-    "                     [--index N | --kafka-bootstrap HOST:PORT\n"
+    "                     [--index N [--flink X.Y] | --kafka-bootstrap HOST:PORT\n"
     "                      --flink-gateway URL --flink-rest URL]\n\n"
     "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
     "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
@@ -61,6 +63,8 @@ static const char s_usage[] =
     "they came (offset, kind, key, value). It uses local pair N (default 0):\n"
     "the running one if `streamex runtime up` left it up, else it starts it and\n"
     "stops it afterwards; or the external pair given by the three addresses.\n"
+    "--flink X.Y picks the local pair's engine (scripts/setup-runtime.sh --flink\n"
+    "X.Y installs it): a running pair of another engine is refused.\n"
     "--keep leaves the task's topics and gateway session in place for\n"
     "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n";
 
@@ -81,6 +85,7 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         {"flink-rest", required_argument, 0, 'R'},
         {"index", required_argument, 0, 'i'},
         {"changelog", required_argument, 0, 'c'},
+        {"flink", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -134,6 +139,11 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
             if (sx_profile_parse(optarg, &opt->profile) != 0)
                 return sx_error_set(err, "unknown --profile '%s'", optarg);
             break;
+        case 'f':
+            if (sx_engine_selector_check(optarg, err) != 0)
+                return -1;
+            opt->flink = optarg;
+            break;
         case 'h':
             return 1;
         default:
@@ -148,6 +158,9 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         return sx_error_set(err,
                             "an external pair needs --kafka-bootstrap, --flink-gateway "
                             "and --flink-rest together");
+    if (opt->flink && opt->bootstrap)
+        return sx_error_set(err, "--flink picks the engine of a local pair; an external "
+                                 "pair runs its own");
     if (!opt->sql_file == !opt->method)
         return sx_error_set(err,
                             "give exactly one of --sql FILE and --method NAME=PREDS");
@@ -310,12 +323,14 @@ static void print_changelog(const sx_changelog_counts_t *c)
     printf("; final relation %llu rows\n", (unsigned long long)c->rows);
 }
 
-static void print_report(const sx_result_t *result, const sx_timings_t *t)
+static void print_report(const sx_result_t *result, const sx_timings_t *t,
+                         const char *engine)
 {
     printf("task %s: %s (score %d)\n", result->task_id, sx_status_name(result->status),
            result->score);
     if (result->detail[0])
         printf("detail: %s\n", result->detail);
+    printf("engine: %s\n", engine);
     if (result->csv) {
         printf("final CSV %s:\n", result->csv);
         print_file(result->csv);
@@ -337,6 +352,7 @@ static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
 {
     sx_pair_config_t config;
     sx_pair_config_defaults(&config, opt->index);
+    config.flink = opt->flink;
     config.kafka_bootstrap = opt->bootstrap;
     config.flink_gateway = opt->gateway;
     config.flink_rest = opt->rest;
@@ -350,6 +366,10 @@ static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
     bool healthy = !opt->bootstrap && sx_pair_status(pair, &status, &unused) == 0;
     for (int i = 0; healthy && i < SX_PAIR_COMPONENTS; i++)
         healthy = status.components[i].running && status.components[i].healthy;
+    if (healthy && sx_pair_check_running_engine(pair, err) != 0) {
+        sx_pair_destroy(&pair);
+        return NULL;
+    }
     if (healthy) {
         sx_info("using the running pair %d", opt->index);
         return pair;
@@ -393,6 +413,8 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         sx_pair_destroy(&pair);
         return 2;
     }
+    char engine[300];
+    sx_pair_describe(pair, engine, sizeof engine);
     char *records = NULL;
     size_t records_size = 0;
     FILE *trace = opt->changelog ? open_memstream(&records, &records_size) : NULL;
@@ -413,7 +435,7 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
             remove_temp_csv(csv);
         return sx_signals_exit_code();
     }
-    print_report(&result, &timings);
+    print_report(&result, &timings, engine);
     print_diff(opt, &result);
     if (opt->changelog)
         printf("first %zu records of the changelog, as they came:\n%s", opt->changelog,

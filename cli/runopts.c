@@ -147,6 +147,9 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
     case SX_OPT_NO_CACHE:
         opts->no_cache = true;
         break;
+    case SX_OPT_ALLOW_MIXED_ENGINES:
+        opts->allow_mixed_engines = true;
+        break;
     case SX_OPT_PROFILE:
         if (sx_profile_parse(arg, &opts->profile) != 0)
             rc = sx_error_set(err, "--profile '%s': unknown profile", arg);
@@ -193,6 +196,7 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->progress_ms = opts->progress_ms;
     config->max_samples = opts->max_samples;
     config->bootstrap = opts->bootstrap;
+    config->allow_mixed_engines = opts->allow_mixed_engines;
     return 0;
 }
 

@@ -42,6 +42,7 @@ enum {
     SX_OPT_REPEAT,
     SX_OPT_PROGRESS_MS,
     SX_OPT_MAX_SAMPLES,
+    SX_OPT_ALLOW_MIXED_ENGINES,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -63,6 +64,7 @@ enum {
         {"progress-ms", required_argument, NULL, SX_OPT_PROGRESS_MS},                    \
         {"max-samples", required_argument, NULL, SX_OPT_MAX_SAMPLES},                    \
         SX_BOOTSTRAP_LONGOPTS,                                                           \
+        {"allow-mixed-engines", no_argument, NULL, SX_OPT_ALLOW_MIXED_ENGINES},          \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
@@ -82,6 +84,13 @@ enum {
     "with\n"                                                                             \
     "                         --simulate or an existing pair)\n"                         \
     "  --no-cache             neither read nor write the result cache\n"
+
+/* --flink of the commands whose pairs streamex starts (run, worker, exec,
+ * doctor; runtime's is in cli/pairopts.h). */
+#define SX_FLINK_OPTION_HELP                                                             \
+    "  --flink X.Y            the engine: Flink X.Y as installed by\n"                   \
+    "                         scripts/setup-runtime.sh --flink X.Y (default: the\n"      \
+    "                         default engine; streamex --version lists them)\n"
 
 #define SX_SLOTS_OPTION_HELP                                                             \
     "  --slots N              tasks a worker runs at once on its pair (default 4; its\n" \
@@ -123,7 +132,10 @@ enum {
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
     "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"       \
     "  --progress-ms MS       progress every MS (default 500 on a terminal, 5000 off\n"  \
-    "                         one; the coordinator's 2000)\n" SX_BOOTSTRAP_OPTIONS_HELP
+    "                         one; the coordinator's 2000)\n"                            \
+    "  --allow-mixed-engines  let workers of different engines (--flink) into one\n"     \
+    "                         run; refused by default: a mixed EX describes no "         \
+    "engine\n" SX_BOOTSTRAP_OPTIONS_HELP
 
 typedef struct {
     const char *bench;
@@ -149,6 +161,7 @@ typedef struct {
     /* --bootstrap, --seed: a command starts from SX_BOOTSTRAP_DEFAULT ({0}: no
      * intervals) */
     sx_bootstrap_t bootstrap;
+    bool allow_mixed_engines; /* --allow-mixed-engines */
     /* filled by sx_runopts_config */
     const char **names, **files;
 } sx_runopts_t;
@@ -175,7 +188,8 @@ const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t siz
  * status (sx_run_exit_code). */
 typedef struct {
     long workers, capacity, first_index;
-    long slots; /* tasks each worker runs at once */
+    long slots;        /* tasks each worker runs at once */
+    const char *flink; /* the workers' engine (--flink X.Y), NULL the default */
     bool quiet;
     const char *command; /* summary.json's "run" command (NULL: "run") */
 } sx_local_run_t;

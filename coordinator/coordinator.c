@@ -314,6 +314,7 @@ static void destroy_worker(void **item)
     zframe_destroy(&w->routing_id);
     free(w->name);
     free(w->runtime);
+    free(w->engine);
     zlist_destroy(&w->shards);
     free(w);
     *item = NULL;

@@ -74,6 +74,12 @@ typedef struct {
     const char *cert_path; /* CURVE: the coordinator's certificate (czmq format) */
     const char *allow_dir; /* CURVE: public certificates of allowed workers */
     bool insecure;         /* allow plain TCP on a non-loopback address */
+    /* A run computes every verdict on one engine (a mixed EX describes no
+     * engine): a worker whose HELLO names another engine (the first word of
+     * its runtime) than a connected worker's or a settled result's is
+     * refused before any task goes to it, with a final GOODBYE whose reason
+     * starts "refused: ", unless this is set (--allow-mixed-engines). */
+    bool allow_mixed_engines;
 
     /* --tasks: only these task IDs (task_count of them; 0 = no --tasks). */
     const char *const *tasks;

@@ -69,6 +69,7 @@ struct _worker_t {
     zframe_t *routing_id;
     char *name;
     char *runtime; /* what it executes on, as its HELLO said */
+    char *engine;  /* the engine its results are computed on: runtime's first word */
     int capacity;
     int slots;       /* units it runs at once: the first `slots` it holds */
     zlist_t *shards; /* shard_t* */

@@ -204,7 +204,8 @@ static size_t fill_missing(merged_t *m, const sx_bench_t *bench)
 
 static int merge_method(merged_t *m, const sx_bench_t *bench, const char *const *inputs,
                         size_t input_count, const char *out_dir,
-                        sx_method_summary_t *summary, size_t *missing, sx_error_t *err)
+                        sx_method_summary_t *summary, size_t *missing, char **engines,
+                        sx_error_t *err)
 {
     read_t *lines = NULL;
     size_t count = 0;
@@ -230,8 +231,10 @@ static int merge_method(merged_t *m, const sx_bench_t *bench, const char *const 
     for (size_t i = 0; i < count; i++)
         sx_result_clear(&lines[i].result);
     free(lines);
-    for (size_t i = 0; i < m->count; i++)
+    for (size_t i = 0; i < m->count; i++) {
+        *engines = sx_engines_add(*engines, m->results[i].engine);
         sx_result_clear(&m->results[i]);
+    }
     free(m->results);
     free(m->origin);
     return rc;
@@ -272,6 +275,34 @@ static int check_subset(const char *input, bool allow_subset, sx_error_t *err)
     return rc;
 }
 
+/* Refuses inputs whose summary.json name different engines (run.engine),
+ * unless allowed. An input without one (scored only, or written before
+ * results named their engine) does not count. */
+static int check_engines(const char *const *inputs, size_t input_count, bool allowed,
+                         sx_error_t *err)
+{
+    json_t *first = NULL;
+    size_t first_at = 0;
+    int rc = 0;
+    for (size_t i = 0; i < input_count && rc == 0 && !allowed; i++) {
+        json_t *root = load_summary(inputs[i]);
+        json_t *engine = json_object_get(json_object_get(root, "run"), "engine");
+        if (json_is_string(engine) && !first) {
+            first = json_incref(engine);
+            first_at = i;
+        } else if (json_is_string(engine) && !json_equal(engine, first)) {
+            rc = sx_error_set(err,
+                              "%s was computed on %s, %s on %s: a mixed EX describes no "
+                              "engine (--allow-mixed-engines merges them anyway)",
+                              inputs[first_at], json_string_value(first), inputs[i],
+                              json_string_value(engine));
+        }
+        json_decref(root);
+    }
+    json_decref(first);
+    return rc;
+}
+
 /* The workers the inputs' summary.json name with what each ran on
  * (run.workers), united. Shard runs name their workers alike (w0, w1): a
  * name two inputs give different runtimes keeps both, joined by "; ". */
@@ -299,15 +330,19 @@ static json_t *input_workers(const char *const *inputs, size_t input_count)
 }
 
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, bool allow_subset, const sx_bootstrap_t *bootstrap,
+             const char *out_dir, unsigned allow, const sx_bootstrap_t *bootstrap,
              sx_merge_report_t *report, sx_error_t *err)
 {
+    bool allow_subset = allow & SX_MERGE_ALLOW_SUBSET;
     memset(report, 0, sizeof *report);
     if (input_count == 0)
         return sx_error_set(err, "nothing to merge: give the shard outputs");
     for (size_t i = 0; i < input_count; i++)
         if (check_subset(inputs[i], allow_subset, err) != 0)
             return -1;
+    if (check_engines(inputs, input_count, allow & SX_MERGE_ALLOW_MIXED_ENGINES, err) !=
+        0)
+        return -1;
     if (sx_mkdirs(out_dir, err) != 0)
         return -1;
     for (size_t i = 0; i < input_count; i++)
@@ -335,11 +370,12 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
     size_t count = zlistx_size(methods);
     sx_method_summary_t *summaries = sx_alloc(count + 1, sizeof *summaries);
     size_t done = 0;
+    char *engines = NULL;
     for (char *name = zlistx_first(methods); name && rc == 0;
          name = zlistx_next(methods)) {
         merged_t m = {.method = name};
         rc = merge_method(&m, bench, inputs, input_count, out, &summaries[done],
-                          &report->missing, err);
+                          &report->missing, &engines, err);
         done += rc == 0;
     }
     char fingerprint[41];
@@ -363,7 +399,8 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
                          .worker_names = names,
                          .worker_runtimes = runtimes,
                          .worker_count = w,
-                         .bootstrap = *bootstrap};
+                         .bootstrap = *bootstrap,
+                         .engine = engines};
     if (rc == 0)
         rc = sx_summary_write(out, summaries, done, &run, err);
     sx_error_t report_err;
@@ -371,6 +408,7 @@ int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_coun
         sx_warn("report.html not written: %s", report_err.msg);
     free(names);
     free(runtimes);
+    free(engines);
     json_decref(workers);
     report->methods = done;
     report->tasks = sx_bench_task_count(bench);

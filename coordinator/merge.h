@@ -10,7 +10,9 @@
  * misses (OUT/NAME/diff/, diffs.h) the shards wrote. An input made by a --tasks
  * run (its summary.json has "subset") is refused unless allow_subset: its
  * figures count a hand-picked subset, and a merge would present them as a
- * run of the whole bench. */
+ * run of the whole bench. Inputs computed on different engines (their
+ * summary.json's run.engine) are refused, naming both, unless allowed: a
+ * mixed EX describes no engine. */
 #ifndef SX_MERGE_H
 #define SX_MERGE_H
 
@@ -26,9 +28,13 @@ typedef struct {
     size_t missing; /* (method, task, sample) units in no input */
 } sx_merge_report_t;
 
+/* What sx_merge's `allow` lets through (true is SX_MERGE_ALLOW_SUBSET). */
+#define SX_MERGE_ALLOW_SUBSET 1u        /* --allow-subset */
+#define SX_MERGE_ALLOW_MIXED_ENGINES 2u /* --allow-mixed-engines */
+
 /* bootstrap: the merged summary.json's intervals (figures.h; {0}: none). */
 int sx_merge(const char *bench_dir, const char *const *inputs, size_t input_count,
-             const char *out_dir, bool allow_subset, const sx_bootstrap_t *bootstrap,
+             const char *out_dir, unsigned allow, const sx_bootstrap_t *bootstrap,
              sx_merge_report_t *report, sx_error_t *err);
 
 #endif

@@ -31,6 +31,33 @@
 
 /* ---- messages ---------------------------------------------------------- */
 
+/* Why a worker computing on `engine` may not join: the first connected
+ * worker, or settled result, of another engine, said in a heap string; NULL
+ * when it may. A run is one engine's (coordinator.h), so the refusal comes
+ * before any task is dispatched to it. */
+static char *engine_conflict(sx_coordinator_t *self, const char *name, const char *engine)
+{
+    if (self->config.allow_mixed_engines)
+        return NULL;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        if (strcmp(w->engine, engine) != 0)
+            return sx_format("refused: worker %s runs %s, but worker %s of this run runs "
+                             "%s; a mixed EX describes no engine (the coordinator's "
+                             "--allow-mixed-engines mixes them)",
+                             name, engine, w->name, w->engine);
+    for (size_t i = 0; i < self->unit_count; i++) {
+        const unit_t *u = &self->units[i];
+        const char *had = u->result.engine;
+        if (u->state == UNIT_SETTLED && had && had[0] && strcmp(had, engine) != 0)
+            return sx_format("refused: worker %s runs %s, but this run's result of %s/%s "
+                             "was computed on %s; a mixed EX describes no engine (the "
+                             "coordinator's --allow-mixed-engines mixes them)",
+                             name, engine, self->methods[u->method].name, u->task_id,
+                             had);
+    }
+    return NULL;
+}
+
 static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_id,
                      sx_msg_t *msg)
 {
@@ -52,7 +79,18 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
                 old->name);
         coord_drop_worker(self, old, "worker reconnected", false);
     }
+    /* HELLO's runtime begins with the engine, one word (proto.h). */
+    char *engine = sx_strndup(msg->runtime, strcspn(msg->runtime, " "));
+    char *conflict = engine_conflict(self, msg->worker, engine);
+    if (conflict) {
+        sx_err("%s", conflict);
+        coord_send_goodbye(self, routing_id, conflict, true);
+        free(conflict);
+        free(engine);
+        return;
+    }
     worker_t *w = sx_alloc(1, sizeof *w);
+    w->engine = engine;
     w->key = sx_strdup(key);
     w->routing_id = zframe_dup(routing_id);
     w->name = sx_strdup(msg->worker);
@@ -129,6 +167,7 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
     sx_result_t result = *r;
     result.attempts = unit->attempts + 1;
     result.worker = w->name;
+    result.engine = w->engine;
     return coord_settle(self, unit, &result, msg->data, msg->size, err);
 }
 

@@ -66,6 +66,9 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
     sx_bench_fingerprint(self->bench, fingerprint);
     /* The workers by name, so summary.json reads the same whatever order
      * they joined in. */
+    char *engines = NULL;
+    for (size_t i = 0; i < self->unit_count; i++)
+        engines = sx_engines_add(engines, self->units[i].result.engine);
     zlistx_t *keys = zhashx_keys(self->runtimes);
     zlistx_set_comparator(keys, (zlistx_comparator_fn *)strcmp);
     zlistx_sort(keys);
@@ -88,7 +91,8 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
                          (const char *const *)names,
                          (const char *const *)runtimes,
                          count,
-                         self->config.bootstrap};
+                         self->config.bootstrap,
+                         engines};
     if (rc == 0)
         rc = sx_summary_write(self->out_dir, summaries, self->method_count, &run, err);
     sx_error_t report_err;
@@ -104,6 +108,7 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err)
     free(results);
     free(names);
     free(runtimes);
+    free(engines);
     zlistx_destroy(&keys);
     return rc;
 }

@@ -72,6 +72,7 @@ void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
     unit->result.changelog = result->changelog;
     free(unit->result.worker);
     unit->result.worker = sx_strdup(result->worker ? result->worker : "");
+    unit->result.engine = sx_strdup_or_null(result->engine);
     unit->state = UNIT_SETTLED;
     coord_tally(self, result, +1);
 }

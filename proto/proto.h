@@ -76,7 +76,11 @@ typedef struct {
     char *worker;         /* HELLO */
     int capacity;         /* HELLO */
     int slots;            /* HELLO: tasks it runs at once */
-    char *runtime;        /* HELLO: what the worker executes on (printable text) */
+    char *runtime;        /* HELLO: what the worker executes on (printable text):
+                             first the engine its results are computed on, one
+                             word (e.g. "flink-1.20.3/kafka-connector-3.4.0-1.20/
+                             kafka-3.9.1", "simulated"), then any detail after a
+                             space; the coordinator stamps each result with it */
     uint64_t shard_id;    /* ASSIGN */
     uint64_t token;       /* RESULT, ACK: the attempt token of the ASSIGN task */
     sx_msg_task_t *tasks; /* ASSIGN; RELEASE (method, task_id and token only) */
@@ -86,13 +90,15 @@ typedef struct {
     bool no_cache;      /* ASSIGN: execute every task, never from the result cache
                            (--repeat: a run served from the cache proves nothing) */
     char *method;       /* RESULT, ACK */
-    sx_result_t result; /* RESULT (csv unused on the wire; steps travel as the
-                           timings field, changelog as nil or its counts; sample
-                           as the last, optional field); ACK uses task_id, attempts */
+    sx_result_t result; /* RESULT (csv and engine unused on the wire; steps travel
+                           as the timings field, changelog as nil or its counts;
+                           sample as the last, optional field); ACK uses task_id,
+                           attempts */
     char *data;         /* RESULT: the final CSV (NULL = none); FILE: contents */
     size_t size;
     char *hash;   /* FILE_REQUEST, FILE */
-    char *reason; /* GOODBYE */
+    char *reason; /* GOODBYE; a final one starting "refused: " turns the worker
+                     away (e.g. another engine than the run's): it stops with it */
     bool final;   /* GOODBYE */
 } sx_msg_t;
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: the README's test command. Installs everything the tests need
-# (Debian packages, the Kafka + Flink runtime, the pandas reference venv,
+# (Debian packages, the Kafka + Flink runtime with the default engine and
+# Flink 2.2 beside it (tests/e2e/flink22.sh), the pandas reference venv,
 # Podman and its base image for the docker/ test, the single-node Kubernetes,
 # Helm and the chart's validators of scripts/k8s, gitlab-ci-local and
 # actionlint for the CI recipes of docs/ci), builds streamex twice
@@ -11,6 +12,9 @@ cd "$(dirname "$0")/.."
 
 scripts/setup-deps.sh
 scripts/setup-runtime.sh
+# About 300 MB downloaded once (the 2.2 engine; Kafka is shared), cached
+# with the runtime like the default engine's.
+scripts/setup-runtime.sh --flink 2.2
 scripts/setup-python.sh
 scripts/setup-podman.sh
 scripts/k8s/setup.sh

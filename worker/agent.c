@@ -768,13 +768,14 @@ static void on_recall(sx_agent_t *self)
 /* ---- the loop ---------------------------------------------------------- */
 
 /* Returns 0 to go on, 1 when the coordinator said the run is over, 2 when
- * it asked for a reconnect. */
-static int on_coordinator(sx_agent_t *self)
+ * it asked for a reconnect, -1 when it turned this worker away (err says
+ * why: e.g. another engine than the run's). */
+static int on_coordinator(sx_agent_t *self, sx_error_t *err)
 {
-    sx_error_t err;
-    sx_msg_t *msg = sx_msg_recv(self->dealer, NULL, &err);
+    sx_error_t bad;
+    sx_msg_t *msg = sx_msg_recv(self->dealer, NULL, &bad);
     if (!msg) {
-        sx_warn("rejected a message from the coordinator: %s", err.msg);
+        sx_warn("rejected a message from the coordinator: %s", bad.msg);
         return 0;
     }
     int rc = 0;
@@ -800,6 +801,9 @@ static int on_coordinator(sx_agent_t *self)
         on_file(self, msg);
     } else if (msg->type == SX_MSG_RECALL) {
         on_recall(self);
+    } else if (msg->type == SX_MSG_GOODBYE && msg->final &&
+               strncmp(msg->reason, "refused: ", 9) == 0) {
+        rc = sx_error_set(err, "the coordinator %s", msg->reason);
     } else if (msg->type == SX_MSG_GOODBYE) {
         sx_info("worker %s: coordinator says goodbye: %s", self->name, msg->reason);
         rc = msg->final ? 1 : 2;
@@ -869,13 +873,13 @@ int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
         int state = 0;
         slot_t *slot = slot_of(self, which);
         if (which == self->dealer)
-            state = on_coordinator(self);
+            state = on_coordinator(self, err);
         else if (slot)
             on_slot(self, slot);
         else if (terminated)
             break;
-        if (state == 1) {
-            rc = 0;
+        if (state == 1 || state == -1) {
+            rc = state == 1 ? 0 : -1;
             break;
         }
         excuse_own_stall(self);

@@ -89,7 +89,9 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err);
 void sx_agent_destroy(sx_agent_t **self_p);
 
 /* Works until the coordinator says the run is over (returns 0) or until
- * interrupted or a message arrives on `stop` (returns 1). */
+ * interrupted or a message arrives on `stop` (returns 1); -1 (err says why)
+ * when it cannot reach the coordinator or the coordinator refused it (a
+ * final GOODBYE "refused: ...", e.g. another engine than the run's). */
 int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err);
 
 /* Tasks executed by this agent so far. */

@@ -17,6 +17,7 @@
 
 struct _sx_simexec_t {
     int delay_ms;
+    char engine[80]; /* "simulated", or "simulated-NAME" (engine=NAME) */
     zlist_t *broken; /* task IDs that fail with infra_error (infra_error=ID);
                         read-only once made, walked without its cursor */
     atomic_int in_flight, most_at_once;
@@ -32,6 +33,7 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
 {
     sx_simexec_t *self = sx_alloc(1, sizeof *self);
     self->delay_ms = 10;
+    snprintf(self->engine, sizeof self->engine, "simulated");
     self->broken = zlist_new();
     zlist_autofree(self->broken);
     zlist_comparefn(self->broken, compare_ids);
@@ -51,9 +53,17 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
             zlist_append(self->broken, item + 12);
             continue;
         }
+        /* One word, as HELLO's runtime begins with it. */
+        size_t name = strlen(item + 7);
+        if (strncmp(item, "engine=", 7) == 0 && name > 0 && name <= 64 &&
+            strspn(item + 7, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789._/-") == name) {
+            snprintf(self->engine, sizeof self->engine, "simulated-%s", item + 7);
+            continue;
+        }
         sx_error_set(err,
-                     "--simulate '%s': unknown or bad item '%s' (expected delay_ms=N "
-                     "or infra_error=ID)",
+                     "--simulate '%s': unknown or bad item '%s' (expected delay_ms=N, "
+                     "infra_error=ID or engine=NAME)",
                      spec, item);
         free(copy);
         sx_simexec_destroy(&self);
@@ -61,6 +71,11 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
     }
     free(copy);
     return self;
+}
+
+const char *sx_simexec_engine(const sx_simexec_t *self)
+{
+    return self->engine;
 }
 
 void sx_simexec_destroy(sx_simexec_t **self_p)

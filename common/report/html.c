@@ -253,6 +253,7 @@ static void write_run(FILE *out, const sx_report_t *r)
     row(out, "bench fingerprint (SHA-1)", json_text(run, "bench_fingerprint"));
     row(out, "tasks", tasks);
     row(out, "profile", json_text(run, "profile"));
+    row(out, "engine", json_text(run, "engine"));
     row(out, "streamex", json_text(run, "streamex"));
     row(out, "workers", workers);
     write_runtimes(out, json_object_get(run, "workers"));

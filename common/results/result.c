@@ -3,14 +3,15 @@
  *   OUT/NAME/results.jsonl     one line per task ID, task_ids.txt order (with
  *     n > 1 samples: per (task ID, sample), each task's samples ascending):
  *     {"task_id", "sample"?: K, "score": 0|1, "strict": 0|1, "status", "detail",
- *      "attempts", "seconds", "worker", "cached"?: true, "stable"?: true|false,
- *      "csv": "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit",
+ *      "attempts", "seconds", "worker", "engine"?, "cached"?: true, "stable"?:
+ * true|false, "csv": "/abs/path.csv"|null, "steps"?: {"prepare", "replay", "submit",
  *      "run", "materialize", "score", "cleanup"}, "changelog"?: {"insert",
  *      "update_before", "update_after", "delete", "tombstone", "rows"}}
  *     ("sample" on every line of a method with several samples, else never;
  *     csv is carried so a results file alone can rebuild the submission;
  *     "cached" only when a worker's result cache served the final CSV;
  *     "stable" only after --repeat, for the tasks whose runs were compared;
+ *     "engine" only for a result a worker computed: its engine's label;
  *     steps, seconds per step, only for a task a worker executed; changelog,
  *     the sink changelog's records by kind and the final relation's rows,
  *     only for a task whose changelog a worker folded into its final CSV).
@@ -27,7 +28,7 @@
  *      "comparisons"?: [{"a", "b", "strict"?, ...} (figures.c), ...],
  *      "subset"?: {...},
  *      "run"?: {"command", "streamex", "bench"?, "bench_fingerprint"?, "tasks"?,
- *      "profile"?, "bootstrap"?: {"resamples", "seed"}, "started"?, "ended"?,
+ *      "profile"?, "engine"?, "bootstrap"?: {"resamples", "seed"}, "started"?, "ended"?,
  *      "wall_seconds"?, "workers"?: {NAME: RUNTIME},
  *      "inputs"?: {"kind", "files": {NAME: PATH}}}}
  *     (ex_strict has ex's denominator; ex_not_strict and strict_not_ex count
@@ -64,6 +65,7 @@
 #define F_ATTEMPTS "attempts"
 #define F_SECONDS "seconds"
 #define F_WORKER "worker"
+#define F_ENGINE "engine"
 #define F_CSV "csv"
 #define F_STEPS "steps"
 #define F_SAMPLE SX_SAMPLE_FIELD
@@ -124,6 +126,7 @@ void sx_result_clear(sx_result_t *result)
     free(result->task_id);
     free(result->detail);
     free(result->worker);
+    free(result->engine);
     free(result->csv);
     memset(result, 0, sizeof *result);
 }
@@ -184,6 +187,8 @@ static char *result_json(const sx_result_t *r, bool with_sample)
     json_object_set_new(o, F_ATTEMPTS, json_integer(r->attempts));
     json_object_set_new(o, F_SECONDS, json_real(to_ms(r->seconds)));
     json_object_set_new(o, F_WORKER, json_string(r->worker ? r->worker : ""));
+    if (r->engine && r->engine[0])
+        json_object_set_new(o, F_ENGINE, json_string(r->engine));
     if (r->cached)
         json_object_set_new(o, F_CACHED, json_true());
     if (r->repeated)
@@ -289,6 +294,10 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
         rc = get_string(o, F_WORKER, false, &result->worker, err);
     if (rc == 0)
         rc = get_string(o, F_CSV, true, &result->csv, err);
+    if (rc == 0)
+        rc = get_string(o, F_ENGINE, true, &result->engine, err);
+    if (rc == 0 && result->engine && !result->engine[0])
+        rc = sx_error_set(err, "field \"engine\" must not be empty when present");
     if (rc == 0 && sx_status_parse(status, &result->status) != 0)
         rc = sx_error_set(err, "field \"status\" is not a known status");
     if (rc == 0 && (!json_is_integer(score) ||
@@ -584,6 +593,21 @@ static json_t *per_sample_json(const sx_method_summary_t *s)
     return list;
 }
 
+char *sx_engines_add(char *joined, const char *engine)
+{
+    if (!engine || !engine[0])
+        return joined;
+    if (!joined)
+        return sx_strdup(engine);
+    size_t n = strlen(engine);
+    for (const char *at = joined; (at = strstr(at, engine)) != NULL; at += n)
+        if ((at == joined || at[-1] == ' ') && (at[n] == '\0' || at[n] == ';'))
+            return joined;
+    char *more = sx_format("%s; %s", joined, engine);
+    free(joined);
+    return more;
+}
+
 double sx_run_clock(void)
 {
     struct timespec ts;
@@ -625,6 +649,7 @@ static json_t *run_json(const sx_run_info_t *run, const sx_method_summary_t *sum
     if (run->task_count)
         json_object_set_new(o, "tasks", json_integer((json_int_t)run->task_count));
     set_string(o, "profile", run->profile);
+    set_string(o, "engine", run->engine);
     if (run->bootstrap.resamples)
         json_object_set_new(o, "bootstrap",
                             json_pack("{sI sI}", "resamples",
@@ -1767,6 +1792,53 @@ static void test_run_clock_is_the_wall_clock(void)
     SX_CHECK(now >= (double)before && now < (double)after + 2);
 }
 
+/* The engine that computed a result travels with it, said only when
+ * known; a run's engines are joined once each. */
+static void test_engine_travels_with_the_result(void)
+{
+    sx_result_t r, back;
+    sx_error_t err;
+    sx_result_init(&r, "t1", SX_STATUS_MATCH, NULL, "/x/t1.csv");
+    SX_CHECK(r.engine == NULL);
+    char *line = sx_result_to_json(&r);
+    SX_CHECK(!strstr(line, "engine"));
+    free(line);
+    r.worker = (free(r.worker), sx_strdup("w0"));
+    r.engine = sx_strdup("flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1");
+    line = sx_result_to_json(&r);
+    SX_CHECK(strstr(line, ",\"worker\":\"w0\",\"engine\":\"flink-2.2.1/kafka-connector-"
+                          "5.0.0-2.2/kafka-3.9.1\",\"csv\":"));
+    SX_CHECK(sx_result_from_json(line, &back, &err) == 0);
+    SX_CHECK(strcmp(back.engine, r.engine) == 0);
+    free(line);
+    sx_result_clear(&back);
+    sx_result_clear(&r);
+    SX_CHECK(
+        sx_result_from_json("{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":"
+                            "\"mismatch\",\"detail\":\"\",\"attempts\":1,\"seconds\":1,"
+                            "\"worker\":\"\",\"engine\":\"\"}",
+                            &back, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "field \"engine\" must not be empty when present") == 0);
+    SX_CHECK(
+        sx_result_from_json("{\"task_id\":\"t\",\"score\":0,\"strict\":0,\"status\":"
+                            "\"mismatch\",\"detail\":\"\",\"attempts\":1,\"seconds\":1,"
+                            "\"worker\":\"\",\"engine\":2}",
+                            &back, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "field \"engine\" must be a string or null") == 0);
+
+    char *joined = sx_engines_add(NULL, NULL);
+    SX_CHECK(joined == NULL);
+    joined = sx_engines_add(joined, "flink-1.20.3/a");
+    joined = sx_engines_add(joined, "");
+    joined = sx_engines_add(joined, "flink-1.20.3/a");
+    SX_CHECK(strcmp(joined, "flink-1.20.3/a") == 0);
+    joined = sx_engines_add(joined, "flink-1.20.3"); /* a prefix is another engine */
+    joined = sx_engines_add(joined, "simulated");
+    joined = sx_engines_add(joined, "flink-1.20.3");
+    SX_CHECK(strcmp(joined, "flink-1.20.3/a; flink-1.20.3; simulated") == 0);
+    free(joined);
+}
+
 void sx_result_test(bool verbose)
 {
     (void)verbose;
@@ -1782,4 +1854,5 @@ void sx_result_test(bool verbose)
     test_writers_at_their_edges();
     test_writers_with_samples();
     test_summary_carries_the_statistics();
+    test_engine_travels_with_the_result();
 }

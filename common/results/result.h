@@ -71,6 +71,9 @@ typedef struct {
     int attempts;
     double seconds;
     char *worker;       /* who executed it ("" for score-only) */
+    char *engine;       /* what computed it: the worker's engine, the first word of
+                           its HELLO's runtime (e.g. "flink-2.2.1/kafka-connector-
+                           5.0.0-2.2/kafka-3.9.1"); NULL or "" when no worker did */
     char *csv;          /* absolute path of the final CSV, or NULL */
     sx_timings_t steps; /* all 0: not executed (scored only, no prediction) */
     bool cached;        /* the final CSV came from the worker's result cache (scored
@@ -189,7 +192,14 @@ typedef struct {
     /* The intervals' bootstrap ("bootstrap": {"resamples", "seed"}, said
      * only when resamples > 0); {0}: no intervals. */
     sx_bootstrap_t bootstrap;
+    /* The engines that computed the results, "; "-joined, each once
+     * (sx_engines_add); NULL when none did. */
+    const char *engine;
 } sx_run_info_t;
+
+/* Adds engine (NULL or "": nothing) to joined, a heap string of engines
+ * joined by "; " each once (NULL: none yet); returns the new string. */
+char *sx_engines_add(char *joined, const char *engine);
 
 /* Unix time now, in seconds with a fraction, for sx_run_info_t. */
 double sx_run_clock(void);

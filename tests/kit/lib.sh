@@ -56,6 +56,14 @@ require_runtime() {
     [ -f "$1/installed.env" ] || skip "no runtime in $1 (run scripts/setup-runtime.sh)"
 }
 
+# require_engine X.Y: skips, unless under CI, when streamex has no engine
+# X.Y in its runtime folder (scripts/setup-runtime.sh --flink X.Y installs
+# it); `streamex --version` lists the installed engines.
+require_engine() {
+    "$STREAMEX" --version | grep -qE -- "--flink $1\)\$" ||
+        skip_unless_ci "no Flink $1 engine installed (scripts/setup-runtime.sh --flink $1)"
+}
+
 # ---- what a test undoes when it ends ----------------------------------------
 
 _sx_exit_hooks=()

@@ -185,10 +185,10 @@ static void fake_go_silent(fake_t *f)
     f->silent = true;
 }
 
-/* A fake worker that says HELLO with capacity and slots (none when capacity
- * is 0). */
-static fake_t *fake_new_slots(const char *endpoint, const char *name, int capacity,
-                              int slots)
+/* A fake worker that says HELLO with capacity, slots and runtime (none
+ * when capacity is 0). */
+static fake_t *fake_new_as(const char *endpoint, const char *name, int capacity,
+                           int slots, const char *runtime)
 {
     fake_t *f = sx_alloc(1, sizeof *f);
     f->sock = zsock_new_dealer(endpoint);
@@ -196,11 +196,17 @@ static fake_t *fake_new_slots(const char *endpoint, const char *name, int capaci
     snprintf(f->name, sizeof f->name, "%s", name);
     fakes_add(f);
     if (capacity > 0) {
-        sx_msg_t *hello = sx_msg_hello(name, capacity, slots, "test runtime");
+        sx_msg_t *hello = sx_msg_hello(name, capacity, slots, runtime);
         SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
         sx_msg_destroy(&hello);
     }
     return f;
+}
+
+static fake_t *fake_new_slots(const char *endpoint, const char *name, int capacity,
+                              int slots)
+{
+    return fake_new_as(endpoint, name, capacity, slots, "test runtime");
 }
 
 static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
@@ -1779,6 +1785,191 @@ static void test_agents_complete_run(void)
     harness_destroy(&h);
 }
 
+/* ---- engines ------------------------------------------------------------ */
+
+#define E120 "flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1"
+#define E22 "flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1"
+
+/* summary.json's run.engine. */
+static char *summary_engine(harness_t *h)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/summary.json", h->out);
+    json_t *root = json_load_file(path, 0, NULL);
+    const char *engine =
+        json_string_value(json_object_get(json_object_get(root, "run"), "engine"));
+    char *copy = sx_strdup_or_null(engine);
+    json_decref(root);
+    return copy;
+}
+
+/* The GOODBYE a refused fake gets, before any ASSIGN: final, with the
+ * reason `want`. */
+static void expect_refused(fake_t *f, const char *want)
+{
+    sx_msg_t *bye = fake_next(f, WAIT_MS);
+    SX_CHECK(bye && bye->type == SX_MSG_GOODBYE && bye->final);
+    if (strcmp(bye->reason, want) != 0)
+        fprintf(stderr, "refused with '%s'\nnot '%s'\n", bye->reason, want);
+    SX_CHECK(strcmp(bye->reason, want) == 0);
+    sx_msg_destroy(&bye);
+    SX_CHECK(fake_expect(f, SX_MSG_ASSIGN, 300) == NULL);
+}
+
+/* A worker whose HELLO names another engine (the runtime's first word) than
+ * a connected worker's is refused before any task goes to it; one of the
+ * same engine joins whatever its runtime's details. Resumed, the results
+ * the journal holds keep the run to their engine. Every result, the
+ * journaled ones too, and summary.json's run say the engine. */
+static void test_mixed_engines_refused(void)
+{
+    harness_t *h = harness_new(4, NULL);
+    const char *files[] = {h->preds};
+    const char *subset[] = {"t001", "t002"};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.tasks = subset;
+    c.task_count = 2;
+    harness_start(h, &c);
+    fake_t *a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && strcmp(first->tasks[0].task_id, "t001") == 0);
+    fake_t *b = fake_new_as(h->endpoint, "fb", 1, 1, E22 " (detail)");
+    expect_refused(b,
+                   "refused: worker fb runs " E22 ", but worker fa of this run runs " E120
+                   "; a mixed EX describes no engine (the coordinator's "
+                   "--allow-mixed-engines mixes them)");
+    fake_t *same = fake_new_as(h->endpoint, "fsame", 1, 1, E120 " (another host)");
+    sx_msg_t *second = fake_expect(same, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(second);
+    fake_answer(a, first, SX_STATUS_MATCH);
+    fake_answer(same, second, SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    char *engine = summary_engine(h);
+    SX_CHECK(engine && strcmp(engine, E120) == 0);
+    free(engine);
+    harness_stop(h);
+
+    /* Resumed over every task: t001 and t002 are the journal's. */
+    c.tasks = NULL;
+    c.task_count = 0;
+    c.resume = true;
+    harness_start(h, &c);
+    fake_t *c22 = fake_new_as(h->endpoint, "fc", 1, 1, E22);
+    expect_refused(c22,
+                   "refused: worker fc runs " E22 ", but this run's result of "
+                   "m1/t001 was computed on " E120 "; a mixed EX describes no engine "
+                   "(the coordinator's --allow-mixed-engines mixes them)");
+    fake_t *d = fake_new_as(h->endpoint, "fd", 2, 1, E120);
+    for (int shards = 0; shards < 2; shards++) {
+        sx_msg_t *rest = fake_expect(d, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(rest);
+        fake_answer(d, rest, SX_STATUS_MATCH);
+        sx_msg_destroy(&rest);
+    }
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    for (int i = 1; i <= 4; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "t%03d", i);
+        sx_result_t r;
+        SX_CHECK(read_result(h, "m1", id, &r));
+        SX_CHECK(r.engine && strcmp(r.engine, E120) == 0);
+        sx_result_clear(&r);
+    }
+    engine = summary_engine(h);
+    SX_CHECK(engine && strcmp(engine, E120) == 0);
+    free(engine);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    fake_destroy(&same);
+    fake_destroy(&c22);
+    fake_destroy(&d);
+    harness_destroy(&h);
+}
+
+/* With --allow-mixed-engines both engines work; each result names its own
+ * and summary.json's run names both. A real agent turned away by the
+ * coordinator stops with the reason. */
+static void test_mixed_engines_allowed_and_agent_refused(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.allow_mixed_engines = true;
+    harness_start(h, &c);
+    fake_t *a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    fake_t *b = fake_new_as(h->endpoint, "fb", 1, 1, E22);
+    sx_msg_t *second = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && second);
+    fake_answer(a, first, SX_STATUS_MATCH);
+    fake_answer(b, second, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", first->tasks[0].task_id, &r));
+    SX_CHECK(strcmp(r.engine, E120) == 0);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", second->tasks[0].task_id, &r));
+    SX_CHECK(strcmp(r.engine, E22) == 0);
+    sx_result_clear(&r);
+    char *engine = summary_engine(h);
+    char want[512];
+    bool first_is_t1 = strcmp(first->tasks[0].task_id, "t001") == 0;
+    snprintf(want, sizeof want, "%s; %s", first_is_t1 ? E120 : E22,
+             first_is_t1 ? E22 : E120);
+    SX_CHECK(engine && strcmp(engine, want) == 0);
+    free(engine);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    harness_destroy(&h);
+
+    h = harness_new(2, NULL);
+    files[0] = h->preds;
+    c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    harness_start(h, &c);
+    a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first);
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/worker", h->bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=5", NULL);
+    sx_agent_config_t ac = {.endpoint = h->endpoint,
+                            .name = "w22",
+                            .capacity = 1,
+                            .slots = 1,
+                            .work_dir = dir,
+                            .runtime = E22,
+                            .exec = sx_simexec_run,
+                            .exec_ctx = sim,
+                            .heartbeat_ms = BEAT_MS,
+                            .dead_after_ms = DEAD_MS};
+    sx_error_t err;
+    sx_agent_t *agent = sx_agent_new(&ac, &err);
+    SX_CHECK(agent);
+    SX_CHECK(sx_agent_run(agent, NULL, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "the coordinator refused: worker w22 runs " E22
+                             ", but worker fa of this run runs " E120
+                             "; a mixed EX describes no engine (the coordinator's "
+                             "--allow-mixed-engines mixes them)") == 0);
+    sx_agent_destroy(&agent);
+    sx_simexec_destroy(&sim);
+    fake_answer(a, first, SX_STATUS_MATCH);
+    sx_msg_t *next = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(next);
+    fake_answer(a, next, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&next);
+    fake_destroy(&a);
+    harness_destroy(&h);
+}
+
 /* ---- security ---------------------------------------------------------- */
 
 static void test_plain_tcp_refused_off_loopback(void)
@@ -1886,6 +2077,8 @@ int main(void)
     test_slots_credit_and_loss();
     test_free_slot_counts_as_idle();
     test_agents_complete_run();
+    test_mixed_engines_refused();
+    test_mixed_engines_allowed_and_agent_refused();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();
     sx_log_set_level(saved);

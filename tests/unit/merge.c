@@ -5,7 +5,8 @@
  * foreign task, the output itself as an input, no inputs, an output or bench
  * that cannot be used, inputs without results, a line that is no result and a
  * CSV that cannot be copied are refused, naming what is wrong; two methods
- * from two inputs merge with the inputs' workers united. */
+ * from two inputs merge with the inputs' workers united; shards of different
+ * engines are refused unless allowed. */
 #include "coordinator/merge.h"
 
 #include "common/files.h"
@@ -61,6 +62,73 @@ static char *slurp(const char *path)
     char *data = sx_file_read(path, 1 << 20, &size, NULL);
     SX_CHECK(data);
     return data;
+}
+
+/* A shard output computed on `engine`: t001 or t002 (by `which`) of m1,
+ * its result and summary.json's run naming the engine. */
+static void write_engine_output(const char *out, int which, const char *engine)
+{
+    char id[8], csv[PATH_MAX];
+    snprintf(id, sizeof id, "t00%d", which);
+    snprintf(csv, sizeof csv, "%s/m1/csv/%s.csv", out, id);
+    SX_CHECK(sx_mkdirs_for(csv, NULL) == 0 &&
+             sx_file_write_atomic(csv, "x\n1\n", 4, NULL) == 0);
+    sx_result_t r;
+    sx_result_init(&r, id, SX_STATUS_MATCH, "", csv);
+    r.engine = sx_strdup(engine);
+    sx_method_summary_t summary;
+    SX_CHECK(sx_results_write(out, "m1", &r, 1, &summary, NULL) == 0);
+    sx_run_info_t run = {.command = "run", .engine = engine};
+    SX_CHECK(sx_summary_write(out, &summary, 1, &run, NULL) == 0);
+    free(summary.method);
+    sx_result_clear(&r);
+}
+
+/* Shards of different engines are refused, naming both inputs and both
+ * engines, unless allowed; the merge's run names the engines of its
+ * results, and each result keeps its own. */
+static void test_mixed_engines(const char *bench)
+{
+    static const char e120[] = "flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1";
+    static const char e22[] = "flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1";
+    char x[PATH_MAX], y[PATH_MAX], z[PATH_MAX], out[PATH_MAX], want[4 * PATH_MAX];
+    snprintf(x, sizeof x, "%s/engine-x", bench);
+    snprintf(y, sizeof y, "%s/engine-y", bench);
+    snprintf(z, sizeof z, "%s/engine-z", bench);
+    snprintf(out, sizeof out, "%s/engine-merged", bench);
+    write_engine_output(x, 1, e120);
+    write_engine_output(y, 2, e120);
+    write_engine_output(z, 2, e22);
+    sx_merge_report_t report;
+    sx_error_t err;
+    const char *same[] = {x, y};
+    SX_CHECK(sx_merge(bench, same, 2, out, 0, &s_no_bootstrap, &report, &err) == 0);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    char *data = slurp(path);
+    snprintf(want, sizeof want, "\"engine\": \"%s\"", e120);
+    SX_CHECK(strstr(data, want));
+    free(data);
+    const char *mixed[] = {x, z};
+    SX_CHECK(sx_merge(bench, mixed, 2, out, 0, &s_no_bootstrap, &report, &err) == -1);
+    snprintf(want, sizeof want,
+             "%s was computed on %s, %s on %s: a mixed EX describes no engine "
+             "(--allow-mixed-engines merges them anyway)",
+             x, e120, z, e22);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(sx_merge(bench, mixed, 2, out, SX_MERGE_ALLOW_MIXED_ENGINES, &s_no_bootstrap,
+                      &report, &err) == 0);
+    data = slurp(path);
+    snprintf(want, sizeof want, "\"engine\": \"%s; %s\"", e120, e22);
+    SX_CHECK(strstr(data, want));
+    free(data);
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", out);
+    data = slurp(path);
+    snprintf(want, sizeof want, "\"task_id\":\"t002\"");
+    char *t002 = strstr(data, want);
+    snprintf(want, sizeof want, "\"engine\":\"%s\"", e22);
+    SX_CHECK(t002 && strstr(t002, want) && strstr(t002, want) < strchr(t002, '\n'));
+    free(data);
 }
 
 int main(void)
@@ -246,6 +314,7 @@ int main(void)
     snprintf(want, sizeof want, "m1/t001: %s/csv: cannot create folder: Not a directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
+    test_mixed_engines(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_merge: OK\n");
