@@ -80,7 +80,7 @@ static void write_engine_output(const char *out, int which, const char *engine)
     SX_CHECK(sx_results_write(out, "m1", &r, 1, &summary, NULL) == 0);
     sx_run_info_t run = {.command = "run", .engine = engine};
     SX_CHECK(sx_summary_write(out, &summary, 1, &run, NULL) == 0);
-    free(summary.method);
+    sx_method_summary_clear(&summary);
     sx_result_clear(&r);
 }
 
