@@ -31,18 +31,9 @@ static int write_one(const char *path, const char *bench_dir, sx_profile_t profi
         return 0;
     }
     json_t *o = sx_diff_json(diff, r->task_id, r->score, r->strict);
-    char *text = sx_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(o);
     sx_diff_destroy(&diff);
-    int rc = !text ? sx_error_set(err, "%s: out of memory", path)
-             : sx_mkdirs_for(path, err) != 0 ? -1
-                                             : 0;
-    if (rc == 0) {
-        size_t n = strlen(text);
-        text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
-        rc = sx_file_write_atomic(path, text, n + 1, err);
-    }
-    free(text);
+    int rc = sx_json_write_file(path, o, JSON_COMPACT | JSON_PRESERVE_ORDER, err);
+    json_decref(o);
     return rc;
 }
 

@@ -4,8 +4,10 @@
  * again in its shortest round-trip form. */
 #include "common/results/jsonout.h"
 
+#include "common/files.h"
 #include "common/selftest.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,10 +98,46 @@ static void check_real(double value, const char *want)
     SX_CHECK(strcmp(text, want) == 0);
 }
 
+int sx_json_write_file(const char *path, const json_t *json, size_t flags,
+                       sx_error_t *err)
+{
+    char *text = sx_json_dumps(json, flags);
+    int rc = !text ? sx_error_set(err, "%s: out of memory", path)
+             : sx_mkdirs_for(path, err) != 0 ? -1
+                                             : 0;
+    if (rc == 0) {
+        size_t n = strlen(text);
+        text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
+        rc = sx_file_write_atomic(path, text, n + 1, err);
+    }
+    free(text);
+    return rc;
+}
+
 void sx_jsonout_test(bool verbose)
 {
     if (verbose)
         printf(" * sx_jsonout: ");
+    /* A file: the text, a newline, its folder made; a path that cannot be
+     * made is an error naming it. */
+    char dir[] = "/tmp/sx-jsonout-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/a/b.json", dir);
+    json_t *o = json_pack("{sf}", "ex", 0.5);
+    sx_error_t err;
+    SX_CHECK(sx_json_write_file(path, o, JSON_COMPACT, &err) == 0);
+    size_t size = 0;
+    char *written = sx_file_read(path, 1024, &size, &err);
+    SX_CHECK(written && strcmp(written, "{\"ex\":0.5}\n") == 0);
+    free(written);
+    snprintf(path, sizeof path, "%s/a/b.json/c.json", dir);
+    SX_CHECK(sx_json_write_file(path, o, JSON_COMPACT, &err) == -1 &&
+             strstr(err.msg, path));
+    json_decref(o);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    SX_CHECK(system(cmd) == 0);
     /* Python's repr of the same doubles. */
     check_real(17.0 / 30, "0.5666666666666667");
     check_real(1.0 / 6, "0.16666666666666666");

@@ -9,6 +9,8 @@
 #ifndef SX_JSONOUT_H
 #define SX_JSONOUT_H
 
+#include "common/error.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +22,12 @@ char *sx_json_dumps(const json_t *json, size_t flags);
 /* The shortest text of a finite double, as sx_json_dumps writes it, into out
  * (at least 32 bytes). */
 void sx_json_real_text(double value, char *out, size_t size);
+
+/* Writes sx_json_dumps(json, flags) and a newline to path, atomically, its
+ * folders made first (summary.json, a miss's diff). -1 with err set (naming
+ * path) when it cannot. */
+int sx_json_write_file(const char *path, const json_t *json, size_t flags,
+                       sx_error_t *err);
 
 void sx_jsonout_test(bool verbose);
 

@@ -873,19 +873,10 @@ int sx_summary_write(const char *out_dir, sx_method_summary_t *summaries, size_t
     }
     if (run)
         json_object_set_new(root, "run", run_json(run, summaries, count));
-    char *text = sx_json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/summary.json", out_dir);
-    rc = !text                           ? sx_error_set(err, "out of memory")
-         : sx_mkdirs_for(path, err) != 0 ? -1
-                                         : 0;
-    if (rc == 0) {
-        size_t n = strlen(text);
-        text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
-        rc = sx_file_write_atomic(path, text, n + 1, err);
-    }
-    free(text);
+    rc = sx_json_write_file(path, root, JSON_INDENT(2) | JSON_PRESERVE_ORDER, err);
+    json_decref(root);
     return rc;
 }
 
