@@ -53,9 +53,11 @@ sx_simexec_t *sx_simexec_new(const char *spec, sx_error_t *err)
             zlist_append(self->broken, item + 12);
             continue;
         }
-        /* One word, as HELLO's runtime begins with it. */
-        size_t name = strlen(item + 7);
-        if (strncmp(item, "engine=", 7) == 0 && name > 0 && name <= 64 &&
+        /* One word, as HELLO's runtime begins with it. The prefix first: an
+         * item shorter than "engine=" has nothing past its seventh byte. */
+        bool engine = strncmp(item, "engine=", 7) == 0;
+        size_t name = engine ? strlen(item + 7) : 0;
+        if (engine && name > 0 && name <= 64 &&
             strspn(item + 7, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                              "0123456789._/-") == name) {
             snprintf(self->engine, sizeof self->engine, "simulated-%s", item + 7);
@@ -208,6 +210,8 @@ void sx_simexec_test(bool verbose)
     sx_error_t err;
     SX_CHECK(sx_simexec_new("delay_ms=x", &err) == NULL && strstr(err.msg, "delay_ms=x"));
     SX_CHECK(sx_simexec_new("color=red", &err) == NULL);
+    /* An item shorter than "engine=" (ASan saw a read past it). */
+    SX_CHECK(sx_simexec_new("fast", &err) == NULL && strstr(err.msg, "'fast'"));
     sx_simexec_t *sim = sx_simexec_new("delay_ms=0", NULL);
     SX_CHECK(sim);
     SX_CHECK(wanted_status("SELECT 1", 1) == SX_STATUS_MATCH);
