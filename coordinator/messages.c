@@ -146,9 +146,13 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
     unit_t *unit = coord_find_unit(self, msg->method, r->task_id, r->sample);
     const char *why = why_not_held(unit, w, msg->token);
     if (why) {
+        /* Named as coord_unit_name names a unit: " sample K" only for K > 0. */
+        char sample[32] = "";
+        if (r->sample)
+            snprintf(sample, sizeof sample, " sample %d", r->sample);
         sx_log(dropped_level(w),
-               "worker %s: result %s for %s/%s sample %d (token %llu): %s: dropped",
-               w->name, sx_status_name(r->status), msg->method, r->task_id, r->sample,
+               "worker %s: result %s for %s/%s%s (token %llu): %s: dropped", w->name,
+               sx_status_name(r->status), msg->method, r->task_id, sample,
                (unsigned long long)msg->token, why);
         return 0;
     }
