@@ -13,7 +13,11 @@ for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -gt 0 ] || exit 0
+# scripts/test.sh runs set-up scripts side by side: one apt at a time (apt
+# itself refuses a second one at once instead of waiting).
+exec 9>"${TMPDIR:-/tmp}/streamex-apt-install.lock"
+flock 9
 echo "apt-install: installing ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+    -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null

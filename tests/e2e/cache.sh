@@ -13,6 +13,7 @@
 # of 120 s, so each run pays it once, briefly; its verdict is the same.
 # One worker on pair $SX_E2E_CACHE_INDEX (default 160; cli_runtime uses 150), started and stopped
 # by each run.
+# ctest: pairs 160
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

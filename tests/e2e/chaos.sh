@@ -16,6 +16,7 @@
 # SX_CHAOS_ROUNDS (default 1, what CI runs): rounds of the five kills, each a
 # whole run; SX_CHAOS_SEED (default: the time) seeds the kill moments. A
 # longer local campaign: SX_CHAOS_ROUNDS=10; it prints one line per round.
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

@@ -22,6 +22,7 @@
 # Without Podman it prints "SKIP: ..." and exits 77; under CI=true that fails.
 # SX_COMPOSE_DEPLOYMENTS picks (default "pairs shared"); SX_COMPOSE_PROJECT
 # names the compose projects' prefix (default sxe2e-PID).
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

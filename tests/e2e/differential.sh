@@ -17,6 +17,7 @@
 # skipped unless under CI when it is not installed). On another engine the
 # gold pair must not be running already: one of another engine would
 # compute gold.
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

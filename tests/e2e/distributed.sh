@@ -4,6 +4,7 @@
 # (index 9), executing a deterministic subset of the sample bench
 # (--shard 0/10, three tasks) and returning final CSVs over ZeroMQ. The
 # verdicts must be those examples/sample-bench/expected.jsonl gives.
+# ctest: pairs 9
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

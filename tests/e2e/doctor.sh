@@ -10,6 +10,7 @@
 # line naming the engine.
 # Uses pair $SX_DOCTOR_INDEX (default 53): started here unless already up,
 # and then stopped at the end.
+# ctest: pairs 53
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

@@ -16,6 +16,7 @@
 # pair again must sweep exactly that and count it.
 # Uses pair index $SX_E2E_INDEX (default 2): started here, stopped at the end,
 # unless it was already running.
+# ctest: pairs 2
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

@@ -15,12 +15,13 @@
 # for CI; the reference and the fault tests on a 2.2 pair are left to runs
 # by hand (issue 41). Skips, unless under
 # CI, when the 2.2 engine is not installed. Pair index $SX_E2E_FLINK22_INDEX
-# (default 0), started and stopped by the run itself.
+# (default 1), started and stopped by the run itself.
+# ctest: pairs 1
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 require_engine 2.2
-index="${SX_E2E_FLINK22_INDEX:-0}"
+index="${SX_E2E_FLINK22_INDEX:-1}"
 bench="$SX_SOURCE_DIR/examples/sample-bench"
 out=$(make_tmpdir) # kept for inspection when the test fails
 at_exit "pair_down $index"

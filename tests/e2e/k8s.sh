@@ -41,6 +41,7 @@
 # and the cluster's binaries (scripts/k8s/setup.sh); without them, or when
 # the cluster cannot start here, it says why and exits 77 (a failure under
 # CI=true). Run it under the machine-wide lock of the pairs.
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

@@ -20,6 +20,7 @@
 # Needs root (CI runs as root). Where network namespaces cannot be made it
 # prints "SKIP: ..." and exits 77, which ctest reports as skipped; under
 # CI=true that is a failure, since CI must run it.
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

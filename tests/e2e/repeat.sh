@@ -11,6 +11,7 @@
 # sb03 and sb06 as not stable (and as not matching gold), exit 1.
 # One worker on pair $SX_E2E_REPEAT_INDEX (default 162), started and stopped
 # by each run.
+# ctest: pairs 162
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

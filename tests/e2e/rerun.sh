@@ -8,6 +8,7 @@
 # infra_error`, on a whole pair again, turns both into their real verdicts in
 # every output (exit 0), and the journal keeps both histories.
 # Uses pair index $SX_E2E_INDEX (default 80); stopped at the end.
+# ctest: pairs 80
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

@@ -12,6 +12,7 @@
 #     `up` when that is killed with SIGKILL (no orphans).
 # Prints the figures: start-up time, resident memory at idle, job time.
 # Pair indexes $SX_E2E_RUNTIME_INDEX (default 10) and the next one.
+# ctest: pairs 10 11
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}" "${SX_BUILD_DIR:?}"

@@ -15,6 +15,7 @@
 # record of the jobs, not on a clock of the test's. Several workers are
 # e2e_distributed's, e2e_chaos's and e2e_compose's. Pair index
 # $SX_E2E_SAMPLE_INDEX (default 0), started and stopped by the run itself.
+# ctest: pairs 0
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

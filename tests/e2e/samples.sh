@@ -15,6 +15,7 @@
 # EX lines, summary.json's per-sample figures, samples/K/submission.jsonl and
 # the journal's record counts. Pair index $SX_E2E_SAMPLES_INDEX (default 90),
 # started and stopped by the runs.
+# ctest: pairs 90
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

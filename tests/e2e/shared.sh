@@ -14,6 +14,7 @@
 #    replays each distinct prepared source once: as many replays as the
 #    sample has distinct (CSV content, kind, projection, time conversion,
 #    event time) sources, serving every source of every task of both methods.
+# ctest: pairs 0
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

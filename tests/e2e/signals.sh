@@ -7,6 +7,7 @@
 # candidate, a job that would run for minutes).
 # Pair index $SX_E2E_SIGNAL_INDEX (default 4); SX_SIGNAL_TRIALS start-up
 # moments (default 2; more by hand).
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

@@ -20,6 +20,7 @@
 # (default 85..87); Slurm's own ports are those of index +3.
 # Where Slurm cannot start it prints "SKIP: ..." and exits 77; under CI=true
 # that is a failure.
+# ctest: serial
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"

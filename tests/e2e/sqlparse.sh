@@ -9,6 +9,7 @@
 # (dynamic table options off). Any discrepancy found belongs in the corpus.
 # Uses pair index $SX_E2E_SQLPARSE_INDEX (default 60): started here and
 # stopped at the end, unless it was already running.
+# ctest: pairs 60
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}" "${SX_BUILD_DIR:?}"
