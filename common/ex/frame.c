@@ -18,6 +18,7 @@
 
 #include "common/mem.h"
 #include "common/selftest.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <float.h>
@@ -38,32 +39,11 @@ struct _sx_frame_t {
 
 /* ---- stage 1: UTF-8 as Python's strict decoder accepts it ---------------- */
 
-static size_t utf8_sequence_length(const unsigned char *s, size_t left)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xC2 && c <= 0xDF   ? 2
-               : c >= 0xE0 && c <= 0xEF ? 3
-               : c >= 0xF0 && c <= 0xF4 ? 4
-                                        : 0;
-    if (n == 0 || n > left)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    /* Overlong forms, surrogates and code points above U+10FFFF. */
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) ||
-        (c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
-
 static int check_utf8(const char *name, const char *data, size_t size, sx_error_t *err)
 {
     const unsigned char *s = (const unsigned char *)data;
     for (size_t i = 0; i < size;) {
-        size_t n = utf8_sequence_length(s + i, size - i);
+        size_t n = sx_utf8_length(s + i, size - i);
         if (n == 0)
             return sx_error_set(err,
                                 "%s: 'utf-8' codec can't decode byte 0x%02x in "

@@ -13,6 +13,7 @@
 #include "common/files.h"
 #include "common/mem.h"
 #include "common/status.h"
+#include "common/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,7 +55,9 @@ static void escape_cut(FILE *out, const char *text, size_t max)
 
 void sx_report_escape(FILE *out, const char *text)
 {
-    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+    const unsigned char *p = (const unsigned char *)(text ? text : "");
+    const unsigned char *end = p + strlen((const char *)p);
+    for (; p < end; p++) {
         switch (*p) {
         case '&':
             fputs("&amp;", out);
@@ -72,10 +75,21 @@ void sx_report_escape(FILE *out, const char *text)
             fputs("&#39;", out);
             break;
         default:
-            if (*p < 0x20 && *p != '\n' && *p != '\t')
+            if (*p < 0x20 && *p != '\n' && *p != '\t') {
                 fputs("&#xfffd;", out);
-            else
+            } else if (*p >= 0x80) {
+                /* Bytes of a CSV or a log need not be UTF-8; the page says
+                 * it is, so a byte that is not is shown as U+FFFD. */
+                size_t n = sx_utf8_length(p, (size_t)(end - p));
+                if (n == 0) {
+                    fputs("&#xfffd;", out);
+                } else {
+                    fwrite(p, 1, n, out);
+                    p += n - 1;
+                }
+            } else {
                 fputc(*p, out);
+            }
         }
     }
 }

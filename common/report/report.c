@@ -366,9 +366,13 @@ static void test_escape(void)
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
     sx_report_escape(out, "</script><img src=x onerror=\"alert('x')\">&\x01");
+    /* UTF-8 kept; a Latin-1 byte, a cut sequence, a surrogate each U+FFFD. */
+    sx_report_escape(out, "|caf\xc3\xa9 \xe2\x82\xac caf\xe9 \xe2\x82 \xed\xa0\x80|");
     fclose(out);
     SX_CHECK(strcmp(text, "&lt;/script&gt;&lt;img src=x onerror=&quot;alert(&#39;x&#39;)"
-                          "&quot;&gt;&amp;&#xfffd;") == 0);
+                          "&quot;&gt;&amp;&#xfffd;"
+                          "|caf\xc3\xa9 \xe2\x82\xac caf&#xfffd; &#xfffd;&#xfffd; "
+                          "&#xfffd;&#xfffd;&#xfffd;|") == 0);
     free(text);
 }
 

@@ -1,6 +1,6 @@
 /* tests/unit/common.c: self-tests of the small common modules (errors, log, status,
  * files, signals, the crash report, the stall clock, digests, the allocator, JSON
- * numbers). */
+ * numbers, UTF-8 sequences). */
 #include "common/clock.h"
 #include "common/crash.h"
 #include "common/digest.h"
@@ -11,6 +11,7 @@
 #include "common/mem.h"
 #include "common/signals.h"
 #include "common/status.h"
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ int main(void)
     sx_signals_test(verbose);
     sx_crash_test(verbose);
     sx_clock_test(verbose);
+    sx_utf8_test(verbose);
     printf("test_common: OK\n");
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "common/csv.h"
 #include "common/mem.h"
 #include "common/selftest.h"
+#include "common/utf8.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -430,32 +431,6 @@ static void put(sx_prepare_t *self, const char *bytes, size_t length)
     self->used += length;
 }
 
-/* Length of the UTF-8 sequence at text (at most `left` bytes), or 0 when it
- * is not valid UTF-8: overlong forms, surrogates and code points above
- * U+10FFFF are refused, as jansson refuses them. */
-static size_t utf8_length(const unsigned char *text, size_t left)
-{
-    unsigned char c = text[0];
-    size_t length = c < 0x80   ? 1
-                    : c < 0xC2 ? 0
-                    : c < 0xE0 ? 2
-                    : c < 0xF0 ? 3
-                    : c < 0xF5 ? 4
-                               : 0;
-    if (length <= 1 || length > left)
-        return length > left ? 0 : length;
-    uint32_t point = c & (0x7F >> length);
-    for (size_t i = 1; i < length; i++) {
-        if ((text[i] & 0xC0) != 0x80)
-            return 0;
-        point = point << 6 | (text[i] & 0x3F);
-    }
-    if ((length == 3 && (point < 0x800 || (point >= 0xD800 && point <= 0xDFFF))) ||
-        (length == 4 && (point < 0x10000 || point > 0x10FFFF)))
-        return 0;
-    return length;
-}
-
 /* A JSON string of the text, escaped as jansson's dump escapes it without
  * flags: '"', '\\' and the control characters, the short forms where JSON
  * has them; every other byte as it is. -1 when the text is not UTF-8. */
@@ -471,7 +446,7 @@ static int put_string(sx_prepare_t *self, const char *text, size_t length)
             i++;
             continue;
         }
-        size_t n = utf8_length((const unsigned char *)text + i, length - i);
+        size_t n = sx_utf8_length((const unsigned char *)text + i, length - i);
         if (n == 0)
             return -1;
         if (n > 1 || (c >= 0x20 && c != '"' && c != '\\')) {
