@@ -42,6 +42,7 @@ typedef struct {
     const char *run_id;
     const char *flink; /* the local pair's engine (--flink X.Y), NULL the default */
     int index;         /* local pair, when no external one is given */
+    int sample;        /* which of the method's candidates of the task */
     sx_profile_t profile;
     bool keep;
     size_t changelog; /* records of the output topic to print */
@@ -49,7 +50,7 @@ typedef struct {
 
 static const char s_usage[] =
     "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
-    "NAME=PREDS)\n"
+    "NAME=PREDS [--sample K])\n"
     "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
     "                     [--changelog N]\n"
     "                     [--index N [--flink X.Y] | --kafka-bootstrap HOST:PORT\n"
@@ -65,6 +66,7 @@ static const char s_usage[] =
     "stops it afterwards; or the external pair given by the three addresses.\n"
     "--flink X.Y picks the local pair's engine (scripts/setup-runtime.sh --flink\n"
     "X.Y installs it): a running pair of another engine is refused.\n"
+    "--sample K takes the method's candidate of sample K (default 0).\n"
     "--keep leaves the task's topics and gateway session in place for\n"
     "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n";
 
@@ -86,13 +88,15 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         {"index", required_argument, 0, 'i'},
         {"changelog", required_argument, 0, 'c'},
         {"flink", required_argument, 0, 'f'},
+        {"sample", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     *opt = (exec_options_t){0};
     optind = 1;
     int c;
-    long index = 0, records = 0;
+    long index = 0, records = 0, sample = 0;
+    bool sampled = false;
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -144,6 +148,13 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
                 return -1;
             opt->flink = optarg;
             break;
+        case 'S':
+            if (sx_option_int("sample", optarg, 0, SX_SAMPLES_LIMIT - 1, &sample, err) !=
+                0)
+                return -1;
+            opt->sample = (int)sample;
+            sampled = true;
+            break;
         case 'h':
             return 1;
         default:
@@ -152,6 +163,8 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
     }
     if (optind < argc)
         return sx_error_set(err, "unexpected argument '%s'", argv[optind]);
+    if (sampled && !opt->method)
+        return sx_error_set(err, "--sample picks a candidate of --method NAME=PREDS");
     if (!opt->bench || !opt->task)
         return sx_error_set(err, "--bench and --task are required");
     if (!opt->bootstrap != !opt->gateway || !opt->gateway != !opt->rest)
@@ -185,11 +198,13 @@ static int load_candidate(const exec_options_t *opt, const sx_bench_t *bench, ch
     sx_method_arg_t method;
     if (sx_method_arg_parse(opt->method, &method, err) != 0)
         return -1;
-    sx_predictions_t *predictions = sx_predictions_load(method.file, bench, err);
+    /* Any sample a run could be given (--max-samples at its largest). */
+    sx_predictions_t *predictions =
+        sx_predictions_load_samples(method.file, bench, SX_SAMPLES_LIMIT, err);
     sx_method_arg_free(&method);
     if (!predictions)
         return -1;
-    const char *found = sx_predictions_sql(predictions, opt->task);
+    const char *found = sx_predictions_sample_sql(predictions, opt->task, opt->sample);
     if (found)
         *sql = sx_strdup(found);
     sx_predictions_destroy(&predictions);
@@ -326,8 +341,11 @@ static void print_changelog(const sx_changelog_counts_t *c)
 static void print_report(const sx_result_t *result, const sx_timings_t *t,
                          const char *engine)
 {
-    printf("task %s: %s (score %d)\n", result->task_id, sx_status_name(result->status),
-           result->score);
+    char which[32] = "";
+    if (result->sample > 0) /* named as a run names a unit */
+        snprintf(which, sizeof which, " sample %d", result->sample);
+    printf("task %s%s: %s (score %d)\n", result->task_id, which,
+           sx_status_name(result->status), result->score);
     if (result->detail[0])
         printf("detail: %s\n", result->detail);
     printf("engine: %s\n", engine);
@@ -419,10 +437,11 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
     size_t records_size = 0;
     FILE *trace = opt->changelog ? open_memstream(&records, &records_size) : NULL;
     sx_executor_set_trace(executor, trace ? trace_record : NULL, trace, opt->changelog);
-    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL, 0};
+    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL, opt->sample};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
+    result.sample = opt->sample; /* the executor leaves the unit's name to its caller */
     if (trace)
         fclose(trace);
     timings.cleanup = sx_executor_finish_task(executor);

@@ -3,7 +3,8 @@
 # bad usage (exit 2 with a message saying what is wrong), an unknown task, a
 # predictions file that does not load, and an external pair where nothing
 # listens (exit 2 naming the address, within its short wait, no verdict
-# printed). The executions themselves are in tests/e2e/exec.sh. Needs STREAMEX and
+# printed), a --sample that is out of range or has no --method. The
+# executions themselves are in tests/e2e/exec.sh. Needs STREAMEX and
 # SX_SOURCE_DIR (set by ctest).
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
@@ -48,6 +49,12 @@ run missing_sql_file 2 "$work/none.sql: cannot open" --bench "$bench" --task fil
     --sql "$work/none.sql"
 run broken_predictions 2 "broken.jsonl" --bench "$bench" --task filter \
     --method "m=$work/broken.jsonl"
+run sample_of_sql 2 "--sample picks a candidate of --method NAME=PREDS" --bench "$bench" \
+    --task filter --sql "$work/q.sql" --sample 1
+run negative_sample 2 "--sample '-1': expected an integer in [0, 9999]" --bench "$bench" \
+    --task filter --method "m=$bench/predictions.jsonl" --sample -1
+run sample_too_large 2 "--sample '10000': expected an integer in [0, 9999]" \
+    --bench "$bench" --task filter --method "m=$bench/predictions.jsonl" --sample 10000
 
 start=$(date +%s)
 run nothing_listens 2 "127.0.0.1:1" --bench "$bench" --task filter --sql "$work/q.sql" \

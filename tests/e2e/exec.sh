@@ -11,8 +11,9 @@
 # final CSV and the changelog's figures (rows as many as the CSV's, insert -
 # delete of them; an append sink inserts only); the mismatch must print its
 # diff (exactly the orders of amount 10 to 20 extra); --changelog N prints N
-# records of the kinds the sink's changelog has. After the timeout task no job may still be running (it was
-# cancelled), --keep must say what it kept, and a worker that starts the
+# records of the kinds the sink's changelog has; --sample K executes the
+# method's candidate of sample K (a missing one is missing_prediction). After
+# the timeout task no job may still be running (it was cancelled), --keep must say what it kept, and a worker that starts the
 # pair again must sweep exactly that and count it.
 # Uses pair index $SX_E2E_INDEX (default 2): started here, stopped at the end,
 # unless it was already running.
@@ -119,6 +120,21 @@ grep -qx "gold rows the final relation lacks: 0" "$log" || fail_later "filter_mi
 grep -q "^rows it has that gold lacks: $extra$" "$log" ||
     fail_later "filter_mismatch: expected $extra extra rows: $(grep '^rows it has' "$log")"
 grep -q "^diff" "$out/filter.log" && fail_later "filter: a match with a diff"
+
+echo "-- --sample K executes that sample's candidate: filter_mismatch's sample 1 is right"
+samples="$out/samples.jsonl"
+grep '"task_id": "filter_mismatch"' "$bench/predictions.jsonl" >"$samples"
+echo '{"task_id": "filter_mismatch", "sample": 1, "sql": "SELECT order_id, UPPER(customer) AS customer, amount FROM orders WHERE amount > 20"}' >>"$samples"
+code=0
+"$STREAMEX" exec --bench "$bench" --task filter_mismatch --index "$index" \
+    --method "e2e=$samples" --sample 1 >"$out/sample1.log" 2>&1 || code=$?
+grep -q "^task filter_mismatch sample 1: match (score 1)$" "$out/sample1.log" && [ "$code" = 0 ] ||
+    fail_later "--sample 1: exit $code, $(head -n 2 "$out/sample1.log")"
+code=0
+"$STREAMEX" exec --bench "$bench" --task filter_mismatch --index "$index" \
+    --method "e2e=$samples" --sample 2 >"$out/sample2.log" 2>&1 || code=$?
+grep -q "^task filter_mismatch sample 2: missing_prediction (score 0)$" "$out/sample2.log" && [ "$code" = 1 ] ||
+    fail_later "--sample 2 (no such line): exit $code, $(head -n 2 "$out/sample2.log")"
 
 echo "-- --changelog N prints the first N records, of the kinds of the sink"
 for task in group_by_upsert top_n_debezium; do
