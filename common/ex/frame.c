@@ -925,7 +925,7 @@ static void test_unreadable_files_fail_like_pandas(void)
 static void test_powers_are_the_literals(void)
 {
     for (int i = 0; i <= 308; i++) {
-        char text[8];
+        char text[16];
         snprintf(text, sizeof text, "1e%d", i);
         SX_CHECK(powers[i] == strtod(text, NULL));
     }

@@ -1560,7 +1560,7 @@ static void test_summary_carries_the_statistics(void)
     sx_error_t err;
     for (int m = 0; m < 2; m++) {
         for (int i = 0; i < 5; i++) {
-            char id[8];
+            char id[16];
             snprintf(id, sizeof id, "t%d", i);
             sx_result_init(&results[i], id, (m ? b : a)[i], "", NULL);
             results[i].strict = results[i].score && i != 0;
