@@ -54,16 +54,17 @@ sample_pairs() { # FILE FIRST LAST PID
     done
 }
 
-# run_cell WORKERS SLOTS: one `streamex run --no-cache` of $work/bench on
+# run_cell WORKERS SLOTS [TAG]: one `streamex run --no-cache` of $work/bench on
 # pairs $first.. by $streamex (on $SX_FLINK's engine when set: its outputs
-# and logs then carry the engine in their names), sampled; prints one line
+# and logs then carry the engine in their names, as they carry TAG, which
+# keeps several runs of one cell apart), sampled; prints one line
 # of figures (wall
 # phase cpu rss tm ok: seconds, seconds, CPU seconds, MB, MB, tasks matched),
 # then the CPU seconds of streamex and of each JVM kind
 # ("streamex=S kafka=S jobmanager=S taskmanager=S gateway=S"). Sets $sampler
 # while it samples, so the caller's cleanup can stop it.
-run_cell() { # WORKERS SLOTS
-    local w="$1" s="$2" cell="${SX_FLINK:+$SX_FLINK.}$1x$2" start end pid
+run_cell() { # WORKERS SLOTS [TAG]
+    local w="$1" s="$2" cell="${3:-}${SX_FLINK:+$SX_FLINK.}$1x$2" start end pid
     local out="$work/out.$cell"
     echo 0 0 0 > "$work/rss.$cell"
     start=$(date +%s.%N)

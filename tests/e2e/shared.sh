@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# tests/e2e/shared.sh: replay once, execute many, and one gateway session per
-# executor, on the real Kafka + Flink (one worker, pair index 0, started and
-# stopped by streamex run itself).
-# 1. Tables never leak from one task into the next on the reused session:
-#    six tasks over the same table names (`bids`, `out_t`), every DDL with
-#    IF NOT EXISTS, so a table a task before left would be silently kept and
-#    read (its rows, not the task's own: a mismatch); some TEMPORARY (which
-#    cleanup cannot drop: the session is closed), one failing in Flink
-#    (division by zero). Each must get its own verdict.
+# tests/e2e/shared.sh: replay once, execute many, and a gateway session of
+# each task's own, on the real Kafka + Flink (one worker, pair index 0,
+# started and stopped by streamex run itself).
+# 1. Tables never leak from one task into the next on one executor: six
+#    tasks over the same table names (`bids`, `out_t`), every DDL with IF
+#    NOT EXISTS, so a table a task before left would be silently kept and
+#    read (its rows, not the task's own: a mismatch); some TEMPORARY, one
+#    failing in Flink (division by zero). Each must get its own verdict.
 # 2. The sample bench with two methods (predictions and reference) on one
 #    worker: every task of both gets the status a private replay gives it
 #    (tests/e2e/sample_verdicts.py: EX 17/30 and 30/30), and the worker

@@ -35,7 +35,6 @@ struct _sx_fakeflink_t {
     /* The session's catalog and job name; guarded by lock (the test reads
      * them). The session is unknown after sx_fakeflink_forget_session. */
     char tables[MAX_TABLES][64];
-    bool temporary[MAX_TABLES];
     size_t table_count;
     char pipeline[256];
     char job_name[256]; /* the pipeline name of the last INSERT */
@@ -179,16 +178,15 @@ static int find_table(const sx_fakeflink_t *self, const char *name)
     return -1;
 }
 
-/* CREATE [TEMPORARY] TABLE [IF NOT EXISTS]: refused when the table exists,
- * as Flink's catalog does, unless IF NOT EXISTS keeps the old one. */
+/* CREATE TABLE [IF NOT EXISTS]: refused when the table exists, as Flink's
+ * catalog does, unless IF NOT EXISTS keeps the old one. */
 static void create_table(sx_fakeflink_t *self, int fd, const char *statement)
 {
     char name[64];
     table_name(statement, name, sizeof name);
     int found = find_table(self, name);
     if (found < 0 && self->table_count < MAX_TABLES) {
-        snprintf(self->tables[self->table_count], sizeof self->tables[0], "%s", name);
-        self->temporary[self->table_count++] = strcasestr(statement, "TEMPORARY") != NULL;
+        snprintf(self->tables[self->table_count++], sizeof self->tables[0], "%s", name);
     } else if (found >= 0 && !strcasestr(statement, "IF NOT EXISTS")) {
         return respond_error(fd, 500,
                              "org.apache.flink.table.api.ValidationException: Could not "
@@ -196,49 +194,6 @@ static void create_table(sx_fakeflink_t *self, int fd, const char *statement)
                              "catalog.exceptions.TableAlreadyExistException: Table (or "
                              "view) exists.\n");
     }
-    respond(fd, 200, "{}");
-}
-
-/* DROP TABLE [IF EXISTS]: a TEMPORARY table is refused, as Flink does. */
-static void drop_table(sx_fakeflink_t *self, int fd, const char *statement)
-{
-    char name[64];
-    table_name(statement, name, sizeof name);
-    int found = find_table(self, name);
-    if (found >= 0 && self->temporary[found])
-        return respond_error(fd, 500,
-                             "org.apache.flink.table.api.ValidationException: Temporary "
-                             "table with identifier exists. Drop it first before "
-                             "removing the permanent table.\n");
-    if (found < 0 && !strcasestr(statement, "IF EXISTS"))
-        return respond_error(fd, 500,
-                             "org.apache.flink.table.api.ValidationException: Table "
-                             "does not exist.\n");
-    if (found >= 0) {
-        self->table_count--;
-        memmove(self->tables[found], self->tables[found + 1],
-                (self->table_count - (size_t)found) * sizeof self->tables[0]);
-        memmove(&self->temporary[found], &self->temporary[found + 1],
-                (self->table_count - (size_t)found) * sizeof self->temporary[0]);
-    }
-    respond(fd, 200, "{}");
-}
-
-/* SET 'pipeline.name' = '...': the name the next INSERT's job gets. */
-static void set_pipeline(sx_fakeflink_t *self, int fd, const char *statement)
-{
-    const char *p = strchr(statement, '=');
-    p = p ? strchr(p, '\'') : NULL;
-    if (!p)
-        return respond_error(fd, 500, "fake: SET what?");
-    size_t n = 0;
-    for (p++; *p && n + 1 < sizeof self->pipeline; p++) {
-        if (*p == '\'' && p[1] != '\'')
-            break;
-        p += *p == '\'';
-        self->pipeline[n++] = *p;
-    }
-    self->pipeline[n] = '\0';
     respond(fd, 200, "{}");
 }
 
@@ -253,12 +208,6 @@ static void serve_configure(sx_fakeflink_t *self, int fd, const request_t *reque
         respond_error(fd, 500, self->script->ddl_error);
     else if (strncasecmp(statement, "CREATE ", 7) == 0)
         create_table(self, fd, statement);
-    else if (strncasecmp(statement, "DROP TABLE ", 11) == 0)
-        drop_table(self, fd, statement);
-    else if (strncasecmp(statement, "SET ", 4) == 0 && self->script->set_error)
-        respond_error(fd, 500, self->script->set_error);
-    else if (strncasecmp(statement, "SET 'pipeline.name'", 19) == 0)
-        set_pipeline(self, fd, statement);
     else
         respond_error(fd, 500, "fake: configure-session takes no such statement");
     pthread_mutex_unlock(&self->lock);
@@ -345,21 +294,28 @@ static void serve_job(sx_fakeflink_t *self, int fd)
     respond(fd, 200, answer);
 }
 
-/* A new session starts with an empty catalog and no job name. */
-static void open_session(sx_fakeflink_t *self, int fd)
+/* A new session starts with an empty catalog; its pipeline.name property
+ * names its jobs. */
+static void open_session(sx_fakeflink_t *self, int fd, const request_t *request)
 {
+    json_t *root = json_loads(request->body, 0, NULL);
+    const char *name = json_string_value(
+        json_object_get(json_object_get(root, "properties"), "pipeline.name"));
     pthread_mutex_lock(&self->lock);
     self->session_lost = false;
     self->table_count = 0;
-    self->pipeline[0] = '\0';
+    snprintf(self->pipeline, sizeof self->pipeline, "%s", name ? name : "");
     pthread_mutex_unlock(&self->lock);
+    json_decref(root);
     respond(fd, 200, "{\"sessionHandle\":\"fake-session\"}");
 }
 
+/* The session's catalog goes with it. */
 static void close_session(sx_fakeflink_t *self, int fd)
 {
     pthread_mutex_lock(&self->lock);
     self->session_lost = true;
+    self->table_count = 0;
     pthread_mutex_unlock(&self->lock);
     respond(fd, 200, "{}");
 }
@@ -380,7 +336,7 @@ static void serve(sx_fakeflink_t *self, int fd, const request_t *request)
         self->script->session_status)
         respond_error(fd, self->script->session_status, "fake: no session");
     else if (strcmp(m, "POST") == 0 && strcmp(p, "/v1/sessions") == 0)
-        open_session(self, fd);
+        open_session(self, fd, request);
     else if (strstr(p, "/fake-session") && session_lost(self))
         respond_error(fd, 500,
                       "org.apache.flink.table.gateway.api.utils.SqlGatewayException: "

@@ -19,7 +19,6 @@
 typedef struct {
     int session_status;       /* HTTP status of opening a session; 0 means 200 */
     const char *ddl_error;    /* Java trace of a refused DDL, or NULL */
-    const char *set_error;    /* Java trace of a refused SET, or NULL */
     const char *insert_error; /* Java trace of a refused INSERT, or NULL */
     bool no_job_id;           /* an accepted INSERT whose result names no job */
     /* Job states answered in turn, comma-separated, the last one repeated;
@@ -55,11 +54,11 @@ const char *sx_fakeflink_url(const sx_fakeflink_t *self);
 /* How many requests "METHOD PATH" started with `prefix`, e.g. "PATCH /jobs/". */
 int sx_fakeflink_count(sx_fakeflink_t *self, const char *prefix);
 
-/* Tables in the session's catalog now (configure-session's CREATE and DROP
- * TABLE, refused as Flink refuses them: an existing table without IF NOT
- * EXISTS, DROP TABLE of a TEMPORARY one). */
+/* Tables in the session's catalog now (configure-session's CREATE TABLE,
+ * refused as Flink refuses an existing table without IF NOT EXISTS; none
+ * once the session is closed). */
 size_t sx_fakeflink_tables(sx_fakeflink_t *self);
-/* The job name (SET 'pipeline.name') the last INSERT's job got. */
+/* The job name (the session's pipeline.name) the last INSERT's job got. */
 void sx_fakeflink_job_name(sx_fakeflink_t *self, char *out, size_t size);
 /* The gateway forgets its session, as a restarted gateway does: every call
  * on it is refused ("Session ... does not exist") until one is opened. */

@@ -393,24 +393,19 @@ static void test_submit_verdicts(harness_t *h)
     check_no_session(&result, fake);
     SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/") == 0);
     sx_fakeflink_destroy(&fake);
-    /* The job's name (SET) or a DDL refused: no INSERT, nor a fresh session
-     * for a fresh one's refusal. Requests to configure the session: the SET
-     * alone; the SET, the refused CREATE and cleanup's two DROPs. */
-    sx_fakeflink_script_t refused[] = {{.set_error = s_slot_cause},
-                                       {.ddl_error = s_slot_cause}};
-    const int configures[] = {1, 4};
-    for (int i = 0; i < 2; i++) {
-        fake = expect(
-            h, &refused[i], "t1", SX_STATUS_INFRA_ERROR,
-            "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
-            "scheduler.NoResourceAvailableException: Could not acquire the minimum "
-            "required resources.");
-        SX_CHECK(sx_fakeflink_count(fake, "POST /v2/sessions/fake-session/"
-                                          "configure-session") == configures[i]);
-        SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/fake-session/statements") ==
-                 0);
-        sx_fakeflink_destroy(&fake);
-    }
+    /* A DDL refused: no INSERT; the refused CREATE is the one request to
+     * configure the session, which cleanup closes. */
+    sx_fakeflink_script_t refused = {.ddl_error = s_slot_cause};
+    fake =
+        expect(h, &refused, "t1", SX_STATUS_INFRA_ERROR,
+               "configuring the session: HTTP 500: org.apache.flink.runtime.jobmanager."
+               "scheduler.NoResourceAvailableException: Could not acquire the minimum "
+               "required resources.");
+    SX_CHECK(sx_fakeflink_count(fake,
+                                "POST /v2/sessions/fake-session/configure-session") == 1);
+    SX_CHECK(sx_fakeflink_count(fake, "POST /v1/sessions/fake-session/statements") == 0);
+    SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 1);
+    sx_fakeflink_destroy(&fake);
     sx_fakeflink_script_t insert = {.insert_error = s_slot_cause};
     fake = expect(h, &insert, "t1", SX_STATUS_INFRA_ERROR,
                   "statement result: HTTP 500: org.apache.flink.runtime.jobmanager."
@@ -522,12 +517,12 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     SX_CHECK(rmdir(taken) == 0);
     /* The DDL goes through configure-session (one request each), the
      * INSERT is the one statement whose operation is closed; the task's
-     * tables are dropped after it, and the session is closed with the
-     * executor. --keep leaves tables, session (and topics and job) for a
-     * look; the verdict is the same. */
+     * session, its tables with it, is closed after it. --keep leaves
+     * tables, session (and topics and job) for a look; the verdict is the
+     * same. */
     fake = expect(h, &finished, "t1", SX_STATUS_MATCH, "");
     SX_CHECK(sx_fakeflink_count(fake,
-                                "POST /v2/sessions/fake-session/configure-session") == 5);
+                                "POST /v2/sessions/fake-session/configure-session") == 2);
     SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session/operations/") ==
              1);
     SX_CHECK(sx_fakeflink_count(fake, "DELETE /v1/sessions/fake-session") == 2);
@@ -852,7 +847,7 @@ static void run_on(sx_executor_t *executor, harness_t *h, const char *task_id,
     SX_CHECK(timings.cleanup == 0);
 }
 
-/* t1 on the reused session: it matches (its CREATE TABLE, without IF NOT
+/* t1 after another task: it matches (its CREATE TABLE, without IF NOT
  * EXISTS, would be refused had a table of the task before been left), its
  * job has its own name, and after its cleanup the catalog is empty. */
 static void check_clean_next(sx_executor_t *executor, harness_t *h, sx_fakeflink_t *fake,
@@ -896,9 +891,9 @@ static char *finish_warned(sx_executor_t *executor, const harness_t *h)
     return sx_logfile_messages(&caught);
 }
 
-/* The gateway restarts while a task runs on `executor`: the cleanup can
- * neither drop the task's tables nor close the session, which is one
- * warning, not a verdict (the next task opens a fresh session). */
+/* The gateway restarts while a task runs on `executor`: the cleanup cannot
+ * close the task's session, which is one warning, not a verdict (the next
+ * task opens its own). */
 static void check_cleanup_session_lost(sx_executor_t *executor, harness_t *h,
                                        sx_fakeflink_t *fake, int attempt)
 {
@@ -923,14 +918,13 @@ static void check_cleanup_session_lost(sx_executor_t *executor, harness_t *h,
     free(warned);
 }
 
-/* One executor keeps one gateway session, task after task, whatever the
- * task before did: matched, failed in Flink, timed out (its job cancelled),
- * its job cancelled by someone else; the task after it sees none of its
- * tables and names its own job. A table cleanup cannot drop (a TEMPORARY
- * one: DROP TABLE refuses it) closes the session, and a session the gateway
- * forgot (it restarted) is replaced: the next task gets a fresh session, or
- * infra_error when the gateway cannot open one. */
-static void test_session_reuse(harness_t *h, sink_output_t *output)
+/* Each task runs in a gateway session of its own, closed by its cleanup,
+ * whatever it did: matched, failed in Flink, timed out (its job cancelled),
+ * its job cancelled by someone else, left a TEMPORARY table; the task after
+ * it sees none of its tables and names its own job. A gateway that
+ * restarted between two tasks or during one changes nothing for the next
+ * task, and one that cannot open a session is infra_error. */
+static void test_session_per_task(harness_t *h, sink_output_t *output)
 {
     sx_fakeflink_script_t script = {0};
     sx_fakeflink_t *fake = sx_fakeflink_new(&script);
@@ -948,44 +942,40 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
         {"t1", {.insert_error = s_sql_trace}, SX_STATUS_FLINK_ERROR},
         {"t2", {.states = "RUNNING", .after_cancel = "CANCELED"}, SX_STATUS_TIMEOUT},
         {"t1", {.states = "RUNNING,CANCELED"}, SX_STATUS_INFRA_ERROR},
+        {"t4",
+         {.states = "FINISHED", .on_insert = write_sink, .arg = output},
+         SX_STATUS_MATCH},
     };
-    int attempt = 0;
+    int attempt = 0, tasks = 0;
     for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) {
         script = before[i].script;
         sx_result_t result;
         run_on(executor, h, before[i].task, ++attempt, &result);
         SX_CHECK(result.status == before[i].status);
         sx_result_clear(&result);
+        /* Closing the session is the plan, not a problem: no warning. */
+        char *warned = finish_warned(executor, h);
+        SX_CHECK(logged_as(warned, ""));
+        free(warned);
         check_clean_next(executor, h, fake, &script, ++attempt);
+        tasks += 2;
+        SX_CHECK(sessions(fake, "POST") == tasks && sessions(fake, "DELETE") == tasks);
     }
-    SX_CHECK(sessions(fake, "POST") == 1 && sessions(fake, "DELETE") == 0);
-    /* A TEMPORARY table: the session is closed, and opened afresh. */
-    script = (sx_fakeflink_script_t){
-        .states = "FINISHED", .on_insert = write_sink, .arg = output};
-    sx_result_t result;
-    run_on(executor, h, "t4", ++attempt, &result);
-    check_verdict(&result, SX_STATUS_MATCH, "");
-    /* Closing it is the plan, not a problem: no warning. */
-    char *warned = finish_warned(executor, h);
-    SX_CHECK(logged_as(warned, ""));
-    free(warned);
-    SX_CHECK(sessions(fake, "DELETE") == 1);
-    check_clean_next(executor, h, fake, &script, ++attempt);
-    SX_CHECK(sessions(fake, "POST") == 2);
     /* The gateway restarted between two tasks. */
     sx_fakeflink_forget_session(fake);
     check_clean_next(executor, h, fake, &script, ++attempt);
-    SX_CHECK(sessions(fake, "POST") == 3 && sessions(fake, "DELETE") == 1);
+    SX_CHECK(sessions(fake, "POST") == ++tasks);
     /* It restarted while a task ran. */
     check_cleanup_session_lost(executor, h, fake, ++attempt);
     check_clean_next(executor, h, fake, &script, ++attempt);
-    SX_CHECK(sessions(fake, "POST") == 4);
-    /* It restarted and cannot open the fresh one: infra_error. */
-    sx_fakeflink_forget_session(fake);
+    tasks += 2;
+    SX_CHECK(sessions(fake, "POST") == tasks);
+    /* It cannot open a session: infra_error. */
     script.session_status = 503;
+    sx_result_t result;
     run_on(executor, h, "t1", ++attempt, &result);
     check_no_session(&result, fake);
-    SX_CHECK(sessions(fake, "POST") == 5);
+    SX_CHECK(sessions(fake, "POST") == ++tasks);
     sx_executor_destroy(&executor);
     sx_fakeflink_destroy(&fake);
 }
@@ -1162,7 +1152,7 @@ static void fake_flink_tests(harness_t *h, sink_output_t *output)
     test_output_unreadable(h);
     test_pair_changed(h, output);
     test_sweep(h);
-    test_session_reuse(h, output);
+    test_session_per_task(h, output);
     test_quoted_job_name(h);
     test_shared_sources(h, output);
 }

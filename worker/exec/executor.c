@@ -2,15 +2,14 @@
  * executor.h). The steps run in order, each timed: prepare (load the task,
  * check the candidate, convert the sources, fill the DDL), replay (create the
  * task's topics, produce every source and wait for every acknowledgement),
- * submit (the executor's gateway session, reused from the task before or a
- * fresh one, the registered DDL, the INSERT), run (poll the job until it
- * ends or the task timeout cancels it), materialize (read the whole output
- * topic, write the final CSV), score (only now open gold and evaluation),
- * settle (a verdict against the query stands only on a pair whose processes
- * did not change during the task) and cleanup (cancel a job still running,
- * drop the task's tables from the session, delete its topics), which runs
- * whatever happened before, once the result is on its way
- * (sx_executor_finish_task). The first step that fails decides the status;
+ * submit (a gateway session of the task's own, the registered DDL, the
+ * INSERT), run (poll the job until it ends or the task timeout cancels it),
+ * materialize (read the whole output topic, write the final CSV), score
+ * (only now open gold and evaluation), settle (a verdict against the query
+ * stands only on a pair whose processes did not change during the task) and
+ * cleanup (cancel a job still running, close the task's session, delete its
+ * topics), which runs whatever happened before, once the result is on its
+ * way (sx_executor_finish_task). The first step that fails decides the status;
  * later steps are skipped. */
 #include "worker/exec/executor.h"
 
@@ -65,7 +64,7 @@ struct _sx_executor_t {
     sx_profile_t profile;
     bool keep;
     sx_kafka_t *kafka;
-    sx_gateway_t *gateway; /* its session, once open, serves task after task */
+    sx_gateway_t *gateway; /* the running task's session, open until its cleanup */
     sx_pair_t *pair;       /* NULL: not checked */
     sx_replays_t *replays; /* shared source topics; NULL: each task replays its own */
     zlist_t *leftover;     /* topics a cleanup could not delete (Kafka was down) */
@@ -92,8 +91,7 @@ struct run {
     double shared_prepare_s; /* prepare seconds spent in shared replays */
     sx_topic_maker_fn *make_topics; /* NULL: the executor creates the topics */
     void *make_topics_arg;
-    bool in_session; /* its DDL went to the session: cleanup drops its tables */
-    bool job_live;   /* a job was submitted and not seen ending */
+    bool job_live; /* a job was submitted and not seen ending */
     char job_id[SX_JOB_ID_SIZE];
     sx_pair_identity_t pair_at_start; /* the pair's processes when the task began */
     sx_status_t status;
@@ -337,56 +335,17 @@ static int step_replay(run_t *run)
 
 /* ---- submit and run ------------------------------------------------------ */
 
-/* `text` as a SQL string literal ('' for each quote) or, with quote '`',
- * as a quoted identifier. */
-static char *sql_quote(const char *text, char quote)
-{
-    char *out = sx_alloc(2 * strlen(text) + 3, 1), *p = out;
-    *p++ = quote;
-    for (; *text; text++) {
-        if (*text == quote)
-            *p++ = quote;
-        *p++ = *text;
-    }
-    *p = quote; /* the zeroed allocation ends the string */
-    return out;
-}
-
-/* Names the task's job (pipeline.name, the sweep's mark) in the session. */
-static sx_gateway_rc_t name_job(run_t *run, sx_error_t *err)
+/* The task's own gateway session, its job named for the task (pipeline.name,
+ * the sweep's mark) among the session's properties: a fresh session has no
+ * table or setting of any task before, whatever that one did. */
+static int begin_session(run_t *run, sx_error_t *err)
 {
     char name[512], sample[32] = "";
     if (run->request->sample)
         snprintf(sample, sizeof sample, " sample %d", run->request->sample);
     snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s%s attempt %d", run->self->run_id,
              run->task->task_id, sample, run->request->attempt);
-    char *literal = sql_quote(name, '\'');
-    char *set = sx_format("SET 'pipeline.name' = %s", literal);
-    sx_gateway_rc_t rc = sx_gateway_configure(run->self->gateway, set, err);
-    free(set);
-    free(literal);
-    return rc;
-}
-
-/* The session this task runs in: the executor's own, reused from the task
- * before (whose tables cleanup dropped), or a fresh one when there is none
- * or the one there is no longer answers (the gateway restarted, or closed
- * it after its idle timeout). */
-static int begin_session(run_t *run, sx_error_t *err)
-{
-    sx_gateway_t *gateway = run->self->gateway;
-    bool reused = sx_gateway_session(gateway)[0] != '\0';
-    if (!reused && sx_gateway_open_session(gateway, NULL, err) != 0)
-        return -1;
-    if (name_job(run, err) == SX_GATEWAY_OK)
-        return 0;
-    if (!reused)
-        return -1;
-    sx_debug("task %s: a fresh session: %s", run->task_id, err->msg);
-    sx_gateway_detach_session(gateway);
-    if (sx_gateway_open_session(gateway, NULL, err) != 0)
-        return -1;
-    return name_job(run, err) == SX_GATEWAY_OK ? 0 : -1;
+    return sx_gateway_open_session(run->self->gateway, name, err);
 }
 
 static int step_submit(run_t *run)
@@ -395,7 +354,6 @@ static int step_submit(run_t *run)
     sx_error_t err;
     if (begin_session(run, &err) != 0)
         return fail(run, SX_STATUS_INFRA_ERROR, "%s", err.msg);
-    run->in_session = true;
     for (size_t i = 0; i < run->table_count; i++) {
         sx_gateway_rc_t rc = sx_gateway_configure(gateway, run->ddls[i], &err);
         const char *table = i < run->task->source_count ? run->task->sources[i].name
@@ -643,33 +601,14 @@ static void step_settle(run_t *run)
 
 /* ---- cleanup ------------------------------------------------------------- */
 
-/* Drops the task's tables, so that the next task in this session starts
- * from a catalog as empty as a fresh session's: its tables and settings are
- * its own whatever this one did. Every table is in the default database
- * (the DDL check allows no other), and a DROP that fails (a TEMPORARY table,
- * which DROP TABLE refuses, a gateway in trouble) closes the session: the
- * next task opens a fresh one. The task's one setting, the job's name, is
- * set again by every task. */
-static void clear_session(run_t *run)
+/* Closes the task's session, its tables with it. A session the gateway no
+ * longer knows (it restarted) is a warning, not a verdict: the next task
+ * opens its own anyway. */
+static void close_session(run_t *run)
 {
     sx_gateway_t *gateway = run->self->gateway;
-    if (!sx_gateway_session(gateway)[0] || !run->in_session)
-        return;
     sx_error_t err;
-    sx_gateway_rc_t rc = SX_GATEWAY_OK;
-    for (size_t i = 0; i < run->table_count && rc == SX_GATEWAY_OK; i++) {
-        const char *table = i < run->task->source_count ? run->task->sources[i].name
-                                                        : run->task->sink_name;
-        char *name = sql_quote(table, '`');
-        char *drop = sx_format("DROP TABLE IF EXISTS %s", name);
-        rc = sx_gateway_configure(gateway, drop, &err);
-        free(drop);
-        free(name);
-    }
-    if (rc == SX_GATEWAY_OK)
-        return;
-    sx_debug("task %s: closing the session: %s", run->task_id, err.msg);
-    if (sx_gateway_close_session(gateway, &err) != 0)
+    if (sx_gateway_session(gateway)[0] && sx_gateway_close_session(gateway, &err) != 0)
         sx_warn("task %s: %s", run->task_id, err.msg);
 }
 
@@ -688,7 +627,7 @@ static void step_cleanup(run_t *run)
         sx_gateway_detach_session(self->gateway);
         return;
     }
-    clear_session(run);
+    close_session(run);
     const char *const *own = (const char *const *)run->topics + run->own_first;
     if (run->topics_created > 0 &&
         sx_kafka_delete_topics(self->kafka, own, run->topics_created, &err) != 0) {
