@@ -11,7 +11,8 @@
 # 200 ms: from the start and end times of every streamex job it saw, it
 # computes the most jobs that were RUNNING at one moment, which must be at
 # least 2 and at most 4 (the slots), and every job's vertices must run with
-# parallelism 1 (one TaskManager slot a job). The condition is on Flink's own
+# parallelism 1 (one TaskManager slot a job; a job last seen while it was
+# being set up, as the pair went down at the end, shows no vertices). The condition is on Flink's own
 # record of the jobs, not on a clock of the test's. Several workers are
 # e2e_distributed's, e2e_chaos's and e2e_compose's. Pair index
 # $SX_E2E_SAMPLE_INDEX (default 0), started and stopped by the run itself.
@@ -72,8 +73,15 @@ import json, sys
 jobs = json.load(open(sys.argv[1]))
 # Missing predictions and rejected candidates never reach Flink: about 50 jobs.
 assert len(jobs) >= 40, "only %d streamex jobs seen" % len(jobs)
+# A job's vertices are read once it has them; one last seen while it was
+# still being set up (the run ended and the pair went down before the next
+# look) has none to read: at most as many as there are slots.
+unread = [jid for jid, job in jobs.items()
+          if not job.get("parallelism") and job["state"] in ("INITIALIZING", "CREATED")]
+assert len(unread) <= 4, "%d jobs never seen past their set-up: %s" % (len(unread), unread)
 for jid, job in jobs.items():
-    assert job["parallelism"] and set(job["parallelism"]) == {1}, (jid, job)
+    if jid not in unread:
+        assert job["parallelism"] and set(job["parallelism"]) == {1}, (jid, job)
 # The most intervals [start, end] that overlap (a running job's end is -1:
 # still running when last seen, i.e. until the last moment seen).
 last = max(max(j["start"], j["end"]) for j in jobs.values())
