@@ -564,6 +564,11 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
         }
     }
     zpoller_destroy(&poller);
+    sx_info("bench files: %zu sent (%llu bytes) to %zu worker session(s): %.0f bytes "
+            "a session",
+            self->files_sent, (unsigned long long)self->file_bytes_sent, self->sessions,
+            self->sessions ? (double)self->file_bytes_sent / (double)self->sessions
+                           : 0.0);
     report_progress(self); /* the final state, before the EX lines */
     if (rc == 0) {
         if (coord_write_outputs(self, err) != 0)

@@ -115,6 +115,9 @@ struct _sx_coordinator_t {
     sx_error_t fatal;    /* set when a result cannot be made durable: the run stops */
     size_t settled, correct, failures, settled_at_start;
     size_t cached;     /* settled results a worker's result cache served */
+    size_t sessions;   /* HELLOs taken: worker sessions of this run */
+    size_t files_sent; /* FILE messages, and their bench file bytes */
+    uint64_t file_bytes_sent;
     int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;

@@ -20,8 +20,26 @@
 struct _sx_journal_t {
     char *path;
     int fd;
-    off_t length; /* of the valid prefix: every record appended in full */
+    off_t length;       /* of the valid prefix: every record appended in full */
+    int fsync_delay_ms; /* SX_JOURNAL_FSYNC_DELAY_MS (journal.h) */
 };
+
+/* SX_JOURNAL_FSYNC_DELAY_MS: 0 unless set to a number of milliseconds. */
+static int fsync_delay_from_env(void)
+{
+    const char *text = getenv("SX_JOURNAL_FSYNC_DELAY_MS");
+    char *end = NULL;
+    long ms = text ? strtol(text, &end, 10) : 0;
+    return text && *end == '\0' && ms > 0 && ms <= 60000 ? (int)ms : 0;
+}
+
+/* fsync, after the injected delay of a slow disk, if any. */
+static int sync_journal(const sx_journal_t *self)
+{
+    if (self->fsync_delay_ms > 0)
+        usleep((useconds_t)self->fsync_delay_ms * 1000);
+    return fsync(self->fd);
+}
 
 /* Parses one complete line into (method, result) and hands it to visit. */
 static int replay_line(const char *path, size_t line_no, const char *line,
@@ -103,6 +121,7 @@ sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void
     self->path = sx_strdup(path);
     self->fd = fd;
     self->length = lseek(fd, 0, SEEK_END);
+    self->fsync_delay_ms = fsync_delay_from_env();
     return self;
 }
 
@@ -140,7 +159,7 @@ int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs
     free(inner);
     size_t len = strlen(line);
     line[len] = '\n'; /* json_dumps left room for the NUL we overwrite */
-    int rc = write_all(self->fd, line, len + 1) == 0 && fsync(self->fd) == 0 ? 0 : -1;
+    int rc = write_all(self->fd, line, len + 1) == 0 && sync_journal(self) == 0 ? 0 : -1;
     free(line);
     if (rc == 0) {
         self->length += (off_t)(len + 1);

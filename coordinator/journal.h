@@ -13,7 +13,11 @@
  * which one holds. A failed append cuts the journal back to where it was, so
  * it stays a valid prefix; a torn last line (a crash in the middle of a
  * write) is ignored and cut off when opening; any other bad line is an error
- * naming the journal and its line. */
+ * naming the journal and its line.
+ *
+ * A bench and test hook: SX_JOURNAL_FSYNC_DELAY_MS=N (1 to 60000) makes
+ * every fsync of the journal wait N ms first, a slow disk on purpose
+ * (bench/coordinator's slow cells). Only the journal's own fsyncs wait. */
 #ifndef SX_JOURNAL_H
 #define SX_JOURNAL_H
 

@@ -61,6 +61,7 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
     zhashx_insert(self->workers, key, w);
+    self->sessions++;
     sx_info("worker %s joined (capacity %d, %d slot(s), %s)", w->name, w->capacity,
             w->slots, w->runtime);
 }
@@ -216,6 +217,8 @@ static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
     file->data = data;
     file->size = size;
     coord_send_to(self, w, file);
+    self->files_sent++;
+    self->file_bytes_sent += size;
     sx_msg_destroy(&file);
 }
 
