@@ -328,6 +328,8 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
     self->runtimes = zhashx_new();
     zhashx_set_destructor(self->runtimes, (zhashx_destructor_fn *)zstr_free);
+    self->csvs = sx_file_batch_new();
+    self->acks = zlist_new();
     self->started_ms = zclock_mono();
     self->round = 1;
     self->started_at = sx_run_clock();
@@ -373,6 +375,7 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     apply_rerun(self);
     self->settled_at_start = self->settled;
     coord_settle_missing_predictions(self);
+    coord_commit(self);
     if (sx_error_is_set(&self->fatal)) {
         *err = self->fatal;
         sx_coordinator_destroy(&self);
@@ -393,6 +396,10 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
         for (shard_t *s = zlist_first(w->shards); s; s = zlist_next(w->shards))
             coord_free_shard(s);
     zhashx_destroy(&self->workers);
+    coord_flush_acks(self, false);
+    zlist_destroy(&self->acks);
+    sx_file_batch_destroy(&self->csvs);
+    free(self->settling);
     zsock_destroy(&self->router);
     zactor_destroy(&self->auth);
     sx_journal_destroy(&self->journal);
@@ -553,11 +560,12 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
         if (which == stop && stop)
             break;
         if (which == self->router)
-            coord_on_message(self);
+            coord_on_messages(self);
         else if (zpoller_terminated(poller))
             break;
         excuse_own_stall(self);
         expire_and_beat(self);
+        coord_commit(self);
         if (zclock_mono() >= next_progress) {
             report_progress(self);
             next_progress = zclock_mono() + self->config.progress_ms;

@@ -14,8 +14,11 @@
  * could run them).
  *
  * Safety does not depend on timing: a unit is in exactly one state (queued,
- * held by one shard of one worker under one attempt token, or settled), and
- * every change goes through coord_enqueue / coord_end_attempt / coord_settle (units.c). A
+ * held by one shard of one worker under one attempt token, settling, or
+ * settled), and every change goes through coord_enqueue / coord_end_attempt /
+ * coord_settle / coord_commit (units.c). The loop takes every message waiting
+ * at once and commits the results among them together: one fsync of the
+ * journal for all of them, after which they count and are acknowledged. A
  * RESULT counts only when it answers the current token of a unit its sender holds; any
  * other RESULT is logged and dropped without touching state. A RELEASE takes
  * back only units its sender holds under the tokens it names; the units a
@@ -25,6 +28,7 @@
 
 #include "common/bench/bench.h"
 #include "common/bench/predictions.h"
+#include "common/files.h"
 #include "common/results/result.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/journal.h"
@@ -36,7 +40,16 @@
 typedef struct _shard_t shard_t;
 typedef struct _worker_t worker_t;
 
-typedef enum { UNIT_NEW, UNIT_QUEUED, UNIT_HELD, UNIT_SETTLED } unit_state_t;
+/* UNIT_SETTLING: its result is in the batch of the loop's next commit
+ * (coord_commit), not yet durable: held by nobody, neither counted nor
+ * acknowledged. */
+typedef enum {
+    UNIT_NEW,
+    UNIT_QUEUED,
+    UNIT_HELD,
+    UNIT_SETTLING,
+    UNIT_SETTLED
+} unit_state_t;
 
 typedef struct {
     size_t method;       /* index into methods */
@@ -108,6 +121,13 @@ struct _sx_coordinator_t {
     zhashx_t *runtimes;   /* worker name -> its runtime, for the workers whose
                              results counted (summary.json's run.workers) */
     sx_journal_t *journal;
+    /* The group commit: the units settling this turn of the loop, their
+     * CSVs, and the acknowledgements (held_ack_t*, in arrival order) that
+     * wait for the commit making them durable. */
+    unit_t **settling;
+    size_t settling_count, settling_cap;
+    sx_file_batch_t *csvs;
+    zlist_t *acks;
     zsock_t *router;
     zactor_t *auth;
     uint64_t next_shard_id;
@@ -141,6 +161,10 @@ void coord_settle_missing_predictions(sx_coordinator_t *self);
 void coord_tally(sx_coordinator_t *self, const sx_result_t *result, int sign);
 void coord_unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41]);
 void coord_unsettle(sx_coordinator_t *self, unit_t *unit);
+/* Makes the settling units durable (their CSVs, then one journal fsync),
+ * settles and counts them, and sends the held acknowledgements; on failure
+ * stops the run (fatal) and sends none. */
+int coord_commit(sx_coordinator_t *self);
 
 /* dispatch.c: files, dispatch, dropping and recalling */
 void coord_destroy_manifest(void **item);
@@ -153,7 +177,8 @@ void coord_send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const char
 void coord_send_to(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg);
 
 /* messages.c: a worker's messages */
-void coord_on_message(sx_coordinator_t *self);
+void coord_on_messages(sx_coordinator_t *self);
+void coord_flush_acks(sx_coordinator_t *self, bool send);
 
 /* repeat.c: --repeat */
 int coord_settle_repeat(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,

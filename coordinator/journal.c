@@ -22,6 +22,8 @@ struct _sx_journal_t {
     int fd;
     off_t length;       /* of the valid prefix: every record appended in full */
     int fsync_delay_ms; /* SX_JOURNAL_FSYNC_DELAY_MS (journal.h) */
+    char *batch;        /* records added, not yet committed: whole lines */
+    size_t batch_size, batch_cap;
 };
 
 /* SX_JOURNAL_FSYNC_DELAY_MS: 0 unless set to a number of milliseconds. */
@@ -143,8 +145,8 @@ static int write_all(int fd, const char *line, size_t len)
     return 0;
 }
 
-int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
-                      const char *csv_sha1, const sx_result_t *result, sx_error_t *err)
+void sx_journal_add(sx_journal_t *self, const char *method, const char *inputs,
+                    const char *csv_sha1, const sx_result_t *result)
 {
     char *inner = sx_result_to_json(result);
     json_t *record = json_object();
@@ -158,16 +160,33 @@ int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs
     json_decref(record);
     free(inner);
     size_t len = strlen(line);
-    line[len] = '\n'; /* json_dumps left room for the NUL we overwrite */
-    int rc = write_all(self->fd, line, len + 1) == 0 && sync_journal(self) == 0 ? 0 : -1;
+    if (self->batch_size + len + 1 > self->batch_cap) {
+        self->batch_cap = 2 * (self->batch_size + len + 1);
+        self->batch = sx_realloc(self->batch, self->batch_cap, 1);
+    }
+    memcpy(self->batch + self->batch_size, line, len);
+    self->batch[self->batch_size + len] = '\n';
+    self->batch_size += len + 1;
     free(line);
+}
+
+int sx_journal_commit(sx_journal_t *self, sx_error_t *err)
+{
+    if (self->batch_size == 0)
+        return 0;
+    int rc =
+        write_all(self->fd, self->batch, self->batch_size) == 0 && sync_journal(self) == 0
+            ? 0
+            : -1;
+    size_t size = self->batch_size;
+    self->batch_size = 0;
     if (rc == 0) {
-        self->length += (off_t)(len + 1);
+        self->length += (off_t)size;
         return 0;
     }
     int saved = errno;
-    /* Cut the partial record off, so the journal stays a valid prefix; if
-     * even that fails, opening it again drops the torn last line. */
+    /* Cut the batch off, so the journal stays a valid prefix; if even that
+     * fails, opening it again drops the torn last line. */
     if (ftruncate(self->fd, self->length) != 0)
         sx_error_set(err, "%s: cannot append a record (errno %d: %s), nor cut it off: %s",
                      self->path, saved, strerror(saved), strerror(errno));
@@ -177,6 +196,18 @@ int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs
     return -1;
 }
 
+void sx_journal_drop(sx_journal_t *self)
+{
+    self->batch_size = 0;
+}
+
+int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
+                      const char *csv_sha1, const sx_result_t *result, sx_error_t *err)
+{
+    sx_journal_add(self, method, inputs, csv_sha1, result);
+    return sx_journal_commit(self, err);
+}
+
 void sx_journal_destroy(sx_journal_t **self_p)
 {
     sx_journal_t *self = *self_p;
@@ -184,6 +215,7 @@ void sx_journal_destroy(sx_journal_t **self_p)
         return;
     close(self->fd);
     free(self->path);
+    free(self->batch);
     free(self);
     *self_p = NULL;
 }

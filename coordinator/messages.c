@@ -66,15 +66,41 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
             w->slots, w->runtime);
 }
 
-static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
+/* An acknowledgement waiting for the commit that makes its result durable;
+ * its worker may be gone by then (it said GOODBYE in the same turn). */
+typedef struct {
+    zframe_t *routing_id;
+    char *key;
+    sx_msg_t *ack;
+} held_ack_t;
+
+static void hold_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
 {
-    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
-    ack->method = sx_strdup(result->method);
-    ack->result.task_id = sx_strdup(result->result.task_id);
-    ack->result.attempts = result->result.attempts;
-    ack->token = result->token;
-    coord_send_to(self, w, ack);
-    sx_msg_destroy(&ack);
+    held_ack_t *held = sx_alloc(1, sizeof *held);
+    held->routing_id = zframe_dup(w->routing_id);
+    held->key = sx_strdup(w->key);
+    held->ack = sx_msg_new(SX_MSG_ACK);
+    held->ack->method = sx_strdup(result->method);
+    held->ack->result.task_id = sx_strdup(result->result.task_id);
+    held->ack->result.attempts = result->result.attempts;
+    held->ack->token = result->token;
+    zlist_append(self->acks, held);
+}
+
+void coord_flush_acks(sx_coordinator_t *self, bool send)
+{
+    held_ack_t *held;
+    while ((held = zlist_pop(self->acks)) != NULL) {
+        worker_t *w = send ? zhashx_lookup(self->workers, held->key) : NULL;
+        if (w)
+            coord_send_to(self, w, held->ack);
+        else if (send)
+            sx_msg_send(held->ack, self->router, held->routing_id, NULL);
+        zframe_destroy(&held->routing_id);
+        free(held->key);
+        sx_msg_destroy(&held->ack);
+        free(held);
+    }
 }
 
 /* Why a message of w about a unit under `token` (a RESULT, a RELEASE) must
@@ -82,12 +108,13 @@ static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result
  * holds. */
 static const char *why_not_held(const unit_t *unit, const worker_t *w, uint64_t token)
 {
-    return !unit                         ? "not a task of this run"
-           : unit->state == UNIT_SETTLED ? "already settled"
-           : unit->state != UNIT_HELD    ? "not dispatched now"
-           : unit->shard->worker != w    ? "held by another worker"
-           : unit->token != token        ? "not its current attempt"
-                                         : NULL;
+    return !unit                          ? "not a task of this run"
+           : unit->state == UNIT_SETTLED  ? "already settled"
+           : unit->state == UNIT_SETTLING ? "being settled"
+           : unit->state != UNIT_HELD     ? "not dispatched now"
+           : unit->shard->worker != w     ? "held by another worker"
+           : unit->token != token         ? "not its current attempt"
+                                          : NULL;
 }
 
 /* How loud to say that a message of w about a unit was dropped: once per
@@ -139,8 +166,9 @@ static void on_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
         coord_fail_run(self, &err);
         return;
     }
-    /* Dropped results are acknowledged too, so a worker's spool empties. */
-    send_ack(self, w, msg);
+    /* Dropped results are acknowledged too, so a worker's spool empties;
+     * every acknowledgement waits for the turn's commit (coord_commit). */
+    hold_ack(self, w, msg);
 }
 
 /* Takes back the units a worker gave up unstarted (its RELEASE answers our
@@ -222,7 +250,7 @@ static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
     sx_msg_destroy(&file);
 }
 
-void coord_on_message(sx_coordinator_t *self)
+static void on_message(sx_coordinator_t *self)
 {
     zframe_t *routing_id = NULL;
     sx_error_t err;
@@ -260,4 +288,19 @@ void coord_on_message(sx_coordinator_t *self)
     sx_msg_destroy(&msg);
     zstr_free(&key);
     zframe_destroy(&routing_id);
+}
+
+/* At most this many messages a turn, so the loop still beats, expires and
+ * dispatches under a flood; the results among them share one commit. */
+#define MESSAGES_A_TURN 1024
+/* At most this many results a commit: each holds a descriptor until then. */
+#define RESULTS_A_COMMIT 256
+
+void coord_on_messages(sx_coordinator_t *self)
+{
+    size_t taken = 0;
+    do
+        on_message(self);
+    while (++taken < MESSAGES_A_TURN && self->settling_count < RESULTS_A_COMMIT &&
+           !sx_error_is_set(&self->fatal) && (zsock_events(self->router) & ZMQ_POLLIN));
 }
