@@ -523,8 +523,6 @@ int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
         p += wrote;
         left -= (size_t)wrote;
     }
-    /* The disk starts on it now, while the rest of the batch is made. */
-    sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
     if (self->count == self->cap) {
         self->cap = self->cap ? 2 * self->cap : 16;
         self->files = sx_realloc(self->files, self->cap, sizeof *self->files);

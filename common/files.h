@@ -126,8 +126,8 @@ int sx_file_write_atomic(const char *path, const void *data, size_t size,
                          sx_error_t *err);
 
 /* Files written atomically and durably together (group commit): each one
- * goes to a temporary name beside its path when added, the disk starting on
- * it at once; commit syncs them all concurrently (the disk takes them
+ * goes to a temporary name beside its path when added; commit syncs them
+ * all concurrently (the disk takes them
  * together, where one after another each would wait for the last), renames
  * each into place and syncs each of their folders once. When a sync fails,
  * none is renamed; when a rename fails, the ones before it are in place.

@@ -148,26 +148,33 @@ static int write_all(int fd, const char *line, size_t len)
 void sx_journal_add(sx_journal_t *self, const char *method, const char *inputs,
                     const char *csv_sha1, const sx_result_t *result)
 {
-    char *inner = sx_result_to_json(result);
     json_t *record = json_object();
     json_object_set_new(record, "method", json_string(method));
     if (inputs)
         json_object_set_new(record, "inputs", json_string(inputs));
     if (csv_sha1)
         json_object_set_new(record, "csv_sha1", json_string(csv_sha1));
-    json_object_set_new(record, "result", json_loads(inner, 0, NULL));
-    char *line = json_dumps(record, JSON_COMPACT);
+    char *head = json_dumps(record, JSON_COMPACT);
     json_decref(record);
-    free(inner);
-    size_t len = strlen(line);
-    if (self->batch_size + len + 1 > self->batch_cap) {
-        self->batch_cap = 2 * (self->batch_size + len + 1);
+    /* The result's own JSON goes in as it is, last: {HEAD,"result":INNER}. */
+    char *inner = sx_result_to_json(result);
+    size_t head_len = strlen(head) - 1, inner_len = strlen(inner);
+    size_t len = head_len + strlen(",\"result\":") + inner_len + 2;
+    if (self->batch_size + len > self->batch_cap) {
+        self->batch_cap = 2 * (self->batch_size + len);
         self->batch = sx_realloc(self->batch, self->batch_cap, 1);
     }
-    memcpy(self->batch + self->batch_size, line, len);
-    self->batch[self->batch_size + len] = '\n';
-    self->batch_size += len + 1;
-    free(line);
+    char *at = self->batch + self->batch_size;
+    memcpy(at, head, head_len);
+    at += head_len;
+    memcpy(at, ",\"result\":", strlen(",\"result\":"));
+    at += strlen(",\"result\":");
+    memcpy(at, inner, inner_len);
+    at += inner_len;
+    memcpy(at, "}\n", 2);
+    self->batch_size += len;
+    free(head);
+    free(inner);
 }
 
 int sx_journal_commit(sx_journal_t *self, sx_error_t *err)
