@@ -66,6 +66,8 @@ typedef struct {
     int64_t retry_at;   /* not back to one of those before this */
     char *dropped_by;   /* routing id of the session that let it go unspent */
     char *ran_on;       /* --repeat: the worker of its previous round */
+    bool given_back;    /* queued after a RELEASE: it goes only to a worker with a
+                           free slot, where it starts at once (coord_dispatch) */
     shard_t *shard;     /* the shard holding it, while held */
 } unit_t;
 
@@ -83,6 +85,9 @@ struct _worker_t {
     int capacity;
     int slots;       /* units it runs at once: the first `slots` it holds */
     zlist_t *shards; /* shard_t* */
+    size_t held;     /* units it holds, over all its shards */
+    void *credited;  /* its handle in the coordinator's `credited`, while it
+                        has credit (coord_credit_changed) */
     int64_t expires_at;
     int64_t last_sent;
     int64_t pending_ms; /* timeouts of the units it holds, summed */
@@ -95,6 +100,7 @@ struct _worker_t {
 typedef struct {
     char *name;
     sx_predictions_t *predictions;
+    bool csv_folder_made; /* OUT/NAME/csv exists: made at its first CSV */
 } method_t;
 
 /* A bench file a task needs, relative to BENCH. */
@@ -113,13 +119,17 @@ struct _sx_coordinator_t {
     size_t method_count;
     unit_t *units;
     size_t unit_count;
-    zhashx_t *unit_index; /* "method/task" -> unit_t* */
-    zlist_t *queue;       /* unit_t* waiting for a worker */
-    zhashx_t *workers;    /* key -> worker_t* */
-    zhashx_t *manifests;  /* task_id -> zlistx of manifest_file_t* */
-    zhashx_t *files;      /* hash -> absolute path */
-    zhashx_t *runtimes;   /* worker name -> its runtime, for the workers whose
-                             results counted (summary.json's run.workers) */
+    zhashx_t *unit_index;     /* "method/task" -> unit_t* */
+    zlist_t *queue;           /* unit_t* waiting for a worker */
+    size_t queued_given_back; /* of them, given back by a RELEASE */
+    zhashx_t *workers;        /* key -> worker_t* */
+    zhashx_t *names;          /* name -> worker_t*, its connected session */
+    zlistx_t *credited;       /* worker_t* that have credit: what dispatch looks at */
+    zhashx_t *manifests;      /* task_id -> zlistx of manifest_file_t* */
+    zhashx_t *timeouts;       /* task_id -> its timeout_s, as a pointer-sized integer */
+    zhashx_t *files;          /* hash -> absolute path */
+    zhashx_t *runtimes;       /* worker name -> its runtime, for the workers whose
+                                 results counted (summary.json's run.workers) */
     sx_journal_t *journal;
     /* The group commit: the units settling this turn of the loop, their
      * CSVs, and the acknowledgements (held_ack_t*, in arrival order) that
@@ -141,8 +151,12 @@ struct _sx_coordinator_t {
     int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
     int64_t started_ms;
-    int64_t loop_at;   /* when the loop last came round (sx_clock_stall_ms) */
-    double started_at; /* Unix time, for summary.json's "run" */
+    int64_t loop_at;        /* when the loop last came round (sx_clock_stall_ms) */
+    int64_t next_deadline;  /* no held unit's deadline comes before this */
+    int64_t next_beat_scan; /* when every worker's silence and beat is looked at */
+    bool rebalance;         /* what workers hold changed since the last look for
+                               an idle worker (coord_recall_for_idle) */
+    double started_at;      /* Unix time, for summary.json's "run" */
 };
 
 /* units.c: the units' state machine */
@@ -154,7 +168,7 @@ bool coord_failed_on(unit_t *unit, const char *name);
 unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id);
 void coord_free_shard(shard_t *shard);
 void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result);
-void coord_release_from_shard(unit_t *unit);
+void coord_release_from_shard(sx_coordinator_t *self, unit_t *unit);
 int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
                  const void *csv, size_t csv_size, sx_error_t *err);
 void coord_settle_missing_predictions(sx_coordinator_t *self);
@@ -167,6 +181,7 @@ void coord_unsettle(sx_coordinator_t *self, unit_t *unit);
 int coord_commit(sx_coordinator_t *self);
 
 /* dispatch.c: files, dispatch, dropping and recalling */
+void coord_credit_changed(sx_coordinator_t *self, worker_t *w);
 void coord_destroy_manifest(void **item);
 void coord_dispatch(sx_coordinator_t *self);
 void coord_drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost);

@@ -42,9 +42,7 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
                 old->name, msg->worker);
         coord_drop_worker(self, old, "worker said hello again", false);
     }
-    for (old = zhashx_first(self->workers); old; old = zhashx_next(self->workers))
-        if (strcmp(old->name, msg->worker) == 0)
-            break;
+    old = zhashx_lookup(self->names, msg->worker);
     if (old) {
         sx_warn("worker %s reconnected: the shards of its old connection go back to the "
                 "queue",
@@ -61,6 +59,8 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
     zhashx_insert(self->workers, key, w);
+    zhashx_insert(self->names, w->name, w);
+    coord_credit_changed(self, w);
     self->sessions++;
     sx_info("worker %s joined (capacity %d, %d slot(s), %s)", w->name, w->capacity,
             w->slots, w->runtime);
@@ -189,6 +189,7 @@ static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
         return;
     }
     w->recalled = false;
+    self->rebalance = true;
     unit_t **units = sx_alloc(msg->task_count + 1, sizeof *units);
     size_t count = 0;
     for (size_t i = 0; i < msg->task_count; i++) {
@@ -205,8 +206,10 @@ static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
             units[count++] = unit;
     }
     /* Back to the front of the queue last to first, so they keep their order. */
-    for (size_t i = count; i-- > 0;)
+    for (size_t i = count; i-- > 0;) {
+        units[i]->given_back = true;
         coord_end_attempt(self, units[i], w->name, "given back unstarted", false, NULL);
+    }
     free(units);
     sx_info("worker %s gave back %zu task(s) it had not started", w->name, count);
 }

@@ -106,19 +106,22 @@ void coord_unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41])
 
 /* Takes a unit out of the shard holding it; a shard with nothing left frees
  * its worker's credit. */
-void coord_release_from_shard(unit_t *unit)
+void coord_release_from_shard(sx_coordinator_t *self, unit_t *unit)
 {
     shard_t *shard = unit->shard;
     if (!shard)
         return;
+    worker_t *w = shard->worker;
     zlist_remove(shard->units, unit);
     unit->shard = NULL;
     unit->token = 0;
-    shard->worker->pending_ms -= (int64_t)unit->timeout_s * 1000;
+    w->pending_ms -= (int64_t)unit->timeout_s * 1000;
+    w->held--;
     if (zlist_size(shard->units) == 0) {
-        zlist_remove(shard->worker->shards, shard);
+        zlist_remove(w->shards, shard);
         coord_free_shard(shard);
     }
+    coord_credit_changed(self, w);
 }
 
 static void csv_path(sx_coordinator_t *self, const unit_t *unit, char *path,
@@ -158,8 +161,11 @@ int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result
     sx_result_t final = *result;
     final.csv = csv ? path : NULL;
     csv_path(self, unit, path, sizeof path);
-    if (csv && (sx_mkdirs_for(path, err) != 0 ||
-                sx_file_batch_add(self->csvs, path, csv, csv_size, err) != 0))
+    method_t *method = &self->methods[unit->method];
+    if (csv && !method->csv_folder_made && sx_mkdirs_for(path, err) != 0)
+        return -1;
+    method->csv_folder_made |= csv != NULL;
+    if (csv && sx_file_batch_add(self->csvs, path, csv, csv_size, err) != 0)
         return -1;
     if (csv)
         sx_hash_bytes(csv, csv_size, csv_sha1);
@@ -167,7 +173,7 @@ int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result
     coord_unit_inputs(self, unit, inputs);
     sx_journal_add(self->journal, self->methods[unit->method].name, inputs,
                    csv ? csv_sha1 : NULL, &final);
-    coord_release_from_shard(unit);
+    coord_release_from_shard(self, unit);
     keep_result(unit, &final);
     unit->state = UNIT_SETTLING;
     if (self->settling_count == self->settling_cap) {
@@ -295,6 +301,7 @@ void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
     }
     unit->state = UNIT_QUEUED;
     unit->token = 0;
+    self->queued_given_back += unit->given_back;
     if (front)
         zlist_push(self->queue, unit);
     else
@@ -313,7 +320,7 @@ void coord_end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_
 {
     if (unit->state != UNIT_HELD)
         return;
-    coord_release_from_shard(unit);
+    coord_release_from_shard(self, unit);
     if (spent)
         unit->attempts++;
     if (spent && unit->attempts >= self->config.retry_budget) {
