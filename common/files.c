@@ -11,11 +11,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -444,10 +446,11 @@ int sx_output_path_check(const char *path, sx_error_t *err)
 /* --- writing ------------------------------------------------------------- */
 
 /* One file of a batch: written under `tmp`, its descriptor open until it
- * is synced. */
+ * is synced; `stream` (on fd) when the caller writes it. */
 typedef struct {
     char *path, *tmp;
     int fd;
+    FILE *stream;
 } batch_file_t;
 
 struct _sx_file_batch_t {
@@ -470,7 +473,9 @@ static void batch_clear(sx_file_batch_t *self)
 {
     for (size_t i = 0; i < self->count; i++) {
         batch_file_t *f = &self->files[i];
-        if (f->fd >= 0)
+        if (f->stream)
+            fclose(f->stream);
+        else if (f->fd >= 0)
             close(f->fd);
         if (f->tmp)
             unlink(f->tmp);
@@ -491,8 +496,9 @@ void sx_file_batch_destroy(sx_file_batch_t **self_p)
     *self_p = NULL;
 }
 
-int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
-                      size_t size, sx_error_t *err)
+/* The batch's next file: path's temporary file, created; NULL with err set
+ * when it cannot be. */
+static batch_file_t *add_file(sx_file_batch_t *self, const char *path, sx_error_t *err)
 {
     /* A name of its own per call: threads of one process (a worker's slots
      * filling one result cache entry, run's workers) may write one path at
@@ -504,31 +510,65 @@ int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
     if (fd < 0) {
         sx_error_set(err, "%s: cannot create: %s", tmp, strerror(errno));
         free(tmp);
-        return -1;
-    }
-    const char *p = data;
-    size_t left = size;
-    while (left > 0) {
-        ssize_t wrote = write(fd, p, left);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0) {
-            int saved = errno;
-            close(fd);
-            unlink(tmp);
-            sx_error_set(err, "%s: write failed: %s", tmp, strerror(saved));
-            free(tmp);
-            return -1;
-        }
-        p += wrote;
-        left -= (size_t)wrote;
+        return NULL;
     }
     if (self->count == self->cap) {
         self->cap = self->cap ? 2 * self->cap : 16;
         self->files = sx_realloc(self->files, self->cap, sizeof *self->files);
     }
-    self->files[self->count++] = (batch_file_t){sx_strdup(path), tmp, fd};
+    batch_file_t *f = &self->files[self->count++];
+    *f = (batch_file_t){sx_strdup(path), tmp, fd, NULL};
+    return f;
+}
+
+/* Takes the last file added out of the batch again, removed. */
+static void drop_last(sx_file_batch_t *self)
+{
+    batch_file_t *f = &self->files[--self->count];
+    if (f->stream)
+        fclose(f->stream);
+    else
+        close(f->fd);
+    unlink(f->tmp);
+    free(f->tmp);
+    free(f->path);
+}
+
+int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
+                      size_t size, sx_error_t *err)
+{
+    batch_file_t *f = add_file(self, path, err);
+    if (!f)
+        return -1;
+    const char *p = data;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t wrote = write(f->fd, p, left);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0) {
+            sx_error_set(err, "%s: write failed: %s", f->tmp, strerror(errno));
+            drop_last(self);
+            return -1;
+        }
+        p += wrote;
+        left -= (size_t)wrote;
+    }
     return 0;
+}
+
+FILE *sx_file_batch_stream(sx_file_batch_t *self, const char *path, sx_error_t *err)
+{
+    batch_file_t *f = add_file(self, path, err);
+    if (!f)
+        return NULL;
+    f->stream = fdopen(f->fd, "w");
+    if (!f->stream) {
+        sx_error_set(err, "%s: cannot write: %s", f->tmp, strerror(errno));
+        drop_last(self);
+        return NULL;
+    }
+    return f->stream;
 }
 
 /* At most this many fsyncs at once: the disk takes concurrent ones
@@ -607,20 +647,36 @@ static void sync_folders(sx_file_batch_t *self)
     free(seen);
 }
 
+/* Why a written stream's bytes may not all be in its file (0: they are). */
+static int stream_failed(FILE *stream)
+{
+    errno = 0;
+    if (fflush(stream) == 0 && !ferror(stream))
+        return 0;
+    return errno ? errno : EIO;
+}
+
 int sx_file_batch_commit(sx_file_batch_t *self, sx_error_t *err)
 {
     int *fds = sx_alloc(self->count + 1, sizeof *fds);
     int *errnos = sx_alloc(self->count + 1, sizeof *errnos);
-    for (size_t i = 0; i < self->count; i++)
-        fds[i] = self->files[i].fd;
-    sync_all(fds, errnos, self->count);
     int rc = 0;
-    for (size_t i = 0; i < self->count; i++) {
+    for (size_t i = 0; i < self->count && rc == 0; i++) {
         batch_file_t *f = &self->files[i];
-        int closed = close(f->fd);
+        int failed = f->stream ? stream_failed(f->stream) : 0;
+        if (failed)
+            rc = sx_error_set(err, "%s: write failed: %s", f->tmp, strerror(failed));
+        fds[i] = f->fd;
+    }
+    if (rc == 0)
+        sync_all(fds, errnos, self->count);
+    for (size_t i = 0; i < self->count && rc == 0; i++) {
+        batch_file_t *f = &self->files[i];
+        int closed = f->stream ? fclose(f->stream) : close(f->fd);
+        f->stream = NULL;
         f->fd = -1;
         int failed = errnos[i] ? errnos[i] : closed != 0 ? errno : 0;
-        if (failed && rc == 0)
+        if (failed)
             rc = sx_error_set(err, "%s: fsync failed: %s", f->tmp, strerror(failed));
     }
     for (size_t i = 0; i < self->count && rc == 0; i++) {
@@ -931,6 +987,37 @@ static void test_batch(const char *dir)
     snprintf(folder, sizeof folder, "%s/batch/two", dir);
     SX_CHECK(count_entries(folder) == 1);
     SX_CHECK(sx_file_batch_commit(batch, NULL) == 0); /* an empty one */
+
+    /* A streamed file lands whole; one whose writes failed (here the file
+     * size limit gives EFBIG where a full disk gives ENOSPC) fails the
+     * commit, and nothing of the batch is renamed into place. */
+    char d[256];
+    snprintf(d, sizeof d, "%s/batch/two/d.csv", dir);
+    FILE *out = sx_file_batch_stream(batch, d, NULL);
+    SX_CHECK(out && fputs("d,e\n", out) >= 0);
+    SX_CHECK(sx_file_batch_commit(batch, NULL) == 0);
+    data = sx_file_read(d, 10, &size, NULL);
+    SX_CHECK(data && size == 4 && memcmp(data, "d,e\n", 4) == 0);
+    free(data);
+    SX_CHECK(unlink(d) == 0);
+    SX_CHECK(sx_file_batch_add(batch, d, "d\n", 2, NULL) == 0);
+    out = sx_file_batch_stream(batch, b, NULL);
+    struct rlimit saved_limit, small;
+    SX_CHECK(getrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    small = saved_limit;
+    small.rlim_cur = 1000;
+    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    for (int i = 0; out && i < 1000; i++)
+        fputs("0123456789\n", out);
+    int rc = sx_file_batch_commit(batch, &err);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    signal(SIGXFSZ, saved_handler);
+    SX_CHECK(out && rc == -1 && strstr(err.msg, ": write failed: File too large"));
+    SX_CHECK(!sx_file_exists(d) && count_entries(folder) == 1);
+    data = sx_file_read(b, 10, &size, NULL); /* the old one */
+    SX_CHECK(data && size == 3);
+    free(data);
     sx_file_batch_destroy(&batch);
 }
 

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The kinds of input files, each with its own size limit. */
 typedef enum {
@@ -138,6 +139,10 @@ typedef struct _sx_file_batch_t sx_file_batch_t;
 sx_file_batch_t *sx_file_batch_new(void);
 int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
                       size_t size, sx_error_t *err);
+/* Adds a file the caller writes through the stream returned (NULL with err
+ * set when it cannot be made), piece by piece, never whole in memory;
+ * commit flushes and closes it (a write that failed is its error). */
+FILE *sx_file_batch_stream(sx_file_batch_t *self, const char *path, sx_error_t *err);
 size_t sx_file_batch_count(const sx_file_batch_t *self);
 int sx_file_batch_commit(sx_file_batch_t *self, sx_error_t *err);
 void sx_file_batch_destroy(sx_file_batch_t **self_p);

@@ -290,38 +290,15 @@ int sx_submission_entry_from_json(const char *line, char **task_id, char **csv,
     return rc;
 }
 
-/* Joins JSON lines (each freed) into one buffer, each ending in a newline. */
-typedef struct {
-    char *data;
-    size_t size, cap;
-    bool failed;
-} text_t;
-
-static void text_add_line(text_t *t, char *line)
+/* Writes one JSON line (freed) to out; false when it could not be made. */
+static bool put_line(FILE *out, char *line)
 {
-    size_t n = line ? strlen(line) : 0;
-    if (!line || t->failed) {
-        t->failed = true;
-        free(line);
-        return;
+    if (line) {
+        fputs(line, out);
+        fputc('\n', out);
     }
-    if (t->size + n + 2 > t->cap) {
-        t->cap = (t->size + n + 2) * 2;
-        t->data = sx_realloc(t->data, t->cap, 1);
-    }
-    memcpy(t->data + t->size, line, n);
-    t->size += n;
-    t->data[t->size++] = '\n';
     free(line);
-}
-
-static int write_text(const char *path, text_t *t, sx_error_t *err)
-{
-    int rc = t->failed ? sx_error_set(err, "%s: out of memory", path)
-                       : sx_file_write_atomic(path, t->data ? t->data : "", t->size, err);
-    free(t->data);
-    memset(t, 0, sizeof *t);
-    return rc;
+    return line != NULL;
 }
 
 /* Counts one result into the summary, and names it when its verdicts differ. */
@@ -347,25 +324,30 @@ static void tally(sx_method_summary_t *summary, const sx_result_t *r)
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], index_path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s/results.jsonl", out_dir, method);
+    snprintf(index_path, sizeof index_path, "%s/%s/submission.jsonl", out_dir, method);
     if (sx_mkdirs_for(path, err) != 0)
         return -1;
     memset(summary, 0, sizeof *summary);
     summary->method = sx_strdup(method);
     summary->total = count;
-    text_t lines = {0}, index = {0};
-    for (size_t i = 0; i < count; i++) {
-        text_add_line(&lines, sx_result_to_json(&results[i]));
-        text_add_line(&index,
-                      sx_submission_entry_to_json(results[i].task_id, results[i].csv));
+    /* Line by line into both files, never a whole file in memory; both are
+     * made durable together. */
+    sx_file_batch_t *batch = sx_file_batch_new();
+    FILE *lines = sx_file_batch_stream(batch, path, err);
+    FILE *index = lines ? sx_file_batch_stream(batch, index_path, err) : NULL;
+    bool made = index != NULL;
+    for (size_t i = 0; i < count && made; i++) {
+        made = put_line(lines, sx_result_to_json(&results[i])) &&
+               put_line(index,
+                        sx_submission_entry_to_json(results[i].task_id, results[i].csv));
         tally(summary, &results[i]);
     }
-    int rc = write_text(path, &lines, err);
-    snprintf(path, sizeof path, "%s/%s/submission.jsonl", out_dir, method);
-    if (rc == 0)
-        rc = write_text(path, &index, err);
-    free(index.data);
+    int rc = !index  ? -1
+             : !made ? sx_error_set(err, "%s: out of memory", path)
+                     : sx_file_batch_commit(batch, err);
+    sx_file_batch_destroy(&batch);
     return rc;
 }
 
