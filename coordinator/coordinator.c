@@ -607,9 +607,12 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
                            : 0.0);
     report_progress(self); /* the final state, before the EX lines */
     if (rc == 0) {
+        /* The workers go first: writing the outputs of a large run takes
+         * longer than they wait for a silent coordinator, and a worker that
+         * reconnected in the meantime would never hear that the run ended. */
+        say_final_goodbye(self);
         if (coord_write_outputs(self, err) != 0)
             rc = -1;
-        say_final_goodbye(self);
     } else {
         if (sx_error_is_set(&self->fatal))
             *err = self->fatal;
