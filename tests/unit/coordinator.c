@@ -58,10 +58,27 @@ static struct {
     off_t journal_durable;
     size_t synced_count;
     struct stat synced[SYNCED_MAX];
+    const char *hold;  /* a file whose path holds this waits in fsync ... */
+    atomic_bool freed; /* ... until this is set (or 2 * WAIT_MS) */
 } s_sync = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Waits while fd's file is the held one (s_sync.hold). */
+static void wait_if_held(int fd)
+{
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = s_sync.hold ? readlink(link, path, sizeof path - 1) : -1;
+    if (n < 0)
+        return;
+    path[n] = '\0';
+    for (int64_t end = zclock_mono() + 2 * WAIT_MS;
+         strstr(path, s_sync.hold) && !atomic_load(&s_sync.freed) && zclock_mono() < end;)
+        zclock_sleep(5);
+}
 
 int fsync(int fd)
 {
+    wait_if_held(fd);
     struct stat st;
     bool known = fstat(fd, &st) == 0; /* what the fsync covers: all before it */
     int rc = (int)syscall(SYS_fsync, fd);
@@ -439,6 +456,35 @@ static void test_ack_waits_for_its_fsync(void)
     sync_watch(NULL);
     for (int i = 0; i < 4; i++)
         sx_msg_destroy(&assigns[i]);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* The workers hear the run ended before the outputs are written (a large
+ * run's take longer than a worker waits for a silent coordinator): here
+ * results.jsonl's fsync waits until the worker got its final GOODBYE. */
+static void test_final_goodbye_before_outputs(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 2);
+    s_sync.hold = "results.jsonl";
+    atomic_store(&s_sync.freed, false);
+    fake_answer(f, assign, SX_STATUS_MATCH);
+    sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
+    atomic_store(&s_sync.freed, true);
+    SX_CHECK(bye && bye->final);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    s_sync.hold = NULL;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 2);
+    sx_msg_destroy(&bye);
+    sx_msg_destroy(&assign);
     fake_destroy(&f);
     harness_destroy(&h);
 }
@@ -1936,6 +1982,7 @@ int main(void)
     sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
     test_credit_limits_shards();
     test_ack_waits_for_its_fsync();
+    test_final_goodbye_before_outputs();
     test_dead_worker_requeued_and_late_results_dropped();
     test_retry_budget_on_other_worker();
     test_resume_skips_settled();
