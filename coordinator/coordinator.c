@@ -330,6 +330,8 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     zhashx_set_destructor(self->manifests, coord_destroy_manifest);
     self->files = zhashx_new();
     zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
+    self->file_bytes = zhashx_new();
+    zhashx_set_destructor(self->file_bytes, (zhashx_destructor_fn *)zchunk_destroy);
     self->runtimes = zhashx_new();
     zhashx_set_destructor(self->runtimes, (zhashx_destructor_fn *)zstr_free);
     self->csvs = sx_file_batch_new();
@@ -426,6 +428,7 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     zlist_destroy(&self->queue);
     zhashx_destroy(&self->manifests);
     zhashx_destroy(&self->files);
+    zhashx_destroy(&self->file_bytes);
     zhashx_destroy(&self->runtimes);
     sx_bench_destroy(&self->bench);
     free(self->out_dir);

@@ -128,8 +128,10 @@ struct _sx_coordinator_t {
     zhashx_t *manifests;      /* task_id -> zlistx of manifest_file_t* */
     zhashx_t *timeouts;       /* task_id -> its timeout_s, as a pointer-sized integer */
     zhashx_t *files;          /* hash -> absolute path */
-    zhashx_t *runtimes;       /* worker name -> its runtime, for the workers whose
-                                 results counted (summary.json's run.workers) */
+    zhashx_t *file_bytes;     /* hash -> zchunk_t*, the files read (coord_file_bytes) */
+    size_t file_bytes_kept;
+    zhashx_t *runtimes; /* worker name -> its runtime, for the workers whose
+                           results counted (summary.json's run.workers) */
     sx_journal_t *journal;
     /* The group commit: the units settling this turn of the loop, their
      * CSVs, and the acknowledgements (held_ack_t*, in arrival order) that
@@ -183,6 +185,10 @@ int coord_commit(sx_coordinator_t *self);
 /* dispatch.c: files, dispatch, dropping and recalling */
 void coord_credit_changed(sx_coordinator_t *self, worker_t *w);
 void coord_destroy_manifest(void **item);
+/* The bytes of the bench file hash at path, kept in memory once read (up to
+ * a bound: a chunk not kept is the caller's); NULL with err set. */
+zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *path,
+                           sx_error_t *err);
 void coord_dispatch(sx_coordinator_t *self);
 void coord_drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost);
 zlistx_t *coord_manifest_of(sx_coordinator_t *self, const char *task_id);

@@ -121,6 +121,29 @@ static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
     return unit->timeout_s;
 }
 
+/* Bench file bytes kept in memory at most: a file goes to every worker
+ * that runs one of its tasks, read from disk once rather than each time. */
+#define FILE_BYTES_KEPT ((size_t)64 << 20)
+
+zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *path,
+                           sx_error_t *err)
+{
+    zchunk_t *bytes = zhashx_lookup(self->file_bytes, hash);
+    if (bytes)
+        return bytes;
+    size_t size = 0;
+    char *data = sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, err);
+    if (!data)
+        return NULL;
+    bytes = zchunk_new(data, size);
+    free(data);
+    if (self->file_bytes_kept + size <= FILE_BYTES_KEPT) {
+        zhashx_insert(self->file_bytes, hash, bytes);
+        self->file_bytes_kept += size;
+    }
+    return bytes;
+}
+
 void coord_destroy_manifest(void **item)
 {
     zlistx_t *list = *item;

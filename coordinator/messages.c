@@ -237,20 +237,22 @@ static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
         return;
     }
     sx_error_t err;
-    size_t size = 0;
-    char *data = sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, &err);
-    if (!data) {
+    zchunk_t *bytes = coord_file_bytes(self, msg->hash, path, &err);
+    if (!bytes) {
         sx_err("file for worker %s: %s", w->name, err.msg);
         return;
     }
     sx_msg_t *file = sx_msg_new(SX_MSG_FILE);
     file->hash = sx_strdup(msg->hash);
-    file->data = data;
-    file->size = size;
+    file->data = (char *)zchunk_data(bytes); /* lent: taken back before destroy */
+    file->size = zchunk_size(bytes);
     coord_send_to(self, w, file);
     self->files_sent++;
-    self->file_bytes_sent += size;
+    self->file_bytes_sent += file->size;
+    file->data = NULL;
     sx_msg_destroy(&file);
+    if (!zhashx_lookup(self->file_bytes, msg->hash))
+        zchunk_destroy(&bytes); /* not kept */
 }
 
 static void on_message(sx_coordinator_t *self)
