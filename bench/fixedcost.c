@@ -95,7 +95,8 @@ static void run_task(batch_t *b, const char *task_id, int round, bool timed)
                                  sx_predictions_sql(b->predictions, task_id),
                                  round + 1,
                                  csv,
-                                 NULL};
+                                 NULL,
+                                 0};
     sx_result_t result;
     sx_timings_t timings;
     sx_error_t err;

@@ -58,8 +58,9 @@ typedef struct {
 } tally_t;
 
 typedef struct {
-    size_t predicted; /* tasks with a prediction */
+    size_t predicted; /* (task, sample) pairs with a prediction */
     size_t rejected;  /* candidates the SQL check turns down */
+    size_t samples;   /* n: candidates per task */
 } method_tally_t;
 
 /* Gold as the evaluation reads it: read by the scorer's own pandas-style
@@ -162,13 +163,12 @@ static void check_task_inputs(const sx_task_t *task, sx_problems_t *warnings,
     check_ddl(task, "sink.ddl", task->sink_ddl, task->sink_name, false, problems);
 }
 
-/* Checks one task and its evaluation files; returns a copy of its sink
- * name (for checking candidates), NULL when the task is broken. */
-static char *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
-                        sx_problems_t *problems)
+/* Checks one task and its evaluation files; returns the task (for checking
+ * candidates: its sink, its time attributes), NULL when it is broken. */
+static sx_task_t *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
+                             sx_problems_t *problems)
 {
     sx_task_t *task = sx_task_check(sx_bench_dir(bench), id, problems);
-    char *sink = NULL;
     if (task) {
         for (size_t i = 0; i < task->source_count; i++) {
             if (task->sources[i].kind == SX_SOURCE_LIVE)
@@ -177,32 +177,78 @@ static char *check_task(const sx_bench_t *bench, const char *id, tally_t *tally,
                 tally->statics++;
         }
         check_task_inputs(task, tally->warnings, problems);
-        sink = sx_strdup(task->sink_name);
     }
-    sx_task_destroy(&task);
     check_evaluation_files(bench, id, tally, problems);
-    return sink;
+    return task;
+}
+
+/* How many of a method's candidates have each engine hazard, and the first
+ * few of them, for one warning a hazard. */
+#define HAZARD_NAMED 3
+typedef struct {
+    size_t count[SX_ENGINE_HAZARDS];
+    const char *named[SX_ENGINE_HAZARDS][HAZARD_NAMED];
+} engine_hazards_t;
+
+static void count_engine_hazards(engine_hazards_t *seen, const sx_task_t *task,
+                                 const char *sql)
+{
+    const char *task_id = task->task_id;
+    unsigned found = sx_hazards_engine(sql, task);
+    for (int h = 0; h < SX_ENGINE_HAZARDS; h++)
+        if (found & sx_hazards_engine_flag(h) && seen->count[h]++ < HAZARD_NAMED)
+            seen->named[h][seen->count[h] - 1] = task_id;
+}
+
+/* One warning a hazard the method's candidates have: "method NAME: N
+ * candidate(s) (ID, ID, ID, ...) use WHAT". */
+static void warn_engine_hazards(const char *method, const engine_hazards_t *seen,
+                                sx_problems_t *warnings)
+{
+    for (int h = 0; h < SX_ENGINE_HAZARDS && warnings; h++) {
+        if (!seen->count[h])
+            continue;
+        char ids[512] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < seen->count[h] && i < HAZARD_NAMED; i++)
+            used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%s", i ? ", " : "",
+                                     seen->named[h][i]);
+        sx_problems_add(warnings, "method %s: %zu candidate(s) (%s%s) use %s", method,
+                        seen->count[h], ids, seen->count[h] > HAZARD_NAMED ? ", ..." : "",
+                        sx_hazards_engine_text(h));
+    }
 }
 
 /* A method's predictions file: its problems, how many tasks it predicts and
  * how many candidates the SQL check would reject (rejected_sql, score 0:
- * not a problem of the file, but worth knowing before a run). */
-static void check_method(const sx_bench_t *bench, const char *file, char *const *sinks,
-                         method_tally_t *tally, sx_problems_t *problems)
+ * not a problem of the file, but worth knowing before a run), and the
+ * candidates whose verdict depends on the engine (warnings). */
+static void check_method(const sx_bench_t *bench, const sx_method_arg_t *method,
+                         sx_task_t *const *tasks, method_tally_t *tally,
+                         sx_problems_t *warnings, sx_problems_t *problems)
 {
+    const char *file = method->file;
     sx_predictions_t *predictions = sx_predictions_check(file, bench, problems);
     if (!predictions)
         return;
     tally->predicted = sx_predictions_count(predictions);
+    tally->samples = (size_t)sx_predictions_samples(predictions);
+    engine_hazards_t seen;
+    memset(&seen, 0, sizeof seen);
     for (size_t i = 0; i < sx_bench_task_count(bench); i++) {
-        const char *sql = sx_predictions_sql(predictions, sx_bench_task_id(bench, i));
-        if (!sql || !sinks[i])
-            continue;
-        sx_error_t err;
-        char *statement = sx_sqlcheck(sql, sinks[i], &err);
-        tally->rejected += statement == NULL;
-        free(statement);
+        for (int k = 0; k < (int)tally->samples; k++) {
+            const char *sql =
+                sx_predictions_sample_sql(predictions, sx_bench_task_id(bench, i), k);
+            if (!sql || !tasks[i])
+                continue;
+            sx_error_t err;
+            char *statement = sx_sqlcheck(sql, tasks[i]->sink_name, &err);
+            tally->rejected += statement == NULL;
+            free(statement);
+            count_engine_hazards(&seen, tasks[i], sql);
+        }
     }
+    warn_engine_hazards(method->name, &seen, warnings);
     sx_predictions_destroy(&predictions);
 }
 
@@ -288,13 +334,13 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     if (!bench)
         return report(problems);
     tally_t tally = {.tasks = sx_bench_task_count(bench), .warnings = sx_problems_new()};
-    char **sinks = sx_alloc(tally.tasks, sizeof *sinks);
+    sx_task_t **tasks = sx_alloc(tally.tasks, sizeof *tasks);
     method_tally_t *by_method = sx_alloc(method_count + 1, sizeof *by_method);
     /* A stop signal ends the check between two tasks (exit 128 + N). */
     for (size_t i = 0; i < tally.tasks && !sx_signals_caught(); i++)
-        sinks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
+        tasks[i] = check_task(bench, sx_bench_task_id(bench, i), &tally, problems);
     for (size_t i = 0; i < method_count && !sx_signals_caught(); i++)
-        check_method(bench, methods[i].file, sinks, &by_method[i], problems);
+        check_method(bench, &methods[i], tasks, &by_method[i], tally.warnings, problems);
     int code = 0;
     if (sx_signals_caught()) {
         fprintf(stderr, "streamex check: stopped by signal %d\n", sx_signals_caught());
@@ -307,15 +353,20 @@ static int check(const char *bench_dir, const sx_method_arg_t *methods,
     sx_problems_destroy(&tally.warnings);
     if (code == 0) {
         print_bench_summary(bench_dir, &tally);
-        for (size_t i = 0; i < method_count; i++)
-            printf("method %s: %zu predictions, %zu missing, %zu rejected before Flink\n",
-                   methods[i].name, by_method[i].predicted,
-                   tally.tasks - by_method[i].predicted, by_method[i].rejected);
+        for (size_t i = 0; i < method_count; i++) {
+            const method_tally_t *m = &by_method[i];
+            printf("method %s: %zu predictions, %zu missing, %zu rejected before Flink",
+                   methods[i].name, m->predicted, tally.tasks * m->samples - m->predicted,
+                   m->rejected);
+            if (m->samples > 1)
+                printf(" (%zu samples per task)", m->samples);
+            printf("\n");
+        }
         print_runtime_line();
     }
-    for (size_t i = 0; sinks && i < tally.tasks; i++)
-        free(sinks[i]);
-    free(sinks);
+    for (size_t i = 0; tasks && i < tally.tasks; i++)
+        sx_task_destroy(&tasks[i]);
+    free(tasks);
     free(by_method);
     sx_bench_destroy(&bench);
     return code;

@@ -3,6 +3,7 @@
  * the workers that connect, journals every settled result and writes OUT
  * (docs/outputs.md, docs/cluster.md). */
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/runopts.h"
 #include "common/log.h"
 
@@ -35,7 +36,7 @@ int sx_cmd_coordinator(int argc, char **argv)
                                           {"insecure", no_argument, NULL, OPT_INSECURE},
                                           {"help", no_argument, NULL, OPT_HELP},
                                           {NULL, 0, NULL, 0}};
-    sx_runopts_t opts = {0};
+    sx_runopts_t opts = {.bootstrap = SX_BOOTSTRAP_DEFAULT};
     const char *bind = NULL, *cert = NULL, *allow = NULL;
     bool insecure = false;
     sx_error_t err;
@@ -83,7 +84,8 @@ int sx_cmd_coordinator(int argc, char **argv)
     config.insecure = insecure;
     config.progress = sx_progress_print;
     config.summary_out = stdout;
-    config.progress_ms = 2000;
+    if (!config.progress_ms)
+        config.progress_ms = 2000;
     sx_coordinator_t *coordinator = sx_coordinator_new(&config, &err);
     if (coordinator) {
         int rc = sx_coordinator_run(coordinator, NULL, &err);
@@ -96,6 +98,7 @@ int sx_cmd_coordinator(int argc, char **argv)
     }
     if (sx_error_is_set(&err))
         fprintf(stderr, "streamex coordinator: %s\n", err.msg);
+    sx_ending_print(stdout, opts.output, code, sx_ending_run_meaning(code));
     sx_runopts_free(&opts);
     return code;
 usage:

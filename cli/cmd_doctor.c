@@ -13,7 +13,9 @@
  * the EX comparison, and lists every task that differs, naming the cause
  * where it is a known one (found by tests/differential): a global aggregate
  * over empty input, event times before 1970, a zero-delay watermark on tied
- * event times (worker/check/hazards.h), dedup or Top-N whose order has ties. */
+ * event times (worker/check/hazards.h), dedup or Top-N whose order has ties,
+ * and what differs between engines (QUALIFY, an unbounded OVER aggregation):
+ * gold made on one engine, BATCH run on another (--flink). */
 #include "cli/commands.h"
 #include "cli/runopts.h"
 #include "common/csv.h"
@@ -29,6 +31,7 @@
 #include "worker/check/hazards.h"
 #include "worker/check/oracle.h"
 #include "worker/exec/prepare.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 
 #include <getopt.h>
@@ -44,9 +47,10 @@
 static const char s_usage[] =
     "usage: streamex doctor --bench BENCH [--repeat N] [--reference FILE]\n"
     "                       [--output DIR] [--index I] [--workers W] [--slots S]\n"
+    "                       [--flink X.Y]\n"
     "       streamex doctor --oracle batch --bench BENCH [--reference FILE]\n"
-    "                       [--output DIR] [--index N | --flink-gateway URL\n"
-    "                        --flink-rest URL]\n"
+    "                       [--output DIR] [--index N [--flink X.Y] | --flink-gateway\n"
+    "                        URL --flink-rest URL]\n"
     "\n"
     "Without --oracle: runs each task's reference query (FILE, default\n"
     "BENCH/reference.jsonl) through the real path N times (default 1), as\n"
@@ -56,7 +60,8 @@ static const char s_usage[] =
     "whose reference does not match gold or whose final relation is not the same\n"
     "on every run, into the output folder DIR (default streamex-doctor), which keeps\n"
     "the other runs' CSVs of an unstable task (reference/csv/ID.runK.csv).\n"
-    "--simulate SPEC runs the simulated executor instead (tests).\n"
+    "--simulate SPEC runs the simulated executor instead (tests). --flink X.Y\n"
+    "runs them on that engine (scripts/setup-runtime.sh --flink X.Y installs it).\n"
     "Exit status: 0 every reference matches and is stable, 1 some task is listed,\n"
     "2 bad usage or the run failed.\n"
     "\n"
@@ -67,8 +72,8 @@ static const char s_usage[] =
     "relation) under the task's evaluation, and lists every task where the two\n"
     "differ, with the known cause when there is one. Uses the running local pair N\n"
     "(default 0; start it with `streamex runtime up --index N --detach`) or the\n"
-    "given Flink, which must see this machine's files. --output keeps each batch\n"
-    "relation as DIR/ID.csv.\n"
+    "given Flink, which must see this machine's files. --flink X.Y: the local\n"
+    "pair must run that engine. --output keeps each batch relation as DIR/ID.csv.\n"
     "\n"
     "Exit status: 0 no task differs (tasks that fail in BATCH mode, such as\n"
     "session windows, are listed but cannot be compared), 1 some task differs,\n"
@@ -80,6 +85,7 @@ typedef struct {
     const char *output;
     const char *gateway;
     const char *rest;
+    const char *flink; /* --flink X.Y: the engine of the local pairs */
     int index;
     bool batch;  /* --oracle batch */
     long repeat; /* streaming: runs of each reference */
@@ -107,6 +113,7 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
         {"workers", required_argument, 0, 'w'},
         {"slots", required_argument, 0, 'S'},
         {"simulate", required_argument, 0, 's'},
+        {"flink", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -164,6 +171,11 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
             opt->simulate = optarg;
             workers = true; /* a streaming option */
             break;
+        case 'f':
+            if (sx_engine_selector_check(optarg, err) != 0)
+                return -1;
+            opt->flink = optarg;
+            break;
         case 'h':
             return 1;
         default:
@@ -187,6 +199,9 @@ static int parse_options(int argc, char **argv, doctor_options_t *opt, sx_error_
                             SX_PAIR_MAX_INDEX);
     if (!opt->gateway != !opt->rest)
         return sx_error_set(err, "--flink-gateway and --flink-rest go together");
+    if (opt->flink && (opt->gateway || opt->simulate))
+        return sx_error_set(err, "--flink picks the engine of the local pairs; the given "
+                                 "Flink and --simulate have none to pick");
     return 0;
 }
 
@@ -199,6 +214,20 @@ static long data_rows(const char *path)
         rows += table->records[i].count > 0;
     sx_csv_table_destroy(&table);
     return rows;
+}
+
+/* Prints the reference's engine hazards as causes (worker/check/hazards.h):
+ * gold made on one engine, BATCH run on another; returns how many. */
+static int print_engine_causes(const char *sql, const sx_task_t *task)
+{
+    unsigned found = sx_hazards_engine(sql, task);
+    int printed = 0;
+    for (int h = 0; h < SX_ENGINE_HAZARDS; h++)
+        if (found & sx_hazards_engine_flag(h)) {
+            printf("  cause: the reference uses %s\n", sx_hazards_engine_text(h));
+            printed++;
+        }
+    return printed;
 }
 
 /* Prints the known causes that fit the task; returns how many. */
@@ -226,6 +255,7 @@ static int print_causes(const sx_task_t *task, const char *sql, long gold_rows,
                "depends on arrival order\n");
         found++;
     }
+    found += print_engine_causes(sql, task);
     if (!found)
         printf("  cause: none of the known ones\n");
     return found;
@@ -243,6 +273,7 @@ static void doctor_task(sx_gateway_t *gateway, const sx_bench_t *bench, const ch
                               : SX_GATEWAY_SQL_ERROR;
     if (rc != SX_GATEWAY_OK) {
         printf("task %s: fails in BATCH mode: %s\n", id, err.msg);
+        print_engine_causes(sql, task);
         tally->failed++;
         sx_task_destroy(&task);
         return;
@@ -398,6 +429,7 @@ static int doctor_streaming(const doctor_options_t *opt, const char *out)
                                                     .capacity = 2,
                                                     .first_index = opt->index,
                                                     .slots = opt->slots,
+                                                    .flink = opt->flink,
                                                     .quiet = true,
                                                     .command = "doctor"},
                                   &err)
@@ -423,6 +455,25 @@ static int doctor_streaming(const doctor_options_t *opt, const char *out)
     return tally.wrong || tally.unstable ? 1 : 0;
 }
 
+/* The engine local pair opt->index runs, into out: the one --flink asks
+ * for (or the default) when the pair runs it; else a message on stderr and
+ * -1. A pair that does not run is the gateway check's to report. */
+static int local_engine(const doctor_options_t *opt, char *out, size_t size)
+{
+    sx_pair_config_t config;
+    sx_pair_config_defaults(&config, opt->index);
+    config.flink = opt->flink;
+    sx_error_t err;
+    sx_pair_t *pair = sx_pair_new(&config, &err);
+    int rc = pair ? sx_pair_check_running_engine(pair, &err) : -1;
+    if (rc == 0)
+        sx_pair_describe(pair, out, size);
+    else
+        fprintf(stderr, "streamex doctor: %s\n", err.msg);
+    sx_pair_destroy(&pair);
+    return rc;
+}
+
 int sx_cmd_doctor(int argc, char **argv)
 {
     doctor_options_t opt;
@@ -437,6 +488,9 @@ int sx_cmd_doctor(int argc, char **argv)
         return sx_usage_error("doctor", s_usage, "%s", err.msg);
     if (!opt.batch)
         return doctor_streaming(&opt, opt.output ? opt.output : "streamex-doctor");
+    char engine[300] = "the given Flink";
+    if (!opt.gateway && local_engine(&opt, engine, sizeof engine) != 0)
+        return 2;
     char gateway_url[64], rest_url[64];
     snprintf(gateway_url, sizeof gateway_url, "http://127.0.0.1:%d",
              sx_pair_port(opt.index, SX_PORT_GATEWAY));
@@ -459,8 +513,10 @@ int sx_cmd_doctor(int argc, char **argv)
         fprintf(stderr, "streamex doctor: cannot make a work folder in /tmp\n");
     else if (opt.output && sx_mkdirs(opt.output, &err) != 0)
         fprintf(stderr, "streamex doctor: %s\n", err.msg);
-    else
+    else {
+        printf("engine: %s\n", engine);
         code = doctor(&opt, gateway, work);
+    }
     rmdir(work);
     sx_gateway_destroy(&gateway);
     return code;

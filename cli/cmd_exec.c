@@ -11,7 +11,11 @@
 #include "common/bench/predictions.h"
 #include "common/bench/bench.h"
 #include "common/bench/task.h"
+#include "common/ex/diff.h"
+#include "common/results/jsonout.h"
+#include "coordinator/diffs.h"
 #include "worker/exec/executor.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 
 #include <getopt.h>
@@ -23,6 +27,8 @@
 
 /* An external pair should already be up: how long to wait for its health. */
 #define EXTERNAL_WAIT_S 10
+/* The most records --changelog prints. */
+#define CHANGELOG_MAX 1000000
 
 typedef struct {
     const char *bench;
@@ -34,22 +40,31 @@ typedef struct {
     const char *gateway;
     const char *rest;
     const char *run_id;
-    int index; /* local pair, when no external one is given */
+    const char *flink; /* the local pair's engine (--flink X.Y), NULL the default */
+    int index;         /* local pair, when no external one is given */
     sx_profile_t profile;
     bool keep;
+    size_t changelog; /* records of the output topic to print */
 } exec_options_t;
 
 static const char s_usage[] =
     "usage: streamex exec --bench BENCH --task ID (--sql FILE | --method "
     "NAME=PREDS)\n"
     "                     [--output CSV] [--keep] [--profile P] [--run-id ID]\n"
-    "                     [--index N | --kafka-bootstrap HOST:PORT\n"
+    "                     [--changelog N]\n"
+    "                     [--index N [--flink X.Y] | --kafka-bootstrap HOST:PORT\n"
     "                      --flink-gateway URL --flink-rest URL]\n\n"
     "Executes one task as a worker does (replay through Kafka, the query on Flink\n"
     "in STREAMING mode, the output changelog materialized) and prints the verdict,\n"
-    "the final CSV and the time of each step. It uses local pair N (default 0):\n"
+    "the final CSV, the sink changelog's records by kind, and the time of each\n"
+    "step; a task that did not match (or not strictly) also gets the gold rows\n"
+    "its final relation lacks and the rows it has that gold lacks (the first 20\n"
+    "of each). --changelog N prints the first N records of the output topic as\n"
+    "they came (offset, kind, key, value). It uses local pair N (default 0):\n"
     "the running one if `streamex runtime up` left it up, else it starts it and\n"
     "stops it afterwards; or the external pair given by the three addresses.\n"
+    "--flink X.Y picks the local pair's engine (scripts/setup-runtime.sh --flink\n"
+    "X.Y installs it): a running pair of another engine is refused.\n"
     "--keep leaves the task's topics and gateway session in place for\n"
     "inspection. Exit code: 0 match, 1 any other verdict, 2 usage or no pair.\n";
 
@@ -69,13 +84,15 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         {"flink-gateway", required_argument, 0, 'G'},
         {"flink-rest", required_argument, 0, 'R'},
         {"index", required_argument, 0, 'i'},
+        {"changelog", required_argument, 0, 'c'},
+        {"flink", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     *opt = (exec_options_t){0};
     optind = 1;
     int c;
-    long index = 0;
+    long index = 0, records = 0;
     while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
         switch (c) {
         case 'b':
@@ -113,9 +130,19 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
                 return -1;
             opt->index = (int)index;
             break;
+        case 'c':
+            if (sx_option_int("changelog", optarg, 0, CHANGELOG_MAX, &records, err) != 0)
+                return -1;
+            opt->changelog = (size_t)records;
+            break;
         case 'p':
             if (sx_profile_parse(optarg, &opt->profile) != 0)
                 return sx_error_set(err, "unknown --profile '%s'", optarg);
+            break;
+        case 'f':
+            if (sx_engine_selector_check(optarg, err) != 0)
+                return -1;
+            opt->flink = optarg;
             break;
         case 'h':
             return 1;
@@ -131,6 +158,9 @@ static int parse_options(int argc, char **argv, exec_options_t *opt, sx_error_t 
         return sx_error_set(err,
                             "an external pair needs --kafka-bootstrap, --flink-gateway "
                             "and --flink-rest together");
+    if (opt->flink && opt->bootstrap)
+        return sx_error_set(err, "--flink picks the engine of a local pair; an external "
+                                 "pair runs its own");
     if (!opt->sql_file == !opt->method)
         return sx_error_set(err,
                             "give exactly one of --sql FILE and --method NAME=PREDS");
@@ -180,18 +210,134 @@ static void print_file(const char *path)
     fclose(in);
 }
 
-static void print_report(const sx_result_t *result, const sx_timings_t *t)
+/* Bytes of a record's key or value as printable text: a byte outside
+ * printable ASCII (and a backslash) escaped as \xHH; NULL as `none`. */
+static void print_bytes(FILE *out, const void *bytes, size_t length, const char *none)
+{
+    if (!bytes) {
+        fputs(none, out);
+        return;
+    }
+    for (const unsigned char *p = bytes; p < (const unsigned char *)bytes + length; p++)
+        fprintf(out, *p >= 0x20 && *p < 0x7f && *p != '\\' ? "%c" : "\\x%02x", *p);
+}
+
+/* The --changelog trace: each record as one line of the memstream arg. */
+static void trace_record(void *arg, int64_t offset, unsigned kinds, const void *key,
+                         size_t key_len, const void *value, size_t value_len)
+{
+    FILE *out = arg;
+    fprintf(out, "  offset %lld  ", (long long)offset);
+    const char *separator = "";
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        if (kinds & (1u << k)) {
+            fprintf(out, "%s%s", separator, sx_change_kind_name((sx_change_kind_t)k));
+            separator = "+";
+        }
+    fputs(kinds ? "  key " : "(does not fold)  key ", out);
+    print_bytes(out, key, key_len, "(none)");
+    fputs("  value ", out);
+    print_bytes(out, value, value_len, "null");
+    fputc('\n', out);
+}
+
+static void print_json(const char *before, json_t *value, const char *after)
+{
+    char *text =
+        sx_json_dumps(value, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+    printf("%s%s%s", before, text ? text : "?", after);
+    free(text);
+}
+
+/* One side of a diff: its count and the rows listed. */
+static void print_rows(json_t *side, const char *what)
+{
+    size_t count = (size_t)json_integer_value(json_object_get(side, "count"));
+    json_t *rows = json_object_get(side, "rows");
+    printf("%s: %zu%s\n", what, count,
+           json_array_size(rows) < count && json_array_size(rows) ? " (the first shown)"
+                                                                  : "");
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) print_json("  ", row, "\n");
+}
+
+/* The diff of a miss (OUT/NAME/diff/ID.json's content), in lines. */
+static void print_diff(const exec_options_t *opt, const sx_result_t *result)
+{
+    if (!sx_diffs_wanted(result))
+        return;
+    sx_error_t err;
+    sx_diff_t *diff =
+        sx_diff_task(opt->bench, opt->task, result->csv, opt->profile, &err);
+    if (!diff) {
+        printf("diff: none: %s\n", err.msg);
+        return;
+    }
+    json_t *o = sx_diff_json(diff, opt->task, result->score, result->strict);
+    sx_diff_destroy(&diff);
+    printf("diff against gold (EX %d, strict %d), columns:", result->score,
+           result->strict);
+    size_t i;
+    json_t *column;
+    json_array_foreach(json_object_get(o, "columns"), i, column)
+    {
+        print_json(i ? ", gold " : " gold ", json_object_get(column, "gold"), " = ");
+        print_json("prediction ", json_object_get(column, "prediction"), "");
+        print_json(" (by ", json_object_get(column, "by"), ")");
+    }
+    printf("\n");
+    print_rows(json_object_get(o, "missing"), "gold rows the final relation lacks");
+    json_t *from_tie = json_object_get(json_object_get(o, "missing"), "from_tie_set");
+    if (json_integer_value(from_tie) > 0)
+        printf("  and %lld more from the tie set\n", json_integer_value(from_tie));
+    print_rows(json_object_get(o, "extra"), "rows it has that gold lacks");
+    json_t *first = json_object_get(o, "first_difference");
+    if (json_is_object(first)) {
+        printf("first difference at position %lld:",
+               json_integer_value(json_object_get(first, "position")));
+        print_json(" gold ", json_object_get(first, "gold"), "");
+        print_json(", prediction ", json_object_get(first, "prediction"), "\n");
+    }
+    json_t *rule = json_object_get(o, "rule");
+    if (json_is_string(rule))
+        printf("rule broken: %s\n", json_string_value(rule));
+    json_t *note = json_object_get(o, "note");
+    if (json_is_string(note))
+        printf("note: %s\n", json_string_value(note));
+    if (!json_is_true(json_object_get(o, "exact")))
+        printf("note: the pairing stopped at its bound: the counts are upper bounds\n");
+    json_decref(o);
+}
+
+static void print_changelog(const sx_changelog_counts_t *c)
+{
+    if (!c->known) {
+        printf("changelog: none folded into a final CSV\n");
+        return;
+    }
+    printf("changelog:");
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        printf("%s %s %llu", k ? "," : "", sx_change_kind_name((sx_change_kind_t)k),
+               (unsigned long long)c->records[k]);
+    printf("; final relation %llu rows\n", (unsigned long long)c->rows);
+}
+
+static void print_report(const sx_result_t *result, const sx_timings_t *t,
+                         const char *engine)
 {
     printf("task %s: %s (score %d)\n", result->task_id, sx_status_name(result->status),
            result->score);
     if (result->detail[0])
         printf("detail: %s\n", result->detail);
+    printf("engine: %s\n", engine);
     if (result->csv) {
         printf("final CSV %s:\n", result->csv);
         print_file(result->csv);
     } else {
         printf("final CSV: none\n");
     }
+    print_changelog(&result->changelog);
     printf(
         "timings (s): prepare %.3f  replay %.3f  submit %.3f  run %.3f  materialize %.3f"
         "  score %.3f  cleanup %.3f  total %.3f\n",
@@ -206,6 +352,7 @@ static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
 {
     sx_pair_config_t config;
     sx_pair_config_defaults(&config, opt->index);
+    config.flink = opt->flink;
     config.kafka_bootstrap = opt->bootstrap;
     config.flink_gateway = opt->gateway;
     config.flink_rest = opt->rest;
@@ -219,6 +366,10 @@ static sx_pair_t *pair_open(const exec_options_t *opt, sx_error_t *err)
     bool healthy = !opt->bootstrap && sx_pair_status(pair, &status, &unused) == 0;
     for (int i = 0; healthy && i < SX_PAIR_COMPONENTS; i++)
         healthy = status.components[i].running && status.components[i].healthy;
+    if (healthy && sx_pair_check_running_engine(pair, err) != 0) {
+        sx_pair_destroy(&pair);
+        return NULL;
+    }
     if (healthy) {
         sx_info("using the running pair %d", opt->index);
         return pair;
@@ -262,20 +413,34 @@ static int execute(const exec_options_t *opt, const char *sql, sx_error_t *err)
         sx_pair_destroy(&pair);
         return 2;
     }
-    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL};
+    char engine[300];
+    sx_pair_describe(pair, engine, sizeof engine);
+    char *records = NULL;
+    size_t records_size = 0;
+    FILE *trace = opt->changelog ? open_memstream(&records, &records_size) : NULL;
+    sx_executor_set_trace(executor, trace ? trace_record : NULL, trace, opt->changelog);
+    sx_exec_request_t request = {opt->bench, opt->task, sql, 1, csv, NULL, 0};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
+    if (trace)
+        fclose(trace);
     timings.cleanup = sx_executor_finish_task(executor);
     sx_executor_destroy(&executor);
     sx_pair_destroy(&pair);
     if (sx_signals_caught()) { /* no verdict: the run was cut, not the query */
+        free(records);
         sx_result_clear(&result);
         if (!opt->output) /* our temporary folder goes with the CSV */
             remove_temp_csv(csv);
         return sx_signals_exit_code();
     }
-    print_report(&result, &timings);
+    print_report(&result, &timings, engine);
+    print_diff(opt, &result);
+    if (opt->changelog)
+        printf("first %zu records of the changelog, as they came:\n%s", opt->changelog,
+               records && records[0] ? records : "  (none read)\n");
+    free(records);
     int code = result.status == SX_STATUS_MATCH ? 0 : 1;
     sx_result_clear(&result);
     return code;

@@ -3,12 +3,14 @@
  * its own Kafka + Flink pair (pair index I) or the simulated executor. One
  * command; Ctrl-C stops everything cleanly and `--resume` continues. */
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/runopts.h"
 #include "common/install.h"
 #include "common/log.h"
 #include "common/mem.h"
 #include "common/signals.h"
 #include "proto/proto.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 #include "worker/backend.h"
 
@@ -31,11 +33,17 @@ static const char s_usage[] =
     "\n" SX_RUN_OPTIONS_HELP SX_CACHE_OPTIONS_HELP
     "  --workers N            local workers (default 2)\n"
     "  --capacity N           shards each worker holds at once (default "
-    "2)\n" SX_SLOTS_OPTION_HELP
-    "  --first-index I        worker W uses Kafka + Flink pair I+W (default 0)\n"
-    "\n" SX_RUN_EXIT_HELP;
+    "2)\n" SX_SLOTS_OPTION_HELP "  --first-index I        worker W uses Kafka + Flink "
+    "pair I+W (default 0)\n" SX_FLINK_OPTION_HELP "\n" SX_RUN_EXIT_HELP;
 
-enum { OPT_WORKERS = SX_OPT_NEXT, OPT_CAPACITY, OPT_FIRST_INDEX, OPT_SLOTS, OPT_HELP };
+enum {
+    OPT_WORKERS = SX_OPT_NEXT,
+    OPT_CAPACITY,
+    OPT_FIRST_INDEX,
+    OPT_SLOTS,
+    OPT_FLINK,
+    OPT_HELP
+};
 
 /* The bundled sample bench: in the source tree, or in an install's share folder. */
 static const char *sample_bench(void)
@@ -52,6 +60,7 @@ typedef struct {
     char endpoint[256];
     char run_id[64];
     const sx_runopts_t *opts;
+    const char *flink;
     int capacity, slots;
     zsock_t *failures; /* PUSH: "failed" when the worker could not start */
 } worker_job_t;
@@ -70,6 +79,7 @@ static void worker_actor(zsock_t *pipe, void *arg)
     sx_backend_config_t backend_config = {
         .simulate = job->opts->simulate,
         .index = job->index,
+        .flink = job->flink,
         .profile = job->opts->profile,
         .run_id = job->run_id,
         .cache_dir = sx_runopts_cache_dir(job->opts, cache_dir, sizeof cache_dir),
@@ -145,6 +155,9 @@ static int apply_own(int c, char **argv, sx_local_run_t *args, sx_error_t *err)
                              &args->first_index, err);
     case OPT_SLOTS:
         return sx_option_int("slots", optarg, 1, SX_PROTO_SLOTS_MAX, &args->slots, err);
+    case OPT_FLINK:
+        args->flink = optarg;
+        return sx_engine_selector_check(optarg, err);
     case OPT_HELP:
         return 1;
     default:
@@ -162,6 +175,7 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args
         {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"first-index", required_argument, NULL, OPT_FIRST_INDEX},
         {"slots", required_argument, NULL, OPT_SLOTS},
+        {"flink", required_argument, NULL, OPT_FLINK},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0}};
     int c;
@@ -177,6 +191,9 @@ static int parse(int argc, char **argv, sx_runopts_t *opts, sx_local_run_t *args
     if (args->first_index + args->workers - 1 > SX_PAIR_MAX_INDEX)
         return sx_error_set(err, "--first-index + --workers goes past pair index %d",
                             SX_PAIR_MAX_INDEX);
+    if (args->flink && opts->simulate)
+        return sx_error_set(err, "--flink picks the engine of the workers' pairs; "
+                                 "--simulate starts none");
     if (!opts->bench && !opts->method_count) {
         char method[PATH_MAX + 64];
         opts->bench = sample_bench();
@@ -194,11 +211,18 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
     sx_coordinator_config_t config;
     if (sx_runopts_config(opts, &config, err) != 0)
         return 2;
+    /* An engine that is not installed is said once, here, not by each
+     * worker as its pair fails to start. */
+    sx_engine_t engine;
+    const char *selector = sx_engine_selector(args->flink);
+    if (selector && !opts->simulate && sx_engine_resolve(NULL, selector, &engine, err))
+        return 2;
     config.endpoint = "tcp://127.0.0.1:*";
     config.command = args->command ? args->command : "run";
     config.progress = args->quiet ? NULL : sx_progress_print;
     config.summary_out = args->quiet ? NULL : stdout;
-    config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
+    if (!config.progress_ms)
+        config.progress_ms = isatty(STDOUT_FILENO) ? 500 : 5000;
     coordinator_job_t cjob = {sx_coordinator_new(&config, err), -1, {{0}}};
     if (!cjob.coordinator)
         return 2;
@@ -215,6 +239,7 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
                  sx_coordinator_endpoint(cjob.coordinator));
         snprintf(job->run_id, sizeof job->run_id, "run%ld-w%d", (long)time(NULL), i);
         job->opts = opts;
+        job->flink = args->flink;
         job->capacity = (int)args->capacity;
         job->slots = (int)args->slots;
         job->failures = zsock_new_push(">inproc://streamex-run-failures");
@@ -244,7 +269,7 @@ int sx_run_local(sx_runopts_t *opts, const sx_local_run_t *args, sx_error_t *err
 int sx_cmd_run(int argc, char **argv)
 {
     sx_log_set_component("run");
-    sx_runopts_t opts = {0};
+    sx_runopts_t opts = {.bootstrap = SX_BOOTSTRAP_DEFAULT};
     sx_local_run_t args = {.workers = 2, .capacity = 2, .slots = SX_RUN_SLOTS_DEFAULT};
     sx_error_t err;
     sx_error_clear(&err);
@@ -265,6 +290,8 @@ int sx_cmd_run(int argc, char **argv)
                     "streamex run: stopped by signal %d before any task was "
                     "settled\n",
                     sx_signals_caught());
+        if (!args.quiet && opts.output)
+            sx_ending_print(stdout, opts.output, code, sx_ending_run_meaning(code));
     }
     sx_runopts_free(&opts);
     return code;

@@ -2,8 +2,10 @@
  * final CSVs (docs/outputs.md, docs/ex.md): for each method, read its submission.jsonl
  * (task ID -> CSV path or null), score every task ID of task_ids.txt with
  * the Spider 2.0 comparison (common/ex/score.h), and write OUT/NAME/results.jsonl,
- * OUT/NAME/submission.jsonl and OUT/summary.json. No Kafka, no Flink. */
+ * OUT/NAME/submission.jsonl, the diffs of the misses (OUT/NAME/diff/) and
+ * OUT/summary.json. No Kafka, no Flink. */
 #include "cli/commands.h"
+#include "cli/ending.h"
 #include "cli/options.h"
 #include "common/clock.h"
 #include "common/mem.h"
@@ -15,7 +17,10 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/report/report.h"
+#include "common/sample.h"
+#include "coordinator/diffs.h"
 
+#include <czmq.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -25,7 +30,8 @@
 
 static const char s_usage[] =
     "usage: streamex score --bench BENCH --method NAME=SUBMISSION.jsonl [--method ...]\n"
-    "                      --output OUT [--profile PROFILE]\n"
+    "                      --output OUT [--profile PROFILE] [--max-samples N]\n"
+    "                      [--bootstrap B] [--seed S]\n"
     "\n"
     "Scores existing final CSVs against gold, as the benchmark's official\n"
     "evaluator does. SUBMISSION.jsonl holds one {\"task_id\": ID, \"csv\": PATH|null}\n"
@@ -36,20 +42,28 @@ static const char s_usage[] =
     "  CSV pandas cannot read   mismatch (score 0, like the official evaluator;\n"
     "   (missing, empty, ...)    detail says why)\n"
     "  gold or evaluation bad   eval_error (score 0)\n"
-    "An unknown or repeated task ID, or a line that is not such an object, is\n"
-    "an error naming the file and line; nothing is written then.\n"
+    "Several samples per task: a line may carry \"sample\": K (0 <= K < N); a\n"
+    "line without it is sample 0; every (ID, sample K < n) is scored, n = 1 +\n"
+    "the largest K, and one without a line is missing_prediction.\n"
+    "An unknown task ID, an (ID, sample) given twice, a bad sample number or a\n"
+    "line that is not such an object is an error naming the file and line;\n"
+    "nothing is written then.\n"
     "Writes OUT/NAME/results.jsonl (attempts 0, worker \"\", seconds = time to\n"
-    "score), OUT/NAME/submission.jsonl (absolute paths) and OUT/summary.json,\n"
-    "and prints 'NAME: EX = correct/total = 0.xxxx' for each method, then the\n"
-    "strict, row-aligned EX beside it (never instead of it) and the tasks where\n"
-    "the two verdicts differ, with the reason.\n"
+    "score), OUT/NAME/submission.jsonl (absolute paths), OUT/NAME/diff/ID.json\n"
+    "for each task whose verdict or strict verdict is 0 (the gold rows its CSV\n"
+    "lacks and the rows it has that gold lacks) and OUT/summary.json (with the\n"
+    "95% intervals and every pair of methods compared: docs/statistics.md),\n"
+    "and prints 'NAME: EX = correct/total = 0.xxxx, 95% CI [low, high]' for each\n"
+    "method, then the strict, row-aligned EX beside it (never instead of it)\n"
+    "and the tasks where the two verdicts differ, with the reason.\n"
     "\n"
-    "  --bench BENCH       the benchmark folder (docs/benchmark.md)\n"
-    "  --method NAME=FILE  a method's submission.jsonl; repeatable\n"
-    "  --output OUT        the output folder\n"
-    "  --profile PROFILE   spider2-lite-2025-11 (default: NaN counts as 0) or\n"
-    "                      spider2-lite-2025-03 (NaN equals only NaN)\n"
-    "  -h, --help          this text\n"
+    "  --bench BENCH          the benchmark folder (docs/benchmark.md)\n"
+    "  --method NAME=FILE     a method's submission.jsonl; repeatable\n"
+    "  --output OUT           the output folder\n"
+    "  --profile PROFILE      spider2-lite-2025-11 (default: NaN counts as 0) or\n"
+    "                         spider2-lite-2025-03 (NaN equals only NaN)\n"
+    "  --max-samples N        sample numbers must be below N (default "
+    "100)\n" SX_BOOTSTRAP_OPTIONS_HELP "  -h, --help             this text\n"
     "\n" SX_FILE_LIMITS_HELP "\n"
     "Exit status: 0 every task scored (whatever the verdicts), 2 bad usage, an\n"
     "unreadable bench or submission, or outputs that cannot be written.\n";
@@ -58,8 +72,10 @@ typedef struct {
     const char *bench_dir;
     const char *out_dir;
     sx_profile_t profile;
+    int max_samples;
     sx_method_arg_t *methods;
     size_t method_count;
+    sx_bootstrap_t bootstrap;
 } score_args_t;
 
 /* Parses the command line; returns -1 to go on, else the exit code. */
@@ -70,13 +86,20 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
         {"method", required_argument, NULL, 'm'},
         {"output", required_argument, NULL, 'o'},
         {"profile", required_argument, NULL, 'p'},
+        {"max-samples", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
+        SX_BOOTSTRAP_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     optind = 1;
     int option;
     while ((option = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         sx_error_t err;
+        int taken = sx_bootstrap_option(option, optarg, &args->bootstrap, &err);
+        if (taken < 0)
+            return sx_usage_error("score", s_usage, "%s", err.msg);
+        if (taken)
+            continue;
         switch (option) {
         case 'b':
             args->bench_dir = optarg;
@@ -88,6 +111,14 @@ static int parse_arguments(int argc, char **argv, score_args_t *args)
             if (sx_profile_parse(optarg, &args->profile) != 0)
                 return sx_usage_error("score", s_usage, "unknown profile '%s'", optarg);
             break;
+        case 's': {
+            long value = 0;
+            if (sx_option_int("max-samples", optarg, 1, SX_SAMPLES_LIMIT, &value, &err) !=
+                0)
+                return sx_usage_error("score", s_usage, "%s", err.msg);
+            args->max_samples = (int)value;
+            break;
+        }
         case 'm':
             if (sx_method_args_add(&args->methods, &args->method_count, optarg, &err) !=
                 0)
@@ -133,10 +164,31 @@ static char *absolute_folder(const char *path, sx_error_t *err)
     return folder;
 }
 
-/* Reads a submission into csv_of[i] for task i (NULL: no line or null).
- * Records which IDs had a line at all in has_line[i]. */
-static int load_submission(const char *path, const sx_bench_t *bench, char **csv_of,
-                           bool *has_line, sx_error_t *err)
+/* One (task, sample) a submission has a line for. */
+typedef struct {
+    size_t line;
+    char *csv; /* absolute, or NULL for null */
+} entry_t;
+
+static void free_entry(void **item_p)
+{
+    entry_t *entry = *item_p;
+    if (entry)
+        free(entry->csv);
+    free(entry);
+    *item_p = NULL;
+}
+
+/* The submission's table key of (task index, sample). */
+static void entry_key(char *key, size_t size, long index, int sample)
+{
+    snprintf(key, size, "%ld/%d", index, sample);
+}
+
+/* Reads a submission into `entries` by (task, sample); *samples is n, 1 +
+ * the largest sample number. */
+static int load_submission(const char *path, const sx_bench_t *bench, int max_samples,
+                           zhashx_t *entries, int *samples, sx_error_t *err)
 {
     size_t size = 0;
     char *base = absolute_folder(path, err);
@@ -145,28 +197,36 @@ static int load_submission(const char *path, const sx_bench_t *bench, char **csv
         free(base);
         return -1;
     }
+    *samples = 1;
     sx_lines_t lines;
     sx_lines_init(&lines, path, data, size);
     char *line;
-    size_t length;
     int rc = 0, more;
-    while (rc == 0 && (more = sx_lines_next(&lines, &line, &length, err)) != 0) {
+    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
         if (more < 0) {
             rc = -1;
             break;
         }
-        if (strspn(line, " \t\r") == length)
-            continue; /* a blank line holds nothing to score */
-        char *task_id = NULL, *csv = NULL;
-        rc = sx_submission_entry_from_json(line, &task_id, &csv, err);
+        char *task_id = NULL, *csv = NULL, key[64], which[48] = "";
+        int sample = 0;
+        rc = sx_submission_entry_from_json(line, max_samples, &task_id, &sample, &csv,
+                                           err);
         long index = rc == 0 ? sx_bench_index_of(bench, task_id) : -1;
+        entry_key(key, sizeof key, index, sample);
+        const entry_t *first = index >= 0 ? zhashx_lookup(entries, key) : NULL;
+        if (sample > 0)
+            snprintf(which, sizeof which, " sample %d", sample);
         if (rc == 0 && index < 0)
             rc = sx_error_set(err, "task \"%s\" is not in task_ids.txt", task_id);
-        else if (rc == 0 && has_line[index])
-            rc = sx_error_set(err, "task \"%s\" appears twice", task_id);
+        else if (first)
+            rc = sx_error_set(err, "task \"%s\"%s appears twice (first on line %zu)",
+                              task_id, which, first->line);
         if (rc == 0) {
-            has_line[index] = true;
-            csv_of[index] = csv ? resolve_csv(base, csv) : NULL;
+            entry_t *entry = sx_alloc(1, sizeof *entry);
+            entry->line = lines.number;
+            entry->csv = csv ? resolve_csv(base, csv) : NULL;
+            zhashx_insert(entries, key, entry);
+            *samples = sample >= *samples ? sample + 1 : *samples;
         } else {
             sx_error_prefix(err, "%s:%zu", path, lines.number);
         }
@@ -211,41 +271,62 @@ static void score_task(const sx_bench_t *bench, const char *task_id, const char 
     free(gold);
 }
 
-/* Scores every task of one method into results (count entries); stops
- * early, returning 1, when a stop signal comes. */
+/* Scores every (task, sample) of one method into *results (*count of
+ * them: tasks x n, task then sample); stops early, returning 1, when a stop
+ * signal comes. */
 static int score_method(const score_args_t *args, const sx_bench_t *bench,
-                        const sx_method_arg_t *method, sx_result_t *results,
-                        sx_error_t *err)
+                        const sx_method_arg_t *method, sx_result_t **results,
+                        size_t *count, sx_error_t *err)
 {
-    size_t count = sx_bench_task_count(bench);
-    char **csv_of = sx_alloc(count + 1, sizeof *csv_of);
-    bool *has_line = sx_alloc(count + 1, sizeof *has_line);
-    int rc = load_submission(method->file, bench, csv_of, has_line, err);
-    for (size_t i = 0; rc == 0 && i < count; i++) {
+    zhashx_t *entries = zhashx_new();
+    zhashx_set_destructor(entries, free_entry);
+    int samples = 1;
+    int rc =
+        load_submission(method->file, bench, args->max_samples, entries, &samples, err);
+    size_t tasks = sx_bench_task_count(bench), n = (size_t)samples;
+    *count = rc == 0 ? tasks * n : 0;
+    *results = sx_alloc(*count + 1, sizeof **results);
+    for (size_t i = 0; rc == 0 && i < *count; i++) {
+        char key[64];
+        entry_key(key, sizeof key, (long)(i / n), (int)(i % n));
+        const entry_t *entry = zhashx_lookup(entries, key);
         if (sx_signals_caught())
             rc = 1;
         else
-            score_task(bench, sx_bench_task_id(bench, i), csv_of[i], has_line[i],
-                       args->profile, &results[i]);
+            score_task(bench, sx_bench_task_id(bench, i / n), entry ? entry->csv : NULL,
+                       entry != NULL, args->profile, &(*results)[i]);
+        (*results)[i].sample = (int)(i % n);
     }
-    for (size_t i = 0; i < count; i++)
-        free(csv_of[i]);
-    free(csv_of);
-    free(has_line);
+    zhashx_destroy(&entries);
     return rc;
 }
 
 /* Writes every method's files, then the summary, then the report (a report
  * that cannot be written is a warning: the scores are already whole). */
 static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
-                         sx_result_t **results, sx_method_summary_t *summaries,
-                         double started, sx_error_t *err)
+                         sx_result_t **results, const size_t *counts,
+                         sx_method_summary_t *summaries, double started, sx_error_t *err)
 {
     size_t count = sx_bench_task_count(bench);
-    for (size_t m = 0; m < args->method_count; m++)
-        if (sx_results_write(args->out_dir, args->methods[m].name, results[m], count,
-                             &summaries[m], err) != 0)
-            return -1;
+    bool *ignore = NULL; /* each task's, for maj@n's relations */
+    int rc = 0;
+    for (size_t m = 0; m < args->method_count && rc == 0; m++) {
+        rc = sx_results_write(args->out_dir, args->methods[m].name, results[m], counts[m],
+                              &summaries[m], err);
+        if (rc == 0 && summaries[m].samples > 1) {
+            ignore = ignore ? ignore : sx_bench_ignore_order(bench);
+            rc = sx_summary_majority(&summaries[m], results[m], counts[m], ignore, err);
+        }
+        sx_error_t diff_err;
+        if (rc == 0 &&
+            sx_diffs_write(args->out_dir, args->methods[m].name, args->bench_dir,
+                           args->profile, results[m], counts[m], &diff_err) != 0)
+            sx_warn("the diffs of %s's misses are not all written: %s",
+                    args->methods[m].name, diff_err.msg);
+    }
+    free(ignore);
+    if (rc != 0)
+        return -1;
     const char **files = sx_alloc(args->method_count + 1, sizeof *files);
     for (size_t m = 0; m < args->method_count; m++)
         files[m] = args->methods[m].file;
@@ -259,8 +340,9 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
                          .inputs_kind = "submission",
                          .started = started,
                          .ended = sx_run_clock(),
-                         .bench_fingerprint = fingerprint};
-    int rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
+                         .bench_fingerprint = fingerprint,
+                         .bootstrap = args->bootstrap};
+    rc = sx_summary_write(args->out_dir, summaries, args->method_count, &run, err);
     free(files);
     if (rc != 0)
         return -1;
@@ -272,10 +354,10 @@ static int write_outputs(const score_args_t *args, const sx_bench_t *bench,
     return 0;
 }
 
-static void free_results(sx_result_t **results, size_t methods, size_t count)
+static void free_results(sx_result_t **results, size_t methods, const size_t *counts)
 {
     for (size_t m = 0; m < methods; m++) {
-        for (size_t i = 0; results[m] && i < count; i++)
+        for (size_t i = 0; results[m] && i < counts[m]; i++)
             sx_result_clear(&results[m][i]);
         free(results[m]);
     }
@@ -300,16 +382,14 @@ static int run(const score_args_t *args)
         fprintf(stderr, "streamex score: %s\n", err.msg);
         return 2;
     }
-    size_t count = sx_bench_task_count(bench);
     sx_method_summary_t *summaries = sx_alloc(args->method_count, sizeof *summaries);
     sx_result_t **results = sx_alloc(args->method_count, sizeof *results);
+    size_t *counts = sx_alloc(args->method_count, sizeof *counts);
     int rc = 0;
-    for (size_t m = 0; rc == 0 && m < args->method_count; m++) {
-        results[m] = sx_alloc(count + 1, sizeof *results[m]);
-        rc = score_method(args, bench, &args->methods[m], results[m], &err);
-    }
+    for (size_t m = 0; rc == 0 && m < args->method_count; m++)
+        rc = score_method(args, bench, &args->methods[m], &results[m], &counts[m], &err);
     if (rc == 0)
-        rc = write_outputs(args, bench, results, summaries, started, &err);
+        rc = write_outputs(args, bench, results, counts, summaries, started, &err);
     if (rc < 0)
         fprintf(stderr, "streamex score: %s\n", err.msg);
     else if (rc == 1)
@@ -318,17 +398,25 @@ static int run(const score_args_t *args)
     for (size_t m = 0; m < args->method_count; m++)
         sx_method_summary_clear(&summaries[m]);
     free(summaries);
-    free_results(results, args->method_count, count);
+    free_results(results, args->method_count, counts);
+    free(counts);
     sx_bench_destroy(&bench);
     return rc == 0 ? 0 : rc == 1 ? sx_signals_exit_code() : 2;
 }
 
 int sx_cmd_score(int argc, char **argv)
 {
-    score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11};
+    score_args_t args = {.profile = SX_PROFILE_SPIDER2_LITE_2025_11,
+                         .max_samples = SX_SAMPLES_DEFAULT,
+                         .bootstrap = SX_BOOTSTRAP_DEFAULT};
     int code = parse_arguments(argc, argv, &args);
-    if (code < 0)
+    if (code < 0) {
         code = run(&args);
+        sx_ending_print(stdout, args.out_dir, code,
+                        code == 2   ? "a fatal error (the message above says which)"
+                        : code != 0 ? "stopped by a signal; nothing written"
+                                    : NULL);
+    }
     sx_method_args_free(&args.methods, &args.method_count);
     return code;
 }

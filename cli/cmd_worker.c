@@ -5,6 +5,7 @@
 #include "cli/runopts.h"
 #include "common/log.h"
 #include "proto/proto.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 #include "worker/backend.h"
 
@@ -28,7 +29,7 @@ static const char s_usage[] =
     "  --index I              local pair index: ports and folder (default 0)\n"
     "  --kafka-bootstrap H:P  use an existing pair instead of starting one; needs\n"
     "  --flink-gateway URL    all three\n"
-    "  --flink-rest URL\n"
+    "  --flink-rest URL\n" SX_FLINK_OPTION_HELP
     "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"
     "  --simulate SPEC        simulate execution (tests), e.g. "
     "delay_ms=20\n" SX_CACHE_OPTIONS_HELP
@@ -54,6 +55,7 @@ enum {
     OPT_CERT,
     OPT_SERVER_CERT,
     OPT_INSECURE,
+    OPT_FLINK,
     OPT_HELP
 };
 
@@ -75,6 +77,7 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         {"cert", required_argument, NULL, OPT_CERT},
         {"server-cert", required_argument, NULL, OPT_SERVER_CERT},
         {"insecure", no_argument, NULL, OPT_INSECURE},
+        {"flink", required_argument, NULL, OPT_FLINK},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0}};
     int c;
@@ -130,6 +133,11 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         case OPT_INSECURE:
             agent->insecure = true;
             break;
+        case OPT_FLINK:
+            if (sx_engine_selector_check(optarg, err) != 0)
+                return -1;
+            backend->flink = optarg;
+            break;
         case OPT_HELP:
             return 1;
         default:
@@ -149,6 +157,12 @@ static int parse(int argc, char **argv, sx_agent_config_t *agent,
         return sx_error_set(err,
                             "bench, methods, output, sharding, --repeat, --tasks and "
                             "--rerun are the coordinator's options, not a worker's");
+    if (opts->allow_mixed_engines)
+        return sx_error_set(err, "--allow-mixed-engines is the coordinator's option, "
+                                 "not a worker's");
+    if (backend->flink && (opts->simulate || backend->bootstrap))
+        return sx_error_set(err, "--flink picks the engine of the worker's own pair; "
+                                 "--simulate and an existing pair have none to pick");
     return 0;
 }
 

@@ -16,5 +16,6 @@ int sx_cmd_worker(int argc, char **argv);
 int sx_cmd_merge(int argc, char **argv);
 int sx_cmd_keygen(int argc, char **argv);
 int sx_cmd_report(int argc, char **argv);
+int sx_cmd_compare(int argc, char **argv);
 
 #endif

@@ -5,6 +5,7 @@
 #include "common/bench/task.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -77,6 +78,23 @@ int sx_option_int(const char *name, const char *arg, long min, long max, long *o
                             arg, min, max);
     *out = value;
     return 0;
+}
+
+int sx_bootstrap_option(int c, const char *arg, sx_bootstrap_t *bootstrap,
+                        sx_error_t *err)
+{
+    long value = 0;
+    if (c == SX_OPT_BOOTSTRAP &&
+        sx_option_int("bootstrap", arg, 0, SX_STATS_MAX_RESAMPLES, &value, err) == 0)
+        bootstrap->resamples = (unsigned)value;
+    else if (c == SX_OPT_SEED &&
+             sx_option_int("seed", arg, 0, LONG_MAX, &value, err) == 0)
+        bootstrap->seed = (uint64_t)value;
+    else if (c == SX_OPT_BOOTSTRAP || c == SX_OPT_SEED)
+        return -1;
+    else
+        return 0;
+    return 1;
 }
 
 int sx_option_unknown(int option, char **argv, sx_error_t *err)

@@ -4,6 +4,7 @@
 #define SX_OPTIONS_H
 
 #include "common/error.h"
+#include "common/results/figures.h"
 
 #include <stddef.h>
 
@@ -28,6 +29,27 @@ void sx_method_args_free(sx_method_arg_t **args, size_t *count);
  * "--NAME 'ARG': expected an integer in [MIN, MAX]". */
 int sx_option_int(const char *name, const char *arg, long min, long max, long *out,
                   sx_error_t *err);
+
+/* --bootstrap B and --seed S of run, coordinator, score, merge and compare:
+ * getopt_long values far from any command's own, their table entries and
+ * help lines. A command starts from SX_BOOTSTRAP_DEFAULT. */
+enum { SX_OPT_BOOTSTRAP = 900, SX_OPT_SEED };
+#define SX_BOOTSTRAP_DEFAULT                                                             \
+    ((sx_bootstrap_t){SX_BOOTSTRAP_DEFAULT_RESAMPLES, SX_BOOTSTRAP_DEFAULT_SEED})
+#define SX_BOOTSTRAP_LONGOPTS                                                            \
+    {"bootstrap", required_argument, NULL, SX_OPT_BOOTSTRAP},                            \
+    {                                                                                    \
+        "seed", required_argument, NULL, SX_OPT_SEED                                     \
+    }
+#define SX_BOOTSTRAP_OPTIONS_HELP                                                        \
+    "  --bootstrap B          resamples of the task IDs behind each 95% interval\n"      \
+    "                         (default 10000, at most 1000000; 0: no intervals)\n"       \
+    "  --seed S               the bootstrap's seed (default 1): the same seed, the\n"    \
+    "                         same bounds\n"
+/* Takes --bootstrap or --seed (c) into *bootstrap: 1 when c was one of them,
+ * 0 when it is not, -1 with err for a bad value. */
+int sx_bootstrap_option(int c, const char *arg, sx_bootstrap_t *bootstrap,
+                        sx_error_t *err);
 
 /* The message for a getopt_long result no case of a command took: ':' (the
  * optstring starts with ':') is an option missing its value ("--bench needs

@@ -40,6 +40,7 @@ int sx_pair_config_option(sx_pair_config_t *config, const char *name, const char
         {"--gateway-heap-mb", &config->gateway_heap_mb, NULL},
         {"--start-timeout", &config->start_timeout_s, NULL},
         {"--runtime-dir", NULL, &config->runtime_dir},
+        {"--flink", NULL, &config->flink},
         {"--kafka-bootstrap", NULL, &config->kafka_bootstrap},
         {"--flink-gateway", NULL, &config->flink_gateway},
         {"--flink-rest", NULL, &config->flink_rest},
@@ -76,6 +77,10 @@ static void test_options(void)
     SX_CHECK(sx_pair_config_option(&c, "--slots", "-1", &err) == -1);
     SX_CHECK(sx_pair_config_option(&c, "--runtime-dir", "", &err) == -1);
     SX_CHECK(sx_pair_config_option(&c, "--index", "99999999999", &err) == -1);
+    SX_CHECK(sx_pair_config_option(&c, "--flink", "2.2", &err) == 1);
+    SX_CHECK(strcmp(c.flink, "2.2") == 0);
+    SX_CHECK(sx_pair_config_option(&c, "--flink", "", &err) == -1);
+    SX_CHECK(strcmp(err.msg, "--flink needs a value") == 0);
 }
 
 void sx_pairopts_test(bool verbose)

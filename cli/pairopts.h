@@ -16,6 +16,9 @@
     "  --runtime-dir DIR         the install (default $SX_RUNTIME_DIR, else "            \
     "<repo>/.runtime,\n"                                                                 \
     "                            installed: ~/.local/share/streamex/runtime)\n"          \
+    "  --flink X.Y               the engine: Flink X.Y, installed by\n"                  \
+    "                            scripts/setup-runtime.sh --flink X.Y (default: the\n"   \
+    "                            default engine; streamex --version lists them)\n"       \
     "  --slots N                 TaskManager slots (4)\n"                                \
     "  --kafka-heap-mb MB        Kafka broker heap (512)\n"                              \
     "  --jobmanager-heap-mb MB   JobManager heap (512)\n"                                \

@@ -5,6 +5,7 @@
 #include "common/files.h"
 #include "common/log.h"
 #include "common/mem.h"
+#include "common/sample.h"
 #include "common/signals.h"
 #include "common/status.h"
 #include "worker/simexec.h"
@@ -80,7 +81,9 @@ static int parse_tasks(const char *arg, sx_runopts_t *opts, sx_error_t *err)
 int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err)
 {
     long value = 0;
-    int rc = 0;
+    int rc = sx_bootstrap_option(c, arg, &opts->bootstrap, err);
+    if (rc != 0)
+        return rc;
     switch (c) {
     case SX_OPT_BENCH:
         opts->bench = arg;
@@ -107,6 +110,10 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         rc = sx_option_int("retries", arg, 1, 100, &value, err);
         opts->retries = (int)value;
         break;
+    case SX_OPT_PROGRESS_MS:
+        rc = sx_option_int("progress-ms", arg, 10, 600000, &value, err);
+        opts->progress_ms = (int)value;
+        break;
     case SX_OPT_RESUME:
         opts->resume = true;
         break;
@@ -130,11 +137,18 @@ int sx_runopts_apply(sx_runopts_t *opts, int c, const char *arg, sx_error_t *err
         rc = sx_option_int("repeat", arg, 1, SX_RUN_REPEAT_MAX, &value, err);
         opts->repeat = (int)value;
         break;
+    case SX_OPT_MAX_SAMPLES:
+        rc = sx_option_int("max-samples", arg, 1, SX_SAMPLES_LIMIT, &value, err);
+        opts->max_samples = (int)value;
+        break;
     case SX_OPT_CACHE:
         opts->cache = arg;
         break;
     case SX_OPT_NO_CACHE:
         opts->no_cache = true;
+        break;
+    case SX_OPT_ALLOW_MIXED_ENGINES:
+        opts->allow_mixed_engines = true;
         break;
     case SX_OPT_PROFILE:
         if (sx_profile_parse(arg, &opts->profile) != 0)
@@ -179,6 +193,10 @@ int sx_runopts_config(sx_runopts_t *opts, sx_coordinator_config_t *config,
     config->task_count = opts->task_count;
     memcpy(config->rerun, opts->rerun, sizeof config->rerun);
     config->repeat = opts->repeat;
+    config->progress_ms = opts->progress_ms;
+    config->max_samples = opts->max_samples;
+    config->bootstrap = opts->bootstrap;
+    config->allow_mixed_engines = opts->allow_mixed_engines;
     return 0;
 }
 
@@ -287,6 +305,25 @@ static bool status_occurs(json_t *methods, const char *status)
     return false;
 }
 
+/* A table cell "c/t = x", followed by " [low, high]" when summary.json has
+ * the figure's interval; with n samples, c and t count every (task,
+ * sample). */
+static void format_figure(char *out, size_t size, json_t *m, const char *correct,
+                          const char *figure, const char *interval)
+{
+    json_t *samples = json_object_get(m, "samples");
+    long long total = json_integer_value(json_object_get(m, "total")) *
+                      (json_is_integer(samples) ? json_integer_value(samples) : 1);
+    int n = snprintf(out, size, "%lld/%lld = %.4f",
+                     json_integer_value(json_object_get(m, correct)), total,
+                     json_number_value(json_object_get(m, figure)));
+    json_t *ci = json_object_get(m, interval);
+    if (json_array_size(ci) == 2 && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " [%.4f, %.4f]",
+                 json_number_value(json_array_get(ci, 0)),
+                 json_number_value(json_array_get(ci, 1)));
+}
+
 void sx_run_table_print(const char *out_dir)
 {
     if (!isatty(STDOUT_FILENO))
@@ -297,22 +334,20 @@ void sx_run_table_print(const char *out_dir)
     json_t *methods = json_object_get(summary, "methods");
     const char *name;
     json_t *m;
-    printf("\n%-16s %-18s %-18s", "method", "EX", "strict EX");
+    /* Wide enough for "c/t = x [low, high]" when the intervals are there. */
+    int width = json_object_get(json_object_get(summary, "run"), "bootstrap") ? 34 : 18;
+    printf("\n%-16s %-*s %-*s", "method", width, "EX", width, "strict EX");
     for (int s = 0; s < SX_STATUS_COUNT; s++)
         if (status_occurs(methods, sx_status_name((sx_status_t)s)))
             printf(" %s", sx_status_name((sx_status_t)s));
     printf("\n");
     json_object_foreach(methods, name, m)
     {
-        char ex[64], strict[64];
-        long long total = json_integer_value(json_object_get(m, "total"));
-        snprintf(ex, sizeof ex, "%lld/%lld = %.4f",
-                 json_integer_value(json_object_get(m, "correct")), total,
-                 json_number_value(json_object_get(m, "ex")));
-        snprintf(strict, sizeof strict, "%lld/%lld = %.4f",
-                 json_integer_value(json_object_get(m, "strict_correct")), total,
-                 json_number_value(json_object_get(m, "ex_strict")));
-        printf("%-16s %-18s %-18s", name, ex, strict);
+        char ex[128], strict[128];
+        format_figure(ex, sizeof ex, m, "correct", "ex", "ex_ci");
+        format_figure(strict, sizeof strict, m, "strict_correct", "ex_strict",
+                      "ex_strict_ci");
+        printf("%-16s %-*s %-*s", name, width, ex, width, strict);
         for (int s = 0; s < SX_STATUS_COUNT; s++) {
             const char *status = sx_status_name((sx_status_t)s);
             if (status_occurs(methods, status))
@@ -325,7 +360,6 @@ void sx_run_table_print(const char *out_dir)
     json_t *wall = json_object_get(json_object_get(summary, "run"), "wall_seconds");
     if (json_is_number(wall))
         printf("wall time %.3f s\n", json_number_value(wall));
-    printf("report: %s/report.html\n", out_dir);
     fflush(stdout);
     json_decref(summary);
 }

@@ -19,8 +19,8 @@
 #define SX_RUN_REPEAT_MAX 100     /* --repeat of run, coordinator and doctor */
 #define SX_RUN_SUBSETS_MAX 100000 /* N of --shard I/N */
 /* --slots of run, worker and doctor: tasks a worker runs at once on its
- * pair (docs/execution.md says how the default was measured: bench/scale
- * was fastest with 4 on a 2-core machine, slower with 8). */
+ * pair. 4 is where bench/scale is fastest on a 2-core machine; 8 is slower
+ * (docs/execution.md says why, docs/internals/measurements.md the figures). */
 #define SX_RUN_SLOTS_DEFAULT 4
 
 enum {
@@ -40,6 +40,9 @@ enum {
     SX_OPT_CACHE,
     SX_OPT_NO_CACHE,
     SX_OPT_REPEAT,
+    SX_OPT_PROGRESS_MS,
+    SX_OPT_MAX_SAMPLES,
+    SX_OPT_ALLOW_MIXED_ENGINES,
     SX_OPT_NEXT /* first free value for a command's own options */
 };
 
@@ -58,6 +61,10 @@ enum {
         {"rerun", required_argument, NULL, SX_OPT_RERUN},                                \
         {"tasks", required_argument, NULL, SX_OPT_TASKS},                                \
         {"repeat", required_argument, NULL, SX_OPT_REPEAT},                              \
+        {"progress-ms", required_argument, NULL, SX_OPT_PROGRESS_MS},                    \
+        {"max-samples", required_argument, NULL, SX_OPT_MAX_SAMPLES},                    \
+        SX_BOOTSTRAP_LONGOPTS,                                                           \
+        {"allow-mixed-engines", no_argument, NULL, SX_OPT_ALLOW_MIXED_ENGINES},          \
     {                                                                                    \
         "profile", required_argument, NULL, SX_OPT_PROFILE                               \
     }
@@ -77,6 +84,13 @@ enum {
     "with\n"                                                                             \
     "                         --simulate or an existing pair)\n"                         \
     "  --no-cache             neither read nor write the result cache\n"
+
+/* --flink of the commands whose pairs streamex starts (run, worker, exec,
+ * doctor; runtime's is in cli/pairopts.h). */
+#define SX_FLINK_OPTION_HELP                                                             \
+    "  --flink X.Y            the engine: Flink X.Y as installed by\n"                   \
+    "                         scripts/setup-runtime.sh --flink X.Y (default: the\n"      \
+    "                         default engine; streamex --version lists them)\n"
 
 #define SX_SLOTS_OPTION_HELP                                                             \
     "  --slots N              tasks a worker runs at once on its pair (default 4; its\n" \
@@ -110,10 +124,18 @@ enum {
     "                         are several, never from the result cache); a task whose\n" \
     "                         final relations differ is \"stable\": false, the other\n"  \
     "                         runs' CSVs kept as csv/ID.runK.csv; verdicts: run 1's\n"   \
+    "                         (not with several samples per task)\n"                     \
+    "  --max-samples N        sample numbers of predictions must be below N (default\n"  \
+    "                         100); each (task, sample) is executed and scored\n"        \
     "  --shard I/N            only tasks whose position modulo N is I (CI matrices;\n"   \
     "                         combine the outputs with 'streamex merge')\n"              \
     "  --simulate SPEC        workers simulate execution (tests), e.g. delay_ms=20\n"    \
-    "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"
+    "  --profile P            comparison profile (spider2-lite-2025-11 default)\n"       \
+    "  --progress-ms MS       progress every MS (default 500 on a terminal, 5000 off\n"  \
+    "                         one; the coordinator's 2000)\n"                            \
+    "  --allow-mixed-engines  let workers of different engines (--flink) into one\n"     \
+    "                         run; refused by default: a mixed EX describes no "         \
+    "engine\n" SX_BOOTSTRAP_OPTIONS_HELP
 
 typedef struct {
     const char *bench;
@@ -124,6 +146,7 @@ typedef struct {
     int heartbeat_ms;
     int dead_after_ms;
     int retries;
+    int progress_ms; /* 0: the command's default */
     bool resume;
     bool rerun[SX_STATUS_COUNT];
     char **tasks; /* --tasks, heap copies */
@@ -132,8 +155,13 @@ typedef struct {
     const char *simulate;
     sx_profile_t profile;
     int repeat;        /* --repeat N */
+    int max_samples;   /* --max-samples N (0: the default) */
     const char *cache; /* --cache DIR */
     bool no_cache;     /* --no-cache */
+    /* --bootstrap, --seed: a command starts from SX_BOOTSTRAP_DEFAULT ({0}: no
+     * intervals) */
+    sx_bootstrap_t bootstrap;
+    bool allow_mixed_engines; /* --allow-mixed-engines */
     /* filled by sx_runopts_config */
     const char **names, **files;
 } sx_runopts_t;
@@ -160,7 +188,8 @@ const char *sx_runopts_cache_dir(const sx_runopts_t *opts, char *dir, size_t siz
  * status (sx_run_exit_code). */
 typedef struct {
     long workers, capacity, first_index;
-    long slots; /* tasks each worker runs at once */
+    long slots;        /* tasks each worker runs at once */
+    const char *flink; /* the workers' engine (--flink X.Y), NULL the default */
     bool quiet;
     const char *command; /* summary.json's "run" command (NULL: "run") */
 } sx_local_run_t;
@@ -181,7 +210,8 @@ void sx_progress_print(const char *json, void *arg);
 /* Ends the redrawn line on a terminal. */
 void sx_progress_end(void);
 /* On a terminal, after a complete run: one row per method from
- * OUT/summary.json (EX, strict EX, the count of each status that occurred),
+ * OUT/summary.json (EX, strict EX, each with its 95 % interval when
+ * summary.json has it, the count of each status that occurred),
  * the wall time and the path of OUT/report.html. Off a terminal, nothing:
  * the "NAME: EX = ..." lines stay the machine-readable summary. */
 void sx_run_table_print(const char *out_dir);

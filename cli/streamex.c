@@ -5,12 +5,14 @@
 #include "common/install.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "worker/pair/engine.h"
 
 #include <czmq.h>
 
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -33,6 +35,8 @@ static const command_t s_commands[] = {
     {"runtime", sx_cmd_runtime, "start, inspect or stop one worker's Kafka + Flink pair"},
     {"merge", sx_cmd_merge, "merge the outputs of --shard runs into one"},
     {"report", sx_cmd_report, "write OUT/report.html again from a run's outputs"},
+    {"compare", sx_cmd_compare,
+     "compare two outputs of one bench task by task, with paired statistics"},
     {"keygen", sx_cmd_keygen, "make a CURVE certificate for a coordinator or worker"},
 };
 #define COMMAND_COUNT (sizeof s_commands / sizeof s_commands[0])
@@ -50,8 +54,9 @@ static void print_usage(FILE *out)
                  "-v logs debug lines, -q only errors; logs go to stderr.\n");
 }
 
-/* streamex's version, then the Flink and Kafka versions its runtime is pinned
- * to (runtime/versions.env of the source tree or of the install). */
+/* streamex's version, the Flink and Kafka versions its runtime is pinned to
+ * (runtime/versions.env of the source tree or of the install), then every
+ * engine installed in the runtime folder and the --flink that picks it. */
 static int print_version(void)
 {
     printf("streamex %s\n", SX_VERSION);
@@ -63,6 +68,19 @@ static int print_version(void)
     }
     printf("Flink %s (Kafka connector %s)\nKafka %s\n", v.flink,
            v.connector[0] ? v.connector : "unknown", v.kafka);
+    char *dir = sx_install_runtime_dir(NULL);
+    sx_engine_t engines[SX_ENGINE_MAX];
+    size_t count = sx_engine_list(dir, engines, SX_ENGINE_MAX);
+    printf("engines installed in %s:%s\n", dir,
+           count ? "" : " none (scripts/setup-runtime.sh [--flink X.Y])");
+    for (size_t i = 0; i < count; i++) {
+        char label[SX_ENGINE_TEXT], series[32];
+        sx_engine_label(&engines[i], label, sizeof label);
+        sx_engine_series(&engines[i], series, sizeof series);
+        printf("  %s (%s--flink %s)\n", label, engines[i].is_default ? "default; " : "",
+               series);
+    }
+    free(dir);
     return 0;
 }
 

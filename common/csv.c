@@ -7,9 +7,10 @@
  * the field's quoting and the line before libcsv submits anything. A whole
  * line without a quote or CR, begun at a row's start, goes in one call
  * instead (none of its fields is quoted): most lines of a large source are
- * such, and one call per line instead of two per field takes about 15%
- * off reading a million-row source (bench/heavy --no-pair). Parsing is
- * strict (a stray quote is an error) and never trims spaces. */
+ * such, and one call per line instead of two per field is a measured share
+ * of reading a large source (bench/heavy --no-pair,
+ * docs/internals/measurements.md). Parsing is strict (a stray quote is an
+ * error) and never trims spaces. */
 #include "common/csv.h"
 
 #include "common/files.h"
@@ -230,8 +231,8 @@ static int malformed(struct csv_parser *parser, const reader_t *reader, const ch
  * libcsv in one call: a row not begun, ended by LF in this piece, without a
  * quote (no field is quoted, and none can be malformed) or a CR (which
  * would end a line early); 0 otherwise. The scan stops at the first of the
- * three: searching the piece for an LF first made a file of CR line ends
- * quadratic in its piece (each row searched the rest: 1 s for 3 MB). */
+ * three: searching the piece for an LF first would make a file of CR line
+ * ends quadratic in its piece (each row searching the rest of it). */
 static size_t plain_line_length(const struct csv_parser *parser, const char *data,
                                 size_t size)
 {

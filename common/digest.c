@@ -124,8 +124,8 @@ void sx_digest_test(bool verbose)
     char hex[41], other[41];
     sx_hash_bytes("abc", 3, hex);
     SX_CHECK(strcmp(hex, "a9993e364706816aba3e25717850c26c9cd0d89d") == 0);
-    /* The layout is the byte stream it always was (journals stay valid):
-     * lines, then the SQL with its NUL, then "HASH PATH" lines. */
+    /* The layout is fixed, since journals keep fingerprints of it: lines,
+     * then the SQL with its NUL, then "HASH PATH" lines. */
     const char stream[] = "streamex 0.1\nsql\nSELECT 1\0a tasks/t/x\n";
     sx_hash_bytes(stream, sizeof stream - 1, other);
     fingerprint(0, hex);

@@ -115,10 +115,11 @@ static const char *type_name(mode_t mode)
 int sx_path_check_inside(const char *root, const char *path, sx_error_t *err)
 {
     char *real_root = realpath(root, NULL);
+    int root_errno = errno; /* the next realpath may change it */
     char *real = realpath(path, NULL);
     bool inside = false;
     if (!real_root)
-        sx_error_set(err, "%s: cannot resolve: %s", root, strerror(errno));
+        sx_error_set(err, "%s: cannot resolve: %s", root, strerror(root_errno));
     else if (!real)
         sx_error_set(err, "%s: cannot resolve: %s", path, strerror(errno));
     else {
@@ -308,13 +309,16 @@ char *sx_file_folder(const char *path)
     return sx_strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-/* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more). */
-static char *read_file(const char *path, size_t max_bytes, bool head, size_t *size_p,
-                       bool *cut_p, sx_error_t *err)
+/* sx_file_read, or with `head` its first max_bytes (*cut_p: there was more);
+ * with a root, only inside it, as sx_file_load checks. */
+static char *read_file(const char *root, const char *path, size_t max_bytes, bool head,
+                       size_t *size_p, bool *cut_p, sx_error_t *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
         return sx_error_set(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    if (root && sx_path_check_inside(root, path, err) != 0)
+        return NULL;
     if (!S_ISREG(st.st_mode))
         return sx_error_set(err, "%s: %s, not a regular file", path,
                             type_name(st.st_mode)),
@@ -328,13 +332,13 @@ static char *read_file(const char *path, size_t max_bytes, bool head, size_t *si
 char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err)
 {
     bool too_big;
-    return read_file(path, max_bytes, false, size_p, &too_big, err);
+    return read_file(NULL, path, max_bytes, false, size_p, &too_big, err);
 }
 
-char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
-                        sx_error_t *err)
+char *sx_file_read_head(const char *root, const char *path, size_t max_bytes,
+                        size_t *size_p, bool *cut_p, sx_error_t *err)
 {
-    return read_file(path, max_bytes, true, size_p, cut_p, err);
+    return read_file(root, path, max_bytes, true, size_p, cut_p, err);
 }
 
 char *sx_file_read_stream(const char *path, size_t max_bytes, size_t *size_p,
@@ -384,6 +388,16 @@ int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t 
                             "%s:%zu: a NUL byte at column %zu (a JSONL line is text)",
                             self->path, self->number, (size_t)(nul - line) + 1);
     return 1;
+}
+
+int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err)
+{
+    size_t length;
+    int more;
+    while ((more = sx_lines_next(self, line_p, &length, err)) == 1 &&
+           strspn(*line_p, " \t\r") == length)
+        ;
+    return more;
 }
 
 /* --- output folders ------------------------------------------------------ */
@@ -842,6 +856,17 @@ static void test_input_rule(const char *dir, bool verbose)
     free(data);
     SX_CHECK(unsetenv("SX_MAX_CSV_BYTES") == 0);
 
+    /* The limit holds for the bytes read, not the size stated: a procfs file
+     * states 0 bytes and holds more, as a file that grows after its stat. */
+    SX_CHECK(setenv("SX_MAX_EXTRA_BYTES", "0", 1) == 0);
+    expect_error(
+        sx_file_load(NULL, "/proc/self/status", SX_FILE_EXTRA, &size, &err) ? 0 : -1,
+        &err,
+        "/proc/self/status: larger than the limit of 0 bytes for task files (set "
+        "SX_MAX_EXTRA_BYTES to raise it)",
+        verbose);
+    SX_CHECK(unsetenv("SX_MAX_EXTRA_BYTES") == 0);
+
     snprintf(want, sizeof want, "%s: a folder, not a regular file", root);
     expect_error(sx_file_check(NULL, root, SX_FILE_JSON, NULL, &err), &err, want,
                  verbose);
@@ -862,6 +887,15 @@ static void test_lines(bool verbose)
     SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 1 && strcmp(line, "d") == 0 &&
              lines.number == 4);
     SX_CHECK(sx_lines_next(&lines, &line, &length, &err) == 0);
+    /* Past the blank lines: "b" after two of them, the NUL line an error. */
+    char filled[] = "a\n \t\r\n\nb\n\x01\0\n\r";
+    sx_lines_init(&lines, "g.jsonl", filled, sizeof filled - 1);
+    SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 1 && strcmp(line, "a") == 0);
+    SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 1 && strcmp(line, "b") == 0 &&
+             lines.number == 4);
+    expect_error(sx_lines_next_filled(&lines, &line, &err), &err,
+                 "g.jsonl:5: a NUL byte at column 2 (a JSONL line is text)", verbose);
+    SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 0 && lines.number == 6);
 }
 
 static void test_output_paths(const char *dir, bool verbose)
@@ -895,6 +929,12 @@ static void test_output_paths(const char *dir, bool verbose)
     SX_CHECK(sx_output_path_check(path, NULL) == 0);
     SX_CHECK(sx_output_path_check(dir, NULL) == 0);
     SX_CHECK(access(path, F_OK) != 0); /* checked, not created */
+    /* With stdin closed the probe's file gets descriptor 0, a good one. */
+    int saved = dup(0);
+    SX_CHECK(saved > 0 && close(0) == 0);
+    int rc = sx_output_path_check(dir, &err);
+    SX_CHECK(dup2(saved, 0) == 0 && close(saved) == 0);
+    SX_CHECK(rc == 0);
 }
 
 /* Threads writing one path at once each succeed, and the file ends whole:
@@ -1066,6 +1106,22 @@ static void test_read_chunks(const char *dir)
     snprintf(want, sizeof want, "%s: a folder, not a regular file", dir);
     expect_error(sx_file_read_chunks(NULL, dir, SX_FILE_CSV, 4, collect_piece, all, &err),
                  &err, want, false);
+    /* A file that passes every check but cannot be opened (no descriptor
+     * left) is that error, never read from a bad descriptor. */
+    struct rlimit saved, none;
+    SX_CHECK(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+    none = (struct rlimit){0, saved.rlim_max};
+    SX_CHECK(setrlimit(RLIMIT_NOFILE, &none) == 0);
+    int chunks =
+        sx_file_read_chunks(NULL, path, SX_FILE_CSV, 4, collect_piece, all, &err);
+    sx_error_t load_err;
+    size_t size = 0;
+    char *data = sx_file_load(NULL, path, SX_FILE_CSV, &size, &load_err);
+    SX_CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+    snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(EMFILE));
+    expect_error(chunks, &err, want, false);
+    expect_error(data ? 0 : -1, &load_err, want, false);
+    free(data);
 }
 
 static void test_read_stream(const char *dir)
@@ -1096,6 +1152,7 @@ void sx_files_test(bool verbose)
     SX_CHECK(sx_file_write_atomic(path, "hello", 5, NULL) == 0);
     SX_CHECK(sx_file_exists(path));
     size_t size = 0;
+    errno = EINTR; /* left by an earlier call: no read of this one was interrupted */
     char *data = sx_file_read(path, 100, &size, NULL);
     SX_CHECK(data && size == 5 && strcmp(data, "hello") == 0);
     free(data);

@@ -88,10 +88,11 @@ char *sx_file_folder(const char *path);
 /* Reads a whole file that streamex wrote itself (results, journal, spool):
  * regular files only, at most max_bytes. */
 char *sx_file_read(const char *path, size_t max_bytes, size_t *size_p, sx_error_t *err);
-/* The first max_bytes of such a file (a preview): a longer file is cut and
- * *cut_p set, not an error. Never blocks on a FIFO or device. */
-char *sx_file_read_head(const char *path, size_t max_bytes, size_t *size_p, bool *cut_p,
-                        sx_error_t *err);
+/* The first max_bytes of a file (a preview): a longer file is cut and
+ * *cut_p set, not an error. Never blocks on a FIFO or device. root, when not
+ * NULL, is the folder the file belongs to, as for sx_file_check. */
+char *sx_file_read_head(const char *root, const char *path, size_t max_bytes,
+                        size_t *size_p, bool *cut_p, sx_error_t *err);
 /* Reads the whole of a file the user named that may be a pipe (`--sql
  * <(...)`): anything but a folder, at most max_bytes, NUL-terminated. */
 char *sx_file_read_stream(const char *path, size_t max_bytes, size_t *size_p,
@@ -111,6 +112,10 @@ void sx_lines_init(sx_lines_t *self, const char *path, char *data, size_t size);
  * holds a NUL byte (err: "PATH:LINE: a NUL byte at column C"), after which
  * the next call goes on with the following line. */
 int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t *err);
+/* The same, past the blank lines (spaces, tabs and a CR only), which hold
+ * nothing to read: 1 and the next line with something on it, 0 at the end,
+ * -1 as sx_lines_next. */
+int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err);
 
 /* The extra room every output folder needs below PATH_MAX for the names
  * written in it (method folders, result files, temporary names). */

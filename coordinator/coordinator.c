@@ -20,6 +20,7 @@
 #include "coordinator/journal.h"
 #include "common/report/report.h"
 #include "common/files.h"
+#include "common/sample.h"
 #include "proto/proto.h"
 
 #include <errno.h>
@@ -47,11 +48,15 @@ static void set_defaults(sx_coordinator_config_t *c)
         c->progress_ms = 1000;
     if (c->attempt_grace_ms <= 0)
         c->attempt_grace_ms = 60000;
+    if (c->max_samples <= 0)
+        c->max_samples = SX_SAMPLES_DEFAULT;
 }
 
-void coord_unit_key(char *key, size_t size, const char *method, const char *task_id)
+/* Names are safe (no '/'), so the key is unambiguous. */
+void coord_unit_key(char *key, size_t size, const char *method, const char *task_id,
+                    int sample)
 {
-    snprintf(key, size, "%s/%s", method, task_id);
+    snprintf(key, size, "%s/%s/%d", method, task_id, sample);
 }
 
 /* Whether OUT/NAME would collide with a file of the OUT layout (the journal,
@@ -86,10 +91,23 @@ static int load_methods(sx_coordinator_t *self, sx_error_t *err)
                 return sx_error_set(err, "method name '%s' is given twice",
                                     c->method_names[m]);
         self->methods[m].name = sx_strdup(c->method_names[m]);
-        self->methods[m].predictions =
-            sx_predictions_load(c->prediction_files[m], self->bench, err);
+        self->methods[m].predictions = sx_predictions_load_samples(
+            c->prediction_files[m], self->bench, c->max_samples, err);
         if (!self->methods[m].predictions)
             return sx_error_prefix(err, "method %s", c->method_names[m]), -1;
+        self->methods[m].samples = sx_predictions_samples(self->methods[m].predictions);
+        self->methods[m].csv_folder_made =
+            sx_alloc((size_t)self->methods[m].samples, sizeof(bool));
+        /* A repeat compares a candidate's runs; a sample is another candidate
+         * (each one its own run already): the two would need a stability per
+         * (task, sample) that nothing reports yet. */
+        if (c->repeat > 1 && self->methods[m].samples > 1)
+            return sx_error_set(err,
+                                "--repeat cannot be combined with several samples per "
+                                "task: method %s has %d samples (%s); run --repeat on a "
+                                "file of one sample per task",
+                                c->method_names[m], self->methods[m].samples,
+                                c->prediction_files[m]);
     }
     return 0;
 }
@@ -130,18 +148,30 @@ static int build_units(sx_coordinator_t *self, sx_error_t *err)
         free(selected);
         return -1;
     }
-    self->units = sx_alloc(self->method_count * tasks + 1, sizeof *self->units);
+    size_t units = 0;
+    for (size_t m = 0; m < self->method_count; m++)
+        units += tasks * (size_t)self->methods[m].samples;
+    self->units = sx_alloc(units + 1, sizeof *self->units);
+    for (size_t t = 0; t < tasks; t++)
+        self->run_tasks +=
+            in_subset(&self->config, t) && (!self->config.task_count || selected[t]);
+    /* Method by method, task by task, each task's samples in order: the order
+     * of results.jsonl. */
     for (size_t m = 0; m < self->method_count; m++) {
         for (size_t t = 0; t < tasks; t++) {
             if (!in_subset(&self->config, t) || (self->config.task_count && !selected[t]))
                 continue;
-            unit_t *unit = &self->units[self->unit_count++];
-            unit->method = m;
-            unit->task_id = sx_bench_task_id(self->bench, t);
-            unit->sql = sx_predictions_sql(self->methods[m].predictions, unit->task_id);
-            char key[600];
-            coord_unit_key(key, sizeof key, self->methods[m].name, unit->task_id);
-            zhashx_insert(self->unit_index, key, unit);
+            for (int k = 0; k < self->methods[m].samples; k++) {
+                unit_t *unit = &self->units[self->unit_count++];
+                unit->method = m;
+                unit->task_id = sx_bench_task_id(self->bench, t);
+                unit->sample = k;
+                unit->sql = sx_predictions_sample_sql(self->methods[m].predictions,
+                                                      unit->task_id, k);
+                char key[600];
+                coord_unit_key(key, sizeof key, self->methods[m].name, unit->task_id, k);
+                zhashx_insert(self->unit_index, key, unit);
+            }
         }
     }
     free(selected);
@@ -169,10 +199,10 @@ static int resume_visit(const char *method, const char *inputs, const char *csv_
 {
     (void)err;
     sx_coordinator_t *self = arg;
-    unit_t *unit = coord_find_unit(self, method, result->task_id);
+    unit_t *unit = coord_find_unit(self, method, result->task_id, result->sample);
     if (!unit) {
-        sx_debug("journal: %s/%s is not part of this run, ignored", method,
-                 result->task_id);
+        sx_debug("journal: %s/%s sample %d is not part of this run, ignored", method,
+                 result->task_id, result->sample);
         self->not_in_run++;
         return 0;
     }
@@ -286,6 +316,7 @@ static void destroy_worker(void **item)
     zframe_destroy(&w->routing_id);
     free(w->name);
     free(w->runtime);
+    free(w->engine);
     zlist_destroy(&w->shards);
     free(w);
     *item = NULL;
@@ -422,6 +453,7 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     for (size_t m = 0; m < self->method_count; m++) {
         free(self->methods[m].name);
         sx_predictions_destroy(&self->methods[m].predictions);
+        free(self->methods[m].csv_folder_made);
     }
     free(self->methods);
     zhashx_destroy(&self->unit_index);
@@ -468,7 +500,9 @@ static void expire_attempts(sx_coordinator_t *self, int64_t now)
         char why[512];
         snprintf(why, sizeof why, "worker %s returned no result within %d s + %d ms",
                  name, unit->timeout_s, self->config.attempt_grace_ms);
-        sx_warn("%s/%s: %s", self->methods[unit->method].name, unit->task_id, why);
+        char unit_name[600];
+        coord_unit_name(self, unit, unit_name, sizeof unit_name);
+        sx_warn("%s: %s", unit_name, why);
         coord_end_attempt(self, unit, name, why, true, NULL);
     }
     zlist_destroy(&late);
@@ -535,21 +569,77 @@ static void expire_and_beat(sx_coordinator_t *self)
     expire_attempts(self, now);
 }
 
-/* What the figures above do not say: that they count a --tasks subset, and,
- * on the very last line, that infra_error tasks are left (the run exits 3). */
+/* What the figures above do not say: that they count a --tasks subset
+ * (that infra_error tasks are left is the command's last line, cli/ending.c). */
 void coord_print_last_lines(sx_coordinator_t *self, FILE *out)
 {
-    size_t tasks = self->unit_count / self->method_count;
     if (self->config.task_count)
         fprintf(out,
                 "subset: every figure above counts %zu of the %zu task IDs (--tasks)\n",
-                tasks, sx_bench_task_count(self->bench));
-    size_t infra = sx_coordinator_infra_errors(self);
-    if (infra)
-        fprintf(out,
-                "infra_error: %zu task(s) ended on an infrastructure failure, not a "
-                "verdict: rerun them with --resume --rerun infra_error\n",
-                infra);
+                self->run_tasks, sx_bench_task_count(self->bench));
+}
+
+/* How often the loop notes which units are running (the ETA's clock). */
+#define NOTE_RUNNING_MS 250
+
+/* Marks the units each worker is running now (the first `slots` it holds,
+ * in order) with the time the loop first saw them so: the ETA counts how
+ * long each has already run. Called on a timer, not per message, so its walk
+ * over the workers costs nothing per result. */
+static void note_running(sx_coordinator_t *self, int64_t now)
+{
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        int running = 0;
+        for (shard_t *shard = zlist_first(w->shards); shard && running < w->slots;
+             shard = zlist_next(w->shards))
+            for (unit_t *u = zlist_first(shard->units); u && running < w->slots;
+                 u = zlist_next(shard->units), running++)
+                if (!u->running_ms)
+                    u->running_ms = now;
+    }
+}
+
+/* Seconds a running unit still needs: the usual time a task takes less what
+ * it has run, or, once it is past the usual time, as long again as it has
+ * run so far (it is a slow one, and how slow is unknown); never past its
+ * attempt's deadline, when it is given up. */
+static double unit_remaining(const unit_t *u, double usual, int64_t now)
+{
+    double ran = (double)(now - u->running_ms) / 1000.0;
+    double left = ran < usual ? usual - ran : ran;
+    double until_deadline = (double)(u->deadline - now) / 1000.0;
+    return until_deadline > 0 && left > until_deadline ? until_deadline : left;
+}
+
+/* The run's ETA in seconds (docs/commands.md, "Progress"), or -1 before any
+ * task has been executed: the work left, the running units' remaining time
+ * plus the usual time for each unit not running yet, spread over every
+ * connected slot, but never less than the longest running unit needs. */
+static double eta_seconds(sx_coordinator_t *self, int64_t now)
+{
+    if (self->settled == self->unit_count)
+        return 0;
+    if (!self->executed)
+        return -1;
+    double usual = self->executed_seconds / (double)self->executed;
+    double work = 0, longest = 0;
+    size_t running = 0, slots = 0;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
+        slots += (size_t)w->slots;
+        for (shard_t *shard = zlist_first(w->shards); shard;
+             shard = zlist_next(w->shards))
+            for (unit_t *u = zlist_first(shard->units); u; u = zlist_next(shard->units)) {
+                if (!u->running_ms)
+                    continue;
+                double left = unit_remaining(u, usual, now);
+                work += left;
+                longest = left > longest ? left : longest;
+                running++;
+            }
+    }
+    work += usual * (double)(self->unit_count - self->settled - running);
+    double spread = work / (double)(slots ? slots : 1);
+    return spread > longest ? spread : longest;
 }
 
 static void say_final_goodbye(sx_coordinator_t *self)
@@ -573,7 +663,7 @@ static void report_progress(sx_coordinator_t *self)
 int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
 {
     zpoller_t *poller = zpoller_new(self->router, stop, NULL);
-    int64_t next_progress = 0;
+    int64_t next_progress = 0, next_running = 0;
     self->loop_at = zclock_mono();
     int rc = 1;
     sx_info("coordinator on %s: %zu tasks to settle (%zu already settled)",
@@ -597,6 +687,10 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
         excuse_own_stall(self);
         expire_and_beat(self);
         coord_commit(self);
+        if (zclock_mono() >= next_running) {
+            note_running(self, zclock_mono());
+            next_running = zclock_mono() + NOTE_RUNNING_MS;
+        }
         if (zclock_mono() >= next_progress) {
             report_progress(self);
             next_progress = zclock_mono() + self->config.progress_ms;
@@ -643,8 +737,6 @@ size_t sx_coordinator_infra_errors(const sx_coordinator_t *self)
 char *sx_coordinator_status_json(sx_coordinator_t *self)
 {
     double elapsed = (double)(zclock_mono() - self->started_ms) / 1000.0; /* to the ms */
-    size_t done_now = self->settled - self->settled_at_start;
-    size_t left = self->unit_count - self->settled;
     json_t *root = json_object();
     json_object_set_new(root, "done", json_integer((json_int_t)self->settled));
     json_object_set_new(root, "total", json_integer((json_int_t)self->unit_count));
@@ -654,10 +746,9 @@ char *sx_coordinator_status_json(sx_coordinator_t *self)
     json_object_set_new(
         root, "ex", json_real(self->settled ? (double)self->correct / self->settled : 0));
     json_object_set_new(root, "elapsed_s", json_real(elapsed));
+    double eta = eta_seconds(self, zclock_mono());
     json_object_set_new(root, "eta_s",
-                        done_now
-                            ? json_real(round(elapsed / done_now * left * 1000) / 1000)
-                            : json_null());
+                        eta >= 0 ? json_real(round(eta * 1000) / 1000) : json_null());
     json_t *workers = json_array();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         json_t *item = json_object();

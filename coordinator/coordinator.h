@@ -1,6 +1,6 @@
 /* coordinator.h: the distributed run (docs/outputs.md, docs/cluster.md). The coordinator
- * loads the bench and every method's predictions, splits the (method, task)
- * pairs into shards and hands them over a ROUTER socket to workers that ask
+ * loads the bench and every method's predictions, splits the (method, task,
+ * sample) units into shards and hands them over a ROUTER socket to workers that ask
  * for them (credit: a worker never holds more shards than the capacity it
  * announced). It serves the bench files a shard needs by content hash,
  * journals every settled result before acknowledging it, and writes
@@ -18,13 +18,14 @@
  * while running it, its deadline missed), never by a repeated HELLO or a
  * reconnect (the units such a session lets go do not go back to it while
  * another worker is connected). A worker's unstarted units go to an idle
- * worker: once the queue is empty and a worker holds nothing, the coordinator
- * sends a RECALL to each worker holding units the idle one would take, and
- * requeues, without spending an attempt, the units the RELEASE answer lists
- * that the worker still holds under those tokens (at most one RECALL
- * outstanding per worker). A RESULT is applied only when it answers the current
- * token of a unit its sender holds; any other is logged, acknowledged and dropped. Bench
- * files are served only to a worker holding a shard that needs them.
+ * worker: once the queue is empty and a worker has a free slot (it holds
+ * fewer units than it runs at once), the coordinator sends a RECALL to each
+ * worker holding units the idle one would take, and requeues, without
+ * spending an attempt, the units the RELEASE answer lists that the worker
+ * still holds under those tokens (at most one RECALL outstanding per
+ * worker). A RESULT is applied only when it answers the current token of a
+ * unit its sender holds; any other is logged, acknowledged and dropped.
+ * Bench files are served only to a worker holding a shard that needs them.
  *
  * Storage failures stop the run: when a CSV or journal record cannot be
  * written, sx_coordinator_run returns 1 with the error (the journal stays a
@@ -35,12 +36,18 @@
  * records stay: the last record of a unit for its current inputs holds).
  *
  * `tasks` narrows the run to an explicit subset of task IDs (--tasks): every
- * output then counts that subset, and summary.json says so. */
+ * output then counts that subset, and summary.json says so.
+ *
+ * Several samples per task (common/sample.h): a method whose predictions
+ * reach sample n - 1 has n units per task, each executed, journaled, retried
+ * and resumed on its own; sample K > 0's final CSV is
+ * OUT/NAME/samples/K/csv/ID.csv. --repeat is refused with several samples. */
 #ifndef SX_COORDINATOR_H
 #define SX_COORDINATOR_H
 
 #include "common/error.h"
 #include "common/ex/score.h"
+#include "common/results/figures.h"
 #include "common/status.h"
 
 #include <czmq.h>
@@ -67,6 +74,12 @@ typedef struct {
     const char *cert_path; /* CURVE: the coordinator's certificate (czmq format) */
     const char *allow_dir; /* CURVE: public certificates of allowed workers */
     bool insecure;         /* allow plain TCP on a non-loopback address */
+    /* A run computes every verdict on one engine (a mixed EX describes no
+     * engine): a worker whose HELLO names another engine (the first word of
+     * its runtime) than a connected worker's or a settled result's is
+     * refused before any task goes to it, with a final GOODBYE whose reason
+     * starts "refused: ", unless this is set (--allow-mixed-engines). */
+    bool allow_mixed_engines;
 
     /* --tasks: only these task IDs (task_count of them; 0 = no --tasks). */
     const char *const *tasks;
@@ -83,6 +96,8 @@ typedef struct {
      * an infra_error as none. Verdicts, the journal and the figures are the
      * first run's; repeats are not journaled (a --resume repeats again). */
     int repeat;
+    /* --max-samples: sample numbers must be below it (0: SX_SAMPLES_DEFAULT). */
+    int max_samples;
 
     /* Called about every progress_ms with a JSON line describing the run
      * (see sx_coordinator_status_json); NULL = no progress. */
@@ -93,6 +108,8 @@ typedef struct {
     const char *command;
     /* Where the final "NAME: EX = ..." lines go (NULL = nowhere). */
     FILE *summary_out;
+    /* summary.json's intervals (--bootstrap, --seed; {0}: none). */
+    sx_bootstrap_t bootstrap;
 } sx_coordinator_config_t;
 
 typedef struct _sx_coordinator_t sx_coordinator_t;

@@ -1,17 +1,16 @@
 /* coordinator_int.h: what the files of the coordinator share, and nothing
- * outside coordinator/ includes. The coordinator shards (method, task) pairs over a
- * ROUTER socket to workers and settles their results (see coordinator.h). The pieces:
- * `unit_t` is one (method, task) pair with its attempts and final result; `shard_t` is a
- * batch of units held by one worker; `worker_t` is one connected worker (one routing id)
- * with its credit and heartbeat deadline. The loop polls the socket, applies each
- * message, expires silent workers and overdue attempts, and dispatches queued units to
- * workers with free credit, those with the most free slots first. A worker runs up to
- * `slots` units at once (its HELLO says how many), the first ones it holds, in order.
- * When the queue is empty and a worker has a free slot, a worker holding units it has not
- * started is sent a RECALL; its RELEASE gives them back unspent (a worker
- * holds shards of several units but runs only `slots` at a time, so without
- * this the last units of a run wait behind slow tasks while another worker
- * could run them).
+ * outside coordinator/ includes. The coordinator shards (method, task, sample) units
+ * over a ROUTER socket to workers and settles their results (see coordinator.h). The
+ * pieces: `unit_t` is one (method, task, sample) with its attempts and final result;
+ * `shard_t` is a batch of units held by one worker; `worker_t` is one connected worker
+ * (one routing id) with its credit and heartbeat deadline. The loop polls the socket,
+ * applies each message, expires silent workers and overdue attempts, and dispatches
+ * queued units to workers with free credit, those with the most free slots first. A
+ * worker runs up to `slots` units at once (its HELLO says how many), the first ones it
+ * holds, in order. When the queue is empty and a worker has a free slot, a worker holding
+ * units it has not started is sent a RECALL; its RELEASE gives them back unspent (a
+ * worker holds shards of several units but runs only `slots` at a time, so without this
+ * the last units of a run wait behind slow tasks while another worker could run them).
  *
  * Safety does not depend on timing: a unit is in exactly one state (queued,
  * held by one shard of one worker under one attempt token, settling, or
@@ -54,6 +53,7 @@ typedef enum {
 typedef struct {
     size_t method;       /* index into methods */
     const char *task_id; /* owned by the bench */
+    int sample;          /* which candidate of the task */
     const char *sql;     /* owned by the predictions; NULL = missing */
     int attempts;        /* spent: infra_error, its worker lost, its deadline missed */
     int timeout_s;       /* the task's, read at its first dispatch */
@@ -69,6 +69,8 @@ typedef struct {
     bool given_back;    /* queued after a RELEASE: it goes only to a worker with a
                            free slot, where it starts at once (coord_dispatch) */
     shard_t *shard;     /* the shard holding it, while held */
+    int64_t running_ms; /* when the loop first saw it among its worker's running
+                           units (coord_note_running), 0 while it is not */
 } unit_t;
 
 struct _shard_t {
@@ -82,6 +84,7 @@ struct _worker_t {
     zframe_t *routing_id;
     char *name;
     char *runtime; /* what it executes on, as its HELLO said */
+    char *engine;  /* the engine its results are computed on: runtime's first word */
     int capacity;
     int slots;       /* units it runs at once: the first `slots` it holds */
     zlist_t *shards; /* shard_t* */
@@ -100,7 +103,9 @@ struct _worker_t {
 typedef struct {
     char *name;
     sx_predictions_t *predictions;
-    bool csv_folder_made; /* OUT/NAME/csv exists: made at its first CSV */
+    int samples;           /* n: units per task */
+    bool *csv_folder_made; /* per sample: its csv/ folder exists, made at its
+                              first CSV */
 } method_t;
 
 /* A bench file a task needs, relative to BENCH. */
@@ -119,7 +124,7 @@ struct _sx_coordinator_t {
     size_t method_count;
     unit_t *units;
     size_t unit_count;
-    zhashx_t *unit_index;     /* "method/task" -> unit_t* */
+    zhashx_t *unit_index;     /* coord_unit_key -> unit_t* */
     zlist_t *queue;           /* unit_t* waiting for a worker */
     size_t queued_given_back; /* of them, given back by a RELEASE */
     zhashx_t *workers;        /* key -> worker_t* */
@@ -127,7 +132,7 @@ struct _sx_coordinator_t {
     zlistx_t *credited;       /* worker_t* that have credit: what dispatch looks at */
     zhashx_t *manifests;      /* task_id -> zlistx of manifest_file_t* */
     zhashx_t *timeouts;       /* task_id -> its timeout_s, as a pointer-sized integer */
-    zhashx_t *files;          /* hash -> absolute path */
+    zhashx_t *files;          /* hash -> path relative to BENCH */
     zhashx_t *file_bytes;     /* hash -> zchunk_t*, the files read (coord_file_bytes) */
     size_t file_bytes_kept;
     zhashx_t *runtimes; /* worker name -> its runtime, for the workers whose
@@ -152,13 +157,16 @@ struct _sx_coordinator_t {
     uint64_t file_bytes_sent;
     int round;         /* --repeat: the round running, from 1 */
     size_t not_in_run; /* journal records of units outside this run (--tasks, --shard) */
+    size_t run_tasks;  /* task IDs in this run (a --tasks or --shard subset, or all) */
     int64_t started_ms;
-    int64_t loop_at;        /* when the loop last came round (sx_clock_stall_ms) */
-    int64_t next_deadline;  /* no held unit's deadline comes before this */
-    int64_t next_beat_scan; /* when every worker's silence and beat is looked at */
-    bool rebalance;         /* what workers hold changed since the last look for
-                               an idle worker (coord_recall_for_idle) */
-    double started_at;      /* Unix time, for summary.json's "run" */
+    double executed_seconds; /* summed over the units a worker executed this run */
+    size_t executed;         /* and their count: the ETA's usual time a task */
+    int64_t loop_at;         /* when the loop last came round (sx_clock_stall_ms) */
+    int64_t next_deadline;   /* no held unit's deadline comes before this */
+    int64_t next_beat_scan;  /* when every worker's silence and beat is looked at */
+    bool rebalance;          /* what workers hold changed since the last look for
+                                an idle worker (coord_recall_for_idle) */
+    double started_at;       /* Unix time, for summary.json's "run" */
 };
 
 /* units.c: the units' state machine */
@@ -167,7 +175,11 @@ void coord_end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_
 void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front);
 void coord_fail_run(sx_coordinator_t *self, const sx_error_t *err);
 bool coord_failed_on(unit_t *unit, const char *name);
-unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id);
+unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id,
+                        int sample);
+/* "METHOD/TASK", or "METHOD/TASK sample K" for K > 0, for messages. */
+void coord_unit_name(const sx_coordinator_t *self, const unit_t *unit, char *out,
+                     size_t size);
 void coord_free_shard(shard_t *shard);
 void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result);
 void coord_release_from_shard(sx_coordinator_t *self, unit_t *unit);
@@ -185,9 +197,10 @@ int coord_commit(sx_coordinator_t *self);
 /* dispatch.c: files, dispatch, dropping and recalling */
 void coord_credit_changed(sx_coordinator_t *self, worker_t *w);
 void coord_destroy_manifest(void **item);
-/* The bytes of the bench file hash at path, kept in memory once read (up to
- * a bound: a chunk not kept is the caller's); NULL with err set. */
-zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *path,
+/* The bytes of the bench file hash at rel (relative to BENCH), checked
+ * against the input rule and that hash when read, kept in memory once read
+ * (up to a bound: a chunk not kept is the caller's); NULL with err set. */
+zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *rel,
                            sx_error_t *err);
 void coord_dispatch(sx_coordinator_t *self);
 void coord_drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost);
@@ -211,6 +224,7 @@ int coord_write_outputs(sx_coordinator_t *self, sx_error_t *err);
 
 /* coordinator.c: set-up and the loop */
 void coord_print_last_lines(sx_coordinator_t *self, FILE *out);
-void coord_unit_key(char *key, size_t size, const char *method, const char *task_id);
+void coord_unit_key(char *key, size_t size, const char *method, const char *task_id,
+                    int sample);
 
 #endif

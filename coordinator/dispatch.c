@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/csv.h"
+#include "common/digest.h"
 #include "common/results/jsonout.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -64,7 +65,7 @@ static void add_manifest_file(sx_coordinator_t *self, zlistx_t *list, const char
     f->path = sx_strdup(rel);
     zlistx_add_end(list, f);
     if (!zhashx_lookup(self->files, f->hash))
-        zhashx_insert(self->files, f->hash, sx_strdup(abs));
+        zhashx_insert(self->files, f->hash, sx_strdup(rel));
 }
 
 typedef struct {
@@ -105,10 +106,7 @@ static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
     intptr_t known = (intptr_t)zhashx_lookup(self->timeouts, unit->task_id);
     if (known > 0)
         return unit->timeout_s = (int)known;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/tasks/%s/task.json", sx_bench_dir(self->bench),
-             unit->task_id);
-    json_t *root = json_load_file(path, 0, NULL);
+    json_t *root = sx_task_json_read(sx_bench_dir(self->bench), unit->task_id, NULL);
     json_t *value = root ? json_object_get(root, "timeout_s") : NULL;
     json_int_t seconds = !root                    ? SX_TASK_TIMEOUT_MAX
                          : json_is_integer(value) ? json_integer_value(value)
@@ -125,14 +123,29 @@ static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
  * that runs one of its tasks, read from disk once rather than each time. */
 #define FILE_BYTES_KEPT ((size_t)64 << 20)
 
-zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *path,
+zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *rel,
                            sx_error_t *err)
 {
     zchunk_t *bytes = zhashx_lookup(self->file_bytes, hash);
     if (bytes)
         return bytes;
+    /* The file is read now, maybe long after its manifest was made: the
+     * input rule is checked again, and only the bytes hashed then are sent
+     * (a file replaced since, by a link out of its folder or otherwise,
+     * never is); those are what is kept. */
+    char path[PATH_MAX], sha1[41] = "";
+    snprintf(path, sizeof path, "%s/%s", sx_bench_dir(self->bench), rel);
     size_t size = 0;
-    char *data = sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, err);
+    char *data = sx_bench_file_check(self->bench, rel, err) == 0
+                     ? sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, err)
+                     : NULL;
+    if (data)
+        sx_hash_bytes(data, size, sha1);
+    if (data && strcmp(sha1, hash) != 0) {
+        sx_error_set(err, "%s: changed since it was hashed for the shard", path);
+        free(data);
+        data = NULL;
+    }
     if (!data)
         return NULL;
     bytes = zchunk_new(data, size);
@@ -273,7 +286,8 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
             self->next_deadline = unit->deadline;
         w->held++;
         sx_msg_add_task(msg, self->methods[unit->method].name, unit->task_id, unit->sql,
-                        unit->attempts + 1, unit->token);
+                        unit->attempts + 1, unit->token)
+            ->sample = unit->sample;
         zlistx_t *files = coord_manifest_of(self, unit->task_id);
         for (manifest_file_t *f = zlistx_first(files); f; f = zlistx_next(files)) {
             if (zhashx_lookup(seen, f->path))
@@ -384,7 +398,7 @@ static bool holds_unstarted_for(const worker_t *w, const worker_t *idle)
  * worker with a free slot counts as idle, not only one holding nothing:
  * otherwise the units a many-slot worker queues behind its slow ones wait
  * while another's slots stand empty. A worker that never answers keeps its
- * units until its heartbeat or their deadlines give them up, as before. */
+ * units until its heartbeat or their deadlines give them up. */
 void coord_recall_for_idle(sx_coordinator_t *self)
 {
     /* Whether to recall depends on what the workers hold alone: looked at

@@ -16,6 +16,7 @@
 #include "common/ex/score.h"
 #include "coordinator/journal.h"
 #include "common/report/report.h"
+#include "common/digest.h"
 #include "common/files.h"
 #include "proto/proto.h"
 
@@ -29,6 +30,35 @@
 #include <sys/stat.h>
 
 /* ---- messages ---------------------------------------------------------- */
+
+/* Why a worker computing on `engine` may not join: the first connected
+ * worker, or settled result, of another engine, said in a heap string; NULL
+ * when it may. A run is one engine's (coordinator.h), so the refusal comes
+ * before any task is dispatched to it. */
+static char *engine_conflict(sx_coordinator_t *self, const char *name, const char *engine)
+{
+    if (self->config.allow_mixed_engines)
+        return NULL;
+    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
+        if (strcmp(w->engine, engine) != 0)
+            return sx_format("refused: worker %s runs %s, but worker %s of this run runs "
+                             "%s; a mixed EX describes no engine (the coordinator's "
+                             "--allow-mixed-engines mixes them)",
+                             name, engine, w->name, w->engine);
+    for (size_t i = 0; i < self->unit_count; i++) {
+        const unit_t *u = &self->units[i];
+        const char *had = u->result.engine;
+        /* A settling result counts: its worker may be gone, its commit not done. */
+        if ((u->state == UNIT_SETTLED || u->state == UNIT_SETTLING) && had && had[0] &&
+            strcmp(had, engine) != 0)
+            return sx_format("refused: worker %s runs %s, but this run's result of %s/%s "
+                             "was computed on %s; a mixed EX describes no engine (the "
+                             "coordinator's --allow-mixed-engines mixes them)",
+                             name, engine, self->methods[u->method].name, u->task_id,
+                             had);
+    }
+    return NULL;
+}
 
 static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_id,
                      sx_msg_t *msg)
@@ -49,7 +79,18 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
                 old->name);
         coord_drop_worker(self, old, "worker reconnected", false);
     }
+    /* HELLO's runtime begins with the engine, one word (proto.h). */
+    char *engine = sx_strndup(msg->runtime, strcspn(msg->runtime, " "));
+    char *conflict = engine_conflict(self, msg->worker, engine);
+    if (conflict) {
+        sx_err("%s", conflict);
+        coord_send_goodbye(self, routing_id, conflict, true);
+        free(conflict);
+        free(engine);
+        return;
+    }
     worker_t *w = sx_alloc(1, sizeof *w);
+    w->engine = engine;
     w->key = sx_strdup(key);
     w->routing_id = zframe_dup(routing_id);
     w->name = sx_strdup(msg->worker);
@@ -131,21 +172,27 @@ static sx_log_level_t dropped_level(worker_t *w)
 static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
                         sx_error_t *err)
 {
-    unit_t *unit = coord_find_unit(self, msg->method, msg->result.task_id);
     const sx_result_t *r = &msg->result;
+    unit_t *unit = coord_find_unit(self, msg->method, r->task_id, r->sample);
     const char *why = why_not_held(unit, w, msg->token);
     if (why) {
+        /* Named as coord_unit_name names a unit: " sample K" only for K > 0. */
+        char sample[32] = "";
+        if (r->sample)
+            snprintf(sample, sizeof sample, " sample %d", r->sample);
         sx_log(dropped_level(w),
-               "worker %s: result %s for %s/%s (token %llu): %s: dropped", w->name,
-               sx_status_name(r->status), msg->method, r->task_id,
+               "worker %s: result %s for %s/%s%s (token %llu): %s: dropped", w->name,
+               sx_status_name(r->status), msg->method, r->task_id, sample,
                (unsigned long long)msg->token, why);
         return 0;
     }
     w->done++;
     zhashx_update(self->runtimes, w->name, sx_strdup(w->runtime));
     if (sx_status_is_retryable(r->status)) {
-        sx_warn("worker %s: %s/%s attempt %d: infra_error: %s", w->name, msg->method,
-                r->task_id, unit->attempts + 1, r->detail);
+        char name[600];
+        coord_unit_name(self, unit, name, sizeof name);
+        sx_warn("worker %s: %s attempt %d: infra_error: %s", w->name, name,
+                unit->attempts + 1, r->detail);
         coord_end_attempt(self, unit, w->name, r->detail, true, NULL);
         if (sx_error_is_set(&self->fatal))
             return *err = self->fatal, -1;
@@ -154,6 +201,7 @@ static int apply_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg,
     sx_result_t result = *r;
     result.attempts = unit->attempts + 1;
     result.worker = w->name;
+    result.engine = w->engine;
     return coord_settle(self, unit, &result, msg->data, msg->size, err);
 }
 
@@ -194,7 +242,7 @@ static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
     size_t count = 0;
     for (size_t i = 0; i < msg->task_count; i++) {
         const sx_msg_task_t *task = &msg->tasks[i];
-        unit_t *unit = coord_find_unit(self, task->method, task->task_id);
+        unit_t *unit = coord_find_unit(self, task->method, task->task_id, task->sample);
         const char *why = why_not_held(unit, w, task->token);
         for (size_t j = 0; j < count && !why; j++)
             why = units[j] == unit ? "listed twice" : NULL;
@@ -230,16 +278,16 @@ static bool worker_needs_file(sx_coordinator_t *self, worker_t *w, const char *h
 
 static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
 {
-    const char *path = zhashx_lookup(self->files, msg->hash);
-    if (!path || !worker_needs_file(self, w, msg->hash)) {
+    const char *rel = zhashx_lookup(self->files, msg->hash);
+    if (!rel || !worker_needs_file(self, w, msg->hash)) {
         sx_warn("worker %s asked for file %s, which no shard it holds needs: refused",
                 w->name, msg->hash);
         return;
     }
     sx_error_t err;
-    zchunk_t *bytes = coord_file_bytes(self, msg->hash, path, &err);
+    zchunk_t *bytes = coord_file_bytes(self, msg->hash, rel, &err);
     if (!bytes) {
-        sx_err("file for worker %s: %s", w->name, err.msg);
+        sx_err("file for worker %s: %s: not sent", w->name, err.msg);
         return;
     }
     sx_msg_t *file = sx_msg_new(SX_MSG_FILE);

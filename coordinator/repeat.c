@@ -30,19 +30,6 @@
 
 /* ---- --repeat ------------------------------------------------------------ */
 
-/* Whether the task's evaluation ignores row order (false when unreadable:
- * then order counts, the stricter comparison). */
-static bool task_ignores_order(sx_coordinator_t *self, const char *task_id)
-{
-    char *path = sx_bench_evaluation_path(self->bench, task_id);
-    sx_error_t err;
-    sx_evaluation_t *evaluation = sx_evaluation_load(path, &err);
-    bool ignore = evaluation && evaluation->ignore_order;
-    sx_evaluation_destroy(&evaluation);
-    free(path);
-    return ignore;
-}
-
 /* Compares one repeat's outcome with the first run's: a CSV of the same
  * relation is dropped, another one kept as ID.runK.csv. Returns whether
  * they differ (*why says how), or -1 when the CSV cannot be stored. */
@@ -63,7 +50,7 @@ static int repeat_differs(sx_coordinator_t *self, unit_t *unit, const sx_result_
     bool same = false;
     sx_error_t cmp_err;
     if (sx_csv_same_relation(unit->result.csv, path,
-                             task_ignores_order(self, unit->task_id), &same,
+                             sx_task_ignores_order(self->bench, unit->task_id), &same,
                              &cmp_err) != 0)
         snprintf(why, why_size, "cannot compare: %s", cmp_err.msg);
     else

@@ -32,11 +32,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id)
+unit_t *coord_find_unit(sx_coordinator_t *self, const char *method, const char *task_id,
+                        int sample)
 {
     char key[600];
-    coord_unit_key(key, sizeof key, method, task_id);
+    coord_unit_key(key, sizeof key, method, task_id, sample);
     return zhashx_lookup(self->unit_index, key);
+}
+
+void coord_unit_name(const sx_coordinator_t *self, const unit_t *unit, char *out,
+                     size_t size)
+{
+    int n = snprintf(out, size, "%s/%s", self->methods[unit->method].name, unit->task_id);
+    if (unit->sample && n >= 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " sample %d", unit->sample);
 }
 
 /* Counts a settled result in (+1) or out (-1) of the run's tallies. */
@@ -56,13 +65,16 @@ static void keep_result(unit_t *unit, const sx_result_t *result)
 {
     sx_result_init(&unit->result, result->task_id, result->status, result->detail,
                    result->csv);
+    unit->result.sample = unit->sample;
     unit->result.attempts = result->attempts;
     unit->result.seconds = result->seconds;
     unit->result.strict = result->strict;
     unit->result.steps = result->steps;
     unit->result.cached = result->cached;
+    unit->result.changelog = result->changelog;
     free(unit->result.worker);
     unit->result.worker = sx_strdup(result->worker ? result->worker : "");
+    unit->result.engine = sx_strdup_or_null(result->engine);
 }
 
 /* Marks a unit settled without (re)writing its CSV or journal line. */
@@ -124,11 +136,15 @@ void coord_release_from_shard(sx_coordinator_t *self, unit_t *unit)
     coord_credit_changed(self, w);
 }
 
+/* OUT/NAME/csv/ID.csv, or OUT/NAME/samples/K/csv/ID.csv for a sample K > 0. */
 static void csv_path(sx_coordinator_t *self, const unit_t *unit, char *path,
                      size_t path_size)
 {
-    snprintf(path, path_size, "%s/%s/csv/%s.csv", self->out_dir,
-             self->methods[unit->method].name, unit->task_id);
+    char sample[48] = "";
+    if (unit->sample)
+        snprintf(sample, sizeof sample, "samples/%d/", unit->sample);
+    snprintf(path, path_size, "%s/%s/%scsv/%s.csv", self->out_dir,
+             self->methods[unit->method].name, sample, unit->task_id);
 }
 
 /* A match is routine; any other verdict is worth a look on a terminal
@@ -137,11 +153,11 @@ static void log_settled(const sx_coordinator_t *self, const unit_t *unit,
                         const sx_result_t *result)
 {
     bool match = result->status == SX_STATUS_MATCH;
-    char attempts[48] = "";
+    char attempts[48] = "", name[600];
     if (result->attempts > 0)
         snprintf(attempts, sizeof attempts, " after %d attempt(s)", result->attempts);
-    sx_log(match ? SX_LOG_DEBUG : SX_LOG_NOTE, "settled %s/%s: %s%s%s%s",
-           self->methods[unit->method].name, unit->task_id,
+    coord_unit_name(self, unit, name, sizeof name);
+    sx_log(match ? SX_LOG_DEBUG : SX_LOG_NOTE, "settled %s: %s%s%s%s", name,
            sx_status_name(result->status), attempts, match ? "" : ": ",
            match ? "" : result->detail);
 }
@@ -160,11 +176,12 @@ int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result
     char path[PATH_MAX], csv_sha1[41];
     sx_result_t final = *result;
     final.csv = csv ? path : NULL;
+    final.sample = unit->sample;
     csv_path(self, unit, path, sizeof path);
     method_t *method = &self->methods[unit->method];
-    if (csv && !method->csv_folder_made && sx_mkdirs_for(path, err) != 0)
+    if (csv && !method->csv_folder_made[unit->sample] && sx_mkdirs_for(path, err) != 0)
         return -1;
-    method->csv_folder_made |= csv != NULL;
+    method->csv_folder_made[unit->sample] |= csv != NULL;
     if (csv && sx_file_batch_add(self->csvs, path, csv, csv_size, err) != 0)
         return -1;
     if (csv)
@@ -197,12 +214,14 @@ static void prefix_unsettled(sx_coordinator_t *self, sx_error_t *err)
         if (unit->result.worker && unit->result.worker[0] && reported++ == 0)
             first = unit;
     }
+    char name[600];
+    if (reported > 0)
+        coord_unit_name(self, first, name, sizeof name);
     if (reported == 1)
-        sx_error_prefix(err, "cannot settle %s/%s", self->methods[first->method].name,
-                        first->task_id);
+        sx_error_prefix(err, "cannot settle %s", name);
     else if (reported > 1)
-        sx_error_prefix(err, "cannot settle %s/%s and %zu more result(s)",
-                        self->methods[first->method].name, first->task_id, reported - 1);
+        sx_error_prefix(err, "cannot settle %s and %zu more result(s)", name,
+                        reported - 1);
 }
 
 int coord_commit(sx_coordinator_t *self)
@@ -231,6 +250,10 @@ int coord_commit(sx_coordinator_t *self)
         unit->state = UNIT_SETTLED;
         coord_tally(self, &unit->result, +1);
         log_settled(self, unit, &unit->result);
+        if (!unit->result.cached && unit->result.seconds > 0) {
+            self->executed_seconds += unit->result.seconds;
+            self->executed++;
+        }
     }
     self->settling_count = 0;
     coord_flush_acks(self, true);
@@ -264,8 +287,12 @@ void coord_settle_missing_predictions(sx_coordinator_t *self)
         unit_t *unit = &self->units[i];
         if (unit->state == UNIT_NEW && !unit->sql) {
             sx_error_t err;
-            if (settle_locally(self, unit, SX_STATUS_MISSING_PREDICTION,
-                               "no prediction for this task", &err) != 0)
+            char detail[64] = "no prediction for this task";
+            if (unit->sample)
+                snprintf(detail, sizeof detail,
+                         "no prediction for sample %d of this task", unit->sample);
+            if (settle_locally(self, unit, SX_STATUS_MISSING_PREDICTION, detail, &err) !=
+                0)
                 coord_fail_run(self, &err);
         }
     }
@@ -295,12 +322,14 @@ void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
 {
     if (unit->state == UNIT_QUEUED || unit->state == UNIT_SETTLING ||
         unit->state == UNIT_SETTLED) {
-        sx_err("%s/%s: refusing to queue it again (a bug)",
-               self->methods[unit->method].name, unit->task_id);
+        char name[600];
+        coord_unit_name(self, unit, name, sizeof name);
+        sx_err("%s: refusing to queue it again (a bug)", name);
         return;
     }
     unit->state = UNIT_QUEUED;
     unit->token = 0;
+    unit->running_ms = 0;
     self->queued_given_back += unit->given_back;
     if (front)
         zlist_push(self->queue, unit);

@@ -5,6 +5,7 @@
 #include "proto/proto.h"
 
 #include "common/mem.h"
+#include "common/sample.h"
 #include "common/selftest.h"
 
 #include <arpa/inet.h>
@@ -76,12 +77,13 @@ void sx_msg_destroy(sx_msg_t **self_p)
     *self_p = NULL;
 }
 
-void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
-                     const char *sql, int attempt, uint64_t token)
+sx_msg_task_t *sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
+                               const char *sql, int attempt, uint64_t token)
 {
     self->tasks = sx_realloc(self->tasks, self->task_count + 1, sizeof *self->tasks);
-    self->tasks[self->task_count++] = (sx_msg_task_t){
-        sx_strdup(method), sx_strdup(task_id), sx_strdup_or_null(sql), attempt, token};
+    self->tasks[self->task_count] = (sx_msg_task_t){
+        sx_strdup(method), sx_strdup(task_id), sx_strdup_or_null(sql), attempt, token, 0};
+    return &self->tasks[self->task_count++];
 }
 
 void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size)
@@ -185,6 +187,19 @@ static void pack_timings(msgpack_packer *pk, const sx_timings_t *t)
         msgpack_pack_double(pk, sx_step_seconds(t, i));
 }
 
+/* nil when no changelog was folded, else [records by kind..., rows]. */
+static void pack_changelog(msgpack_packer *pk, const sx_changelog_counts_t *c)
+{
+    if (!c->known) {
+        msgpack_pack_nil(pk);
+        return;
+    }
+    msgpack_pack_array(pk, SX_CHANGE_KINDS + 1);
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        msgpack_pack_uint64(pk, c->records[k]);
+    msgpack_pack_uint64(pk, c->rows);
+}
+
 /* Number of fields after the three-item header, per type. */
 static int field_count(sx_msg_type_t type)
 {
@@ -194,7 +209,7 @@ static int field_count(sx_msg_type_t type)
     case SX_MSG_ASSIGN:
         return 4;
     case SX_MSG_RESULT:
-        return 12;
+        return 13;
     case SX_MSG_HEARTBEAT:
         return 0;
     case SX_MSG_ACK:
@@ -211,6 +226,18 @@ static int field_count(sx_msg_type_t type)
         return 1;
     }
     return -1;
+}
+
+/* Fields a message of the type may carry after its required ones (RESULT's
+ * sample, written only when it is not 0). */
+static int optional_count(sx_msg_type_t type)
+{
+    return type == SX_MSG_RESULT ? 1 : 0;
+}
+
+static bool sample_ok(int sample)
+{
+    return sample >= 0 && sample < SX_SAMPLES_LIMIT;
 }
 
 /* Encoding checks what decoding would refuse, so a bug on the sending side
@@ -231,7 +258,8 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
     case SX_MSG_ASSIGN:
         for (size_t i = 0; i < m->task_count; i++)
             if (!sx_name_is_safe(m->tasks[i].method) ||
-                !sx_name_is_safe(m->tasks[i].task_id) || m->tasks[i].attempt < 1)
+                !sx_name_is_safe(m->tasks[i].task_id) || m->tasks[i].attempt < 1 ||
+                !sample_ok(m->tasks[i].sample))
                 return sx_error_set(err, "ASSIGN: bad task %zu", i);
         for (size_t i = 0; i < m->file_count; i++)
             if (!sx_proto_safe_path(m->files[i].path) || !is_hash(m->files[i].hash))
@@ -240,7 +268,7 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
     case SX_MSG_RELEASE:
         for (size_t i = 0; i < m->task_count; i++)
             if (!sx_name_is_safe(m->tasks[i].method) ||
-                !sx_name_is_safe(m->tasks[i].task_id))
+                !sx_name_is_safe(m->tasks[i].task_id) || !sample_ok(m->tasks[i].sample))
                 return sx_error_set(err, "RELEASE: bad task %zu", i);
         break;
     case SX_MSG_RESULT:
@@ -248,6 +276,9 @@ static int check_fields(const sx_msg_t *m, sx_error_t *err)
         if (!sx_name_is_safe(m->method) || !sx_name_is_safe(m->result.task_id))
             return sx_error_set(err, "%s: bad method or task ID",
                                 sx_msg_type_name(m->type));
+        if (!sample_ok(m->result.sample))
+            return sx_error_set(err, "%s: bad sample %d", sx_msg_type_name(m->type),
+                                m->result.sample);
         break;
     case SX_MSG_FILE_REQUEST:
     case SX_MSG_FILE:
@@ -286,12 +317,15 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         msgpack_pack_uint64(pk, m->shard_id);
         msgpack_pack_array(pk, m->task_count);
         for (size_t i = 0; i < m->task_count; i++) {
-            msgpack_pack_array(pk, 5);
+            bool sampled = m->tasks[i].sample != 0;
+            msgpack_pack_array(pk, sampled ? 6 : 5);
             pack_str(pk, m->tasks[i].method);
             pack_str(pk, m->tasks[i].task_id);
             pack_str(pk, m->tasks[i].sql);
             msgpack_pack_int(pk, m->tasks[i].attempt);
             msgpack_pack_uint64(pk, m->tasks[i].token);
+            if (sampled)
+                msgpack_pack_int(pk, m->tasks[i].sample);
         }
         msgpack_pack_array(pk, m->file_count);
         for (size_t i = 0; i < m->file_count; i++) {
@@ -315,6 +349,9 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
         pack_bin(pk, m->data, m->size);
         msgpack_pack_int(pk, m->result.strict);
         pack_bool(pk, m->result.cached);
+        pack_changelog(pk, &m->result.changelog);
+        if (m->result.sample != 0)
+            msgpack_pack_int(pk, m->result.sample);
         break;
     case SX_MSG_ACK:
         pack_str(pk, m->method);
@@ -336,10 +373,13 @@ static void pack_fields(msgpack_packer *pk, const sx_msg_t *m)
     case SX_MSG_RELEASE:
         msgpack_pack_array(pk, m->task_count);
         for (size_t i = 0; i < m->task_count; i++) {
-            msgpack_pack_array(pk, 3);
+            bool sampled = m->tasks[i].sample != 0;
+            msgpack_pack_array(pk, sampled ? 4 : 3);
             pack_str(pk, m->tasks[i].method);
             pack_str(pk, m->tasks[i].task_id);
             msgpack_pack_uint64(pk, m->tasks[i].token);
+            if (sampled)
+                msgpack_pack_int(pk, m->tasks[i].sample);
         }
         break;
     case SX_MSG_HEARTBEAT:
@@ -356,7 +396,8 @@ char *sx_msg_encode(const sx_msg_t *self, size_t *size_p, sx_error_t *err)
     msgpack_sbuffer_init(&buffer);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &buffer, msgpack_sbuffer_write);
-    msgpack_pack_array(&pk, 3 + (size_t)field_count(self->type));
+    bool sampled = self->type == SX_MSG_RESULT && self->result.sample != 0;
+    msgpack_pack_array(&pk, 3 + (size_t)field_count(self->type) + sampled);
     pack_str(&pk, MAGIC);
     msgpack_pack_int(&pk, SX_PROTO_VERSION);
     msgpack_pack_int(&pk, (int)self->type);
@@ -454,14 +495,37 @@ static int get_seconds(const msgpack_object *o, const char *field, double *out,
     return 0;
 }
 
-static int get_array(const msgpack_object *o, const char *field, uint32_t want,
-                     sx_error_t *err)
+/* An array of `least` to `most` items (UINT32_MAX, UINT32_MAX: any). */
+static int get_array_of(const msgpack_object *o, const char *field, uint32_t least,
+                        uint32_t most, sx_error_t *err)
 {
     if (o->type != MSGPACK_OBJECT_ARRAY)
         return sx_error_set(err, "field '%s' is not an array", field);
-    if (want != UINT32_MAX && o->via.array.size != want)
-        return sx_error_set(err, "field '%s' has %u items, expected %u", field,
-                            o->via.array.size, want);
+    uint32_t size = o->via.array.size;
+    if (least != UINT32_MAX && (size < least || size > most))
+        return least == most
+                   ? sx_error_set(err, "field '%s' has %u items, expected %u", field,
+                                  size, least)
+                   : sx_error_set(err, "field '%s' has %u items, expected %u to %u",
+                                  field, size, least, most);
+    return 0;
+}
+
+static int get_array(const msgpack_object *o, const char *field, uint32_t want,
+                     sx_error_t *err)
+{
+    return get_array_of(o, field, want, want, err);
+}
+
+/* An optional trailing sample number: 0 when the item is not there. */
+static int get_sample(const msgpack_object *items, uint32_t count, uint32_t index,
+                      int *sample, sx_error_t *err)
+{
+    int64_t value = 0;
+    if (index < count &&
+        get_int(&items[index], "sample", 0, SX_SAMPLES_LIMIT - 1, &value, err) != 0)
+        return -1;
+    *sample = (int)value;
     return 0;
 }
 
@@ -488,18 +552,22 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
         char *method = NULL, *task_id = NULL, *sql = NULL;
         int64_t attempt = 0;
         uint64_t token = 0;
-        int rc = get_array(t, "task", 5, err) == 0 &&
-                         get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
-                         get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
-                         get_str(&t->via.array.ptr[2], "sql", true, TEXT_MAX_LEN, &sql,
-                                 err) == 0 &&
-                         get_int(&t->via.array.ptr[3], "attempt", 1, MAX_ATTEMPT,
-                                 &attempt, err) == 0 &&
-                         get_u64(&t->via.array.ptr[4], "token", &token, err) == 0
-                     ? 0
-                     : -1;
+        int sample = 0;
+        int rc =
+            get_array_of(t, "task", 5, 6, err) == 0 &&
+                    get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
+                    get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
+                    get_str(&t->via.array.ptr[2], "sql", true, TEXT_MAX_LEN, &sql, err) ==
+                        0 &&
+                    get_int(&t->via.array.ptr[3], "attempt", 1, MAX_ATTEMPT, &attempt,
+                            err) == 0 &&
+                    get_u64(&t->via.array.ptr[4], "token", &token, err) == 0 &&
+                    get_sample(t->via.array.ptr, t->via.array.size, 5, &sample, err) == 0
+                ? 0
+                : -1;
         if (rc == 0)
-            sx_msg_add_task(m, method, task_id, sql, (int)attempt, token);
+            sx_msg_add_task(m, method, task_id, sql, (int)attempt, token)->sample =
+                sample;
         free(method);
         free(task_id);
         free(sql);
@@ -529,7 +597,7 @@ static int decode_assign(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     return 0;
 }
 
-/* RELEASE: [[method, task_id, token], ...], the tasks given back. */
+/* RELEASE: [[method, task_id, token(, sample)], ...], the tasks given back. */
 static int decode_release(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
 {
     if (get_array(&f[0], "tasks", UINT32_MAX, err) != 0)
@@ -538,14 +606,17 @@ static int decode_release(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
         const msgpack_object *t = &f[0].via.array.ptr[i];
         char *method = NULL, *task_id = NULL;
         uint64_t token = 0;
-        int rc = get_array(t, "task", 3, err) == 0 &&
-                         get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
-                         get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
-                         get_u64(&t->via.array.ptr[2], "token", &token, err) == 0
-                     ? 0
-                     : -1;
+        int sample = 0;
+        int rc =
+            get_array_of(t, "task", 3, 4, err) == 0 &&
+                    get_name(&t->via.array.ptr[0], "method", &method, err) == 0 &&
+                    get_name(&t->via.array.ptr[1], "task_id", &task_id, err) == 0 &&
+                    get_u64(&t->via.array.ptr[2], "token", &token, err) == 0 &&
+                    get_sample(t->via.array.ptr, t->via.array.size, 3, &sample, err) == 0
+                ? 0
+                : -1;
         if (rc == 0)
-            sx_msg_add_task(m, method, task_id, NULL, 0, token);
+            sx_msg_add_task(m, method, task_id, NULL, 0, token)->sample = sample;
         free(method);
         free(task_id);
         if (rc != 0)
@@ -564,7 +635,23 @@ static int decode_timings(const msgpack_object *o, sx_timings_t *t, sx_error_t *
     return 0;
 }
 
-static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
+static int decode_changelog(const msgpack_object *o, sx_changelog_counts_t *c,
+                            sx_error_t *err)
+{
+    if (o->type == MSGPACK_OBJECT_NIL)
+        return 0;
+    if (get_array(o, "changelog", SX_CHANGE_KINDS + 1, err) != 0)
+        return -1;
+    for (int k = 0; k <= SX_CHANGE_KINDS; k++)
+        if (get_u64(&o->via.array.ptr[k], "changelog",
+                    k < SX_CHANGE_KINDS ? &c->records[k] : &c->rows, err) != 0)
+            return -1;
+    c->known = true;
+    return 0;
+}
+
+static int decode_result(const msgpack_object *f, uint32_t count, sx_msg_t *m,
+                         sx_error_t *err)
 {
     char *status = NULL;
     int64_t attempts = 0, strict = 0;
@@ -581,7 +668,9 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
                      decode_timings(&f[8], &m->result.steps, err) == 0 &&
                      get_bin(&f[9], "csv", true, m, err) == 0 &&
                      get_int(&f[10], "strict", 0, 1, &strict, err) == 0 &&
-                     get_bool(&f[11], "cached", &m->result.cached, err) == 0
+                     get_bool(&f[11], "cached", &m->result.cached, err) == 0 &&
+                     decode_changelog(&f[12], &m->result.changelog, err) == 0 &&
+                     get_sample(f, count, 13, &m->result.sample, err) == 0
                  ? 0
                  : -1;
     if (!m->result.detail)
@@ -598,7 +687,9 @@ static int decode_result(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     return rc;
 }
 
-static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
+/* Decodes the `count` fields after the header. */
+static int decode_fields(const msgpack_object *f, uint32_t count, sx_msg_t *m,
+                         sx_error_t *err)
 {
     int64_t number = 0;
     switch (m->type) {
@@ -615,7 +706,7 @@ static int decode_fields(const msgpack_object *f, sx_msg_t *m, sx_error_t *err)
     case SX_MSG_ASSIGN:
         return decode_assign(f, m, err);
     case SX_MSG_RESULT:
-        return decode_result(f, m, err);
+        return decode_result(f, count, m, err);
     case SX_MSG_ACK:
         if (get_name(&f[0], "method", &m->method, err) != 0 ||
             get_name(&f[1], "task_id", &m->result.task_id, err) != 0 ||
@@ -663,13 +754,18 @@ static sx_msg_t *decode_object(const msgpack_object *root, sx_error_t *err)
     int want = field_count((sx_msg_type_t)type);
     if (type < SX_MSG_HELLO || type > SX_MSG_RELEASE || want < 0)
         return sx_error_set(err, "unknown message type %lld", (long long)type), NULL;
-    if (root->via.array.size != 3u + (uint32_t)want)
-        return sx_error_set(err, "%s has %u fields, expected %d",
-                            sx_msg_type_name((sx_msg_type_t)type),
-                            root->via.array.size - 3, want),
+    uint32_t count = root->via.array.size - 3;
+    int optional = optional_count((sx_msg_type_t)type);
+    if (count < (uint32_t)want || count > (uint32_t)(want + optional))
+        return (optional
+                    ? sx_error_set(err, "%s has %u fields, expected %d to %d",
+                                   sx_msg_type_name((sx_msg_type_t)type), count, want,
+                                   want + optional)
+                    : sx_error_set(err, "%s has %u fields, expected %d",
+                                   sx_msg_type_name((sx_msg_type_t)type), count, want)),
                NULL;
     sx_msg_t *m = sx_msg_new((sx_msg_type_t)type);
-    if (decode_fields(items + 3, m, err) != 0) {
+    if (decode_fields(items + 3, count, m, err) != 0) {
         sx_error_prefix(err, "%s", sx_msg_type_name(m->type));
         sx_msg_destroy(&m);
     }
@@ -962,6 +1058,15 @@ static void test_roundtrips(void)
     result->result.cached = true;
     back = roundtrip(result);
     SX_CHECK(back->result.cached && back->result.status == SX_STATUS_MISMATCH);
+    SX_CHECK(!back->result.changelog.known);
+    sx_msg_destroy(&back);
+    /* and so do the changelog's figures */
+    result->result.changelog =
+        (sx_changelog_counts_t){.known = true, .records = {9, 4, 4, 2, 1}, .rows = 7};
+    back = roundtrip(result);
+    SX_CHECK(back->result.changelog.known && back->result.changelog.rows == 7 &&
+             memcmp(back->result.changelog.records, result->result.changelog.records,
+                    sizeof result->result.changelog.records) == 0);
     sx_msg_destroy(&back);
     sx_msg_destroy(&result);
 
@@ -1289,9 +1394,9 @@ static void test_recall_release(void)
         {SX_PROTO_VERSION, "../t0001", 3, 7,
          "RELEASE: task 0: field 'task_id' is not a safe name"},
         {SX_PROTO_VERSION, "t0001", 2, 7,
-         "RELEASE: task 0: field 'task' has 2 items, expected 3"},
-        {SX_PROTO_VERSION, "t0001", 4, 7,
-         "RELEASE: task 0: field 'task' has 4 items, expected 3"},
+         "RELEASE: task 0: field 'task' has 2 items, expected 3 to 4"},
+        {SX_PROTO_VERSION, "t0001", 5, 7,
+         "RELEASE: task 0: field 'task' has 5 items, expected 3 to 4"},
         {SX_PROTO_VERSION, "t0001", 3, -1,
          "RELEASE: task 0: field 'token' is not a non-negative integer"},
     };
@@ -1360,6 +1465,21 @@ static char *forge_result(size_t *size, int64_t attempts, const char *status,
         msgpack_pack_int(&pk, 1);
     else
         pack_bool(&pk, false);
+    sx_changelog_counts_t changelog = {
+        .known = true, .records = {3, 1, 1, 0, 2}, .rows = 3};
+    if (strcmp(broken, "changelog") == 0) {
+        msgpack_pack_array(&pk, SX_CHANGE_KINDS);
+        for (int k = 0; k < SX_CHANGE_KINDS; k++)
+            msgpack_pack_uint64(&pk, 1);
+    } else if (strcmp(broken, "changelog count") == 0) {
+        msgpack_pack_array(&pk, SX_CHANGE_KINDS + 1);
+        for (int k = 0; k <= SX_CHANGE_KINDS; k++)
+            msgpack_pack_int64(&pk, k == SX_CHANGE_DELETE ? -1 : 1);
+    } else if (strcmp(broken, "no changelog") == 0) {
+        msgpack_pack_nil(&pk);
+    } else {
+        pack_changelog(&pk, &changelog);
+    }
     *size = buffer.size;
     char *data = msgpack_sbuffer_release(&buffer);
     msgpack_sbuffer_destroy(&buffer);
@@ -1376,12 +1496,22 @@ static void test_result_fields(void)
     SX_CHECK(m && m->result.status == SX_STATUS_MATCH && m->result.score == 1);
     SX_CHECK(m->result.strict == 1 && m->result.attempts == 2 && m->token == 7);
     SX_CHECK(m->result.seconds == 1.5 && strcmp(m->result.detail, "why") == 0);
+    const uint64_t counts[SX_CHANGE_KINDS] = {3, 1, 1, 0, 2};
+    SX_CHECK(m->result.changelog.known && m->result.changelog.rows == 3 &&
+             memcmp(m->result.changelog.records, counts, sizeof counts) == 0);
     sx_msg_destroy(&m);
     free(data);
     data = forge_result(&size, 1000, "mismatch", 0, 0, NULL);
     m = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL);
     SX_CHECK(m && m->result.status == SX_STATUS_MISMATCH && m->result.score == 0);
     SX_CHECK(m->result.strict == 0 && m->result.attempts == 1000);
+    sx_msg_destroy(&m);
+    free(data);
+    /* nil: no changelog was folded (the task did not run, or came from the
+     * result cache). */
+    data = forge_result(&size, 1, "timeout", 0, 0, "no changelog");
+    m = sx_msg_decode(data, size, SX_PROTO_MAX_BYTES, NULL);
+    SX_CHECK(m && m->result.status == SX_STATUS_TIMEOUT && !m->result.changelog.known);
     sx_msg_destroy(&m);
     free(data);
     const struct {
@@ -1408,6 +1538,9 @@ static void test_result_fields(void)
         {1, "match", 1, 0, "timings array", "field 'timings' is not an array"},
         {1, "match", 1, 0, "csv", "field 'csv' is not binary"},
         {1, "match", 1, 0, "cached", "field 'cached' is not a boolean"},
+        {1, "match", 1, 0, "changelog", "field 'changelog' has 5 items, expected 6"},
+        {1, "match", 1, 0, "changelog count",
+         "field 'changelog' is not a non-negative integer"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         data = forge_result(&size, bad[i].attempts, bad[i].status, bad[i].seconds,
@@ -1484,7 +1617,7 @@ static char *forge_spec(size_t *size, const char *spec)
 #define HASH "0123456789abcdef0123456789abcdef01234567"
 #define ASSIGN_TASK(task) "a7 sSXP V i2 u1 a1 " task " a0 f"
 #define ASSIGN_FILE(file) "a7 sSXP V i2 u1 a0 a1 " file " f"
-#define RESULT(fields) "a15 sSXP V i3 " fields " i0 f"
+#define RESULT(fields) "a16 sSXP V i3 " fields " i0 f n"
 #define RESULT_OK_UNTIL_SECONDS "u7 sm1 st1 smatch swhy i1"
 #define TIMINGS "a7 d0 d0 d0 d0 d0 d0 d0"
 
@@ -1515,7 +1648,11 @@ static void test_decoding_names_the_field(void)
         {"a7 sSXP V i2 u1 a0 i0 f", "ASSIGN: field 'files' is not an array"},
         {"a7 sSXP V i2 u1 a0 a0 i0", "ASSIGN: field 'no_cache' is not a boolean"},
         {ASSIGN_TASK("a4 sm1 st1 n i1"),
-         "ASSIGN: task 0: field 'task' has 4 items, expected 5"},
+         "ASSIGN: task 0: field 'task' has 4 items, expected 5 to 6"},
+        {ASSIGN_TASK("a6 sm1 st1 n i1 u1 i-1"),
+         "ASSIGN: task 0: field 'sample' = -1 is outside [0, 9999]"},
+        {ASSIGN_TASK("a6 sm1 st1 n i1 u1 s1"),
+         "ASSIGN: task 0: field 'sample' is not an integer"},
         {ASSIGN_TASK("a5 s.. st1 n i1 u1"),
          "ASSIGN: task 0: field 'method' is not a safe name: '..'"},
         {ASSIGN_TASK("a5 sm1 i1 n i1 u1"),
@@ -1539,6 +1676,12 @@ static void test_decoding_names_the_field(void)
          "ASSIGN: file 0: field 'size' is not a non-negative integer"},
         {ASSIGN_FILE("a3 s/etc/x s" HASH " u1"),
          "ASSIGN: file 0: file path '/etc/x' is not a safe relative path"},
+        {"a17 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f n i-1",
+         "RESULT: field 'sample' = -1 is outside [0, 9999]"},
+        {"a17 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f n s1",
+         "RESULT: field 'sample' is not an integer"},
+        {"a18 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f n i1 i1",
+         "RESULT has 15 fields, expected 13 to 14"},
         {RESULT("u7 s.. st1 smatch swhy i1 d1 sw1 " TIMINGS " n"),
          "RESULT: field 'method' is not a safe name: '..'"},
         {RESULT("u7 sm1 st1 i1 swhy i1 d1 sw1 " TIMINGS " n"),
@@ -1551,6 +1694,12 @@ static void test_decoding_names_the_field(void)
          "RESULT: field 'worker' is not a string"},
         {RESULT(RESULT_OK_UNTIL_SECONDS " d1 sw1 a7 d0 d0 d0 s0 d0 d0 d0 n"),
          "RESULT: field 'timings' is not a number"},
+        {"a16 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS
+         " n i0 f a6 u1 u0 u0 "
+         "u0 u0 d1",
+         "RESULT: field 'changelog' is not a non-negative integer"},
+        {"a16 sSXP V i3 " RESULT_OK_UNTIL_SECONDS " d1 sw1 " TIMINGS " n i0 f i1",
+         "RESULT: field 'changelog' is not an array"},
         {"a7 sSXP V i5 s.. st1 i1 u1", "ACK: field 'method' is not a safe name: '..'"},
         {"a7 sSXP V i5 sm1 i1 i1 u1", "ACK: field 'task_id' is not a string"},
         {"a7 sSXP V i5 sm1 st1 i0 u1", "ACK: field 'attempt' = 0 is outside [1, 1000]"},
@@ -1786,10 +1935,65 @@ static void test_sockets(void)
     zsock_destroy(&router);
 }
 
+/* The sample of an ASSIGN task, a RESULT and a RELEASE task travels as an
+ * optional last item, written only when it is not 0: a message of sample 0
+ * is the one-sample protocol's, byte for byte. */
+static void test_samples_on_the_wire(void)
+{
+    size_t plain = 0, sampled = 0;
+    sx_error_t err;
+    sx_msg_t *assign = sx_msg_new(SX_MSG_ASSIGN);
+    sx_msg_add_task(assign, "m1", "t0001", "SELECT 1", 1, 7);
+    char *data = sx_msg_encode(assign, &plain, &err);
+    SX_CHECK(data && memmem(data, plain, "\x95\xa2m1", 4)); /* a task of 5 items */
+    free(data);
+    sx_msg_add_task(assign, "m1", "t0001", "SELECT 2", 1, 8)->sample = 3;
+    sx_msg_t *back = roundtrip(assign);
+    SX_CHECK(back->task_count == 2 && back->tasks[0].sample == 0 &&
+             back->tasks[1].sample == 3 && strcmp(back->tasks[1].sql, "SELECT 2") == 0);
+    sx_msg_destroy(&back);
+    data = sx_msg_encode(assign, &sampled, &err);
+    SX_CHECK(data && memmem(data, sampled, "\x96\xa2m1", 4)); /* 6 items */
+    free(data);
+    assign->tasks[1].sample = SX_SAMPLES_LIMIT;
+    SX_CHECK(sx_msg_encode(assign, &sampled, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "ASSIGN: bad task 1") == 0);
+    sx_msg_destroy(&assign);
+
+    sx_msg_t *result = sx_msg_new(SX_MSG_RESULT);
+    result->method = sx_strdup("m1");
+    sx_result_init(&result->result, "t0001", SX_STATUS_MATCH, "", NULL);
+    result->result.attempts = 1;
+    data = sx_msg_encode(result, &plain, &err);
+    SX_CHECK(data && memcmp(data, "\xdc\x00\x10", 3) == 0); /* 3 + 13 items */
+    free(data);
+    result->result.sample = 2;
+    data = sx_msg_encode(result, &sampled, &err);
+    SX_CHECK(data && memcmp(data, "\xdc\x00\x11", 3) == 0 && sampled == plain + 1);
+    free(data);
+    back = roundtrip(result);
+    SX_CHECK(back->result.sample == 2 && back->result.status == SX_STATUS_MATCH);
+    sx_msg_destroy(&back);
+    result->result.sample = -1;
+    SX_CHECK(sx_msg_encode(result, &sampled, &err) == NULL);
+    SX_CHECK(strcmp(err.msg, "RESULT: bad sample -1") == 0);
+    sx_msg_destroy(&result);
+
+    sx_msg_t *release = sx_msg_new(SX_MSG_RELEASE);
+    sx_msg_add_task(release, "m1", "t0001", NULL, 0, 9)->sample = 4;
+    sx_msg_add_task(release, "m1", "t0001", NULL, 0, 10);
+    back = roundtrip(release);
+    SX_CHECK(back->task_count == 2 && back->tasks[0].sample == 4 &&
+             back->tasks[0].token == 9 && back->tasks[1].sample == 0);
+    sx_msg_destroy(&back);
+    sx_msg_destroy(&release);
+}
+
 void sx_proto_test(bool verbose)
 {
     (void)verbose;
     test_roundtrips();
+    test_samples_on_the_wire();
     test_malformed();
     test_every_msgpack_format_passes_the_precheck();
     test_result_fields();

@@ -27,8 +27,12 @@
  * the worker's result cache served the final CSV, ASSIGN whether it may;
  * HELLO says what the worker runs on. 4: RECALL and RELEASE, so the tasks a
  * busy worker has not started can go to an idle one. 5: HELLO says how many
- * tasks the worker runs at once (its slots). */
-#define SX_PROTO_VERSION 5
+ * tasks the worker runs at once (its slots). 6: RESULT carries the
+ * changelog's figures. Several samples per task (common/sample.h) add an
+ * optional trailing sample number to an ASSIGN task, a RELEASE task and a
+ * RESULT, written only when it is not 0, so a worker of an earlier build
+ * refuses (by its item count) only the messages of a sample K > 0. */
+#define SX_PROTO_VERSION 6
 /* Largest frame either side accepts (a source CSV or a final CSV travels in one). */
 #define SX_PROTO_MAX_BYTES (256u * 1024u * 1024u)
 /* Most tasks a worker may say it runs at once (HELLO's slots): a thread and
@@ -55,6 +59,7 @@ typedef struct {
     char *sql;
     int attempt;    /* 1-based */
     uint64_t token; /* this dispatch; a RESULT must carry it back */
+    int sample;     /* which candidate of the task (0 with one per task) */
 } sx_msg_task_t;
 
 /* A bench file a shard needs: path relative to BENCH, SHA-1 of its bytes. */
@@ -71,7 +76,11 @@ typedef struct {
     char *worker;         /* HELLO */
     int capacity;         /* HELLO */
     int slots;            /* HELLO: tasks it runs at once */
-    char *runtime;        /* HELLO: what the worker executes on (printable text) */
+    char *runtime;        /* HELLO: what the worker executes on (printable text):
+                             first the engine its results are computed on, one
+                             word (e.g. "flink-1.20.3/kafka-connector-3.4.0-1.20/
+                             kafka-3.9.1", "simulated"), then any detail after a
+                             space; the coordinator stamps each result with it */
     uint64_t shard_id;    /* ASSIGN */
     uint64_t token;       /* RESULT, ACK: the attempt token of the ASSIGN task */
     sx_msg_task_t *tasks; /* ASSIGN; RELEASE (method, task_id and token only) */
@@ -81,12 +90,15 @@ typedef struct {
     bool no_cache;      /* ASSIGN: execute every task, never from the result cache
                            (--repeat: a run served from the cache proves nothing) */
     char *method;       /* RESULT, ACK */
-    sx_result_t result; /* RESULT (csv unused on the wire; steps travel as the
-                           timings field); ACK uses task_id, attempts */
+    sx_result_t result; /* RESULT (csv and engine unused on the wire; steps travel
+                           as the timings field, changelog as nil or its counts;
+                           sample as the last, optional field); ACK uses task_id,
+                           attempts */
     char *data;         /* RESULT: the final CSV (NULL = none); FILE: contents */
     size_t size;
     char *hash;   /* FILE_REQUEST, FILE */
-    char *reason; /* GOODBYE */
+    char *reason; /* GOODBYE; a final one starting "refused: " turns the worker
+                     away (e.g. another engine than the run's): it stops with it */
     bool final;   /* GOODBYE */
 } sx_msg_t;
 
@@ -96,9 +108,10 @@ const char *sx_msg_type_name(sx_msg_type_t type);
 
 /* A HELLO (copies the strings). */
 sx_msg_t *sx_msg_hello(const char *worker, int capacity, int slots, const char *runtime);
-/* Appends a task / file to an ASSIGN (copies the strings). */
-void sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
-                     const char *sql, int attempt, uint64_t token);
+/* Appends a task (sample 0; the caller sets another) / file to an ASSIGN
+ * (copies the strings). */
+sx_msg_task_t *sx_msg_add_task(sx_msg_t *self, const char *method, const char *task_id,
+                               const char *sql, int attempt, uint64_t token);
 void sx_msg_add_file(sx_msg_t *self, const char *path, const char *hash, uint64_t size);
 /* Copies `size` bytes into data. */
 void sx_msg_set_data(sx_msg_t *self, const void *data, size_t size);

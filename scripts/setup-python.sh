@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # setup-python.sh: creates <repo>/.venv (gitignored) holding the pandas 2.x
 # reference that the EX differential test and benchmark score against
-# (tests/ex_reference/). Every package is pinned, so the reference reads CSVs
+# (tests/ex_reference/), and scipy, the reference of the statistics test
+# (tests/cli_stats_reference.sh). Every package is pinned, so the reference reads CSVs
 # exactly the same way on every machine. A second run installs nothing.
 # Prints the venv's python path on its last line.
 set -euo pipefail
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 venv="$PWD/.venv"
 python="$venv/bin/python"
 
-# pandas 2.2.3 and the exact versions of its runtime dependencies.
+# pandas 2.2.3 and the exact versions of its runtime dependencies, and scipy.
 pins=(
   pandas==2.2.3
   numpy==2.1.3
@@ -17,6 +18,9 @@ pins=(
   pytz==2024.2
   tzdata==2024.2
   six==1.16.0
+  # scipy's binomtest: the exact McNemar p-value the statistics are held to;
+  # 1.14.1 runs on the numpy above and needs nothing else.
+  scipy==1.14.1
 )
 
 installed_matches_pins() {

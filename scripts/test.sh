@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test.sh: the README's test command. Installs everything the tests need
-# (Debian packages, the Kafka + Flink runtime, the pandas reference venv,
+# (Debian packages, the Kafka + Flink runtime with the default engine and
+# Flink 2.2 beside it (tests/e2e/flink22.sh), the pandas reference venv,
 # Podman and its base image for the docker/ test, the single-node Kubernetes,
-# Helm and the chart's validators of scripts/k8s), builds streamex twice
+# Helm and the chart's validators of scripts/k8s, gitlab-ci-local and
+# actionlint for the CI recipes of docs/ci), builds streamex twice
 # (plain, and with ASan+UBSan) and runs the suites: every test on the plain
 # build, the unit and command-line tests on the sanitizer build.
 set -euo pipefail
@@ -10,9 +12,13 @@ cd "$(dirname "$0")/.."
 
 scripts/setup-deps.sh
 scripts/setup-runtime.sh
+# About 300 MB downloaded once (the 2.2 engine; Kafka is shared), cached
+# with the runtime like the default engine's.
+scripts/setup-runtime.sh --flink 2.2
 scripts/setup-python.sh
 scripts/setup-podman.sh
 scripts/k8s/setup.sh
+scripts/setup-ci-tools.sh >/dev/null
 scripts/build.sh build
 scripts/build.sh build-asan -DSX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 
@@ -32,11 +38,10 @@ run_ctest() {
     rm -f "$log"
 }
 
-# One test at a time: two at once (ctest -j2) took the two unit and
-# command-line phases from 506 + 322 s to 228 + 163 s in a CI trial here,
-# but test_coordinator then failed once in five -j2 runs of the fast suite
-# and passed on its rerun, cause not found yet; a flaky CI costs more than
-# five minutes. The e2e tests start Kafka + Flink pairs that want the
+# One test at a time: two at once (ctest -j2) halve the unit and
+# command-line phases, but test_coordinator then fails now and then, cause
+# unknown (docs/internals/measurements.md), and a flaky CI costs more than
+# the minutes saved. The e2e tests start Kafka + Flink pairs that want the
 # machine's cores and memory.
 echo "== unit and command-line tests under ASan+UBSan"
 run_ctest --test-dir build-asan -L 'unit|cli'

@@ -96,13 +96,16 @@ static bool serve_from_cache(sx_agent_t *self, job_t *job,
                              const sx_exec_request_t *request)
 {
     sx_error_t err;
-    int hit = sx_resultcache_get(self->cache, job->cache_key, job->csv_path, &err);
+    sx_changelog_counts_t changelog;
+    int hit =
+        sx_resultcache_get(self->cache, job->cache_key, job->csv_path, &changelog, &err);
     if (hit < 0)
         sx_warn("task %s: result cache: %s; the task runs", job->task.task_id, err.msg);
     if (hit <= 0)
         return false;
     self->config.score(self->config.exec_ctx, request, &job->result);
     job->result.cached = true;
+    job->result.changelog = changelog; /* of the execution that made the CSV */
     job->timings = (sx_timings_t){0};
     return true;
 }
@@ -112,7 +115,8 @@ static void store_in_cache(sx_agent_t *self, const job_t *job)
 {
     sx_error_t err;
     if (sx_resultcache_keeps(job->result.status) && job->result.csv &&
-        sx_resultcache_put(self->cache, job->cache_key, job->result.csv, &err) != 0)
+        sx_resultcache_put(self->cache, job->cache_key, job->result.csv,
+                           &job->result.changelog, &err) != 0)
         sx_warn("task %s: %s", job->task.task_id, err.msg);
 }
 
@@ -121,7 +125,8 @@ static void store_in_cache(sx_agent_t *self, const job_t *job)
 static void run_job(sx_agent_t *self, void *slot_ctx, job_t *job)
 {
     sx_exec_request_t request = {self->bench_dir,   job->task.task_id, job->task.sql,
-                                 job->task.attempt, job->csv_path,     job->task.method};
+                                 job->task.attempt, job->csv_path,     job->task.method,
+                                 job->task.sample};
     bool cached = self->cache && job->cache_key[0];
     if (cached && serve_from_cache(self, job, &request))
         return;
@@ -543,10 +548,17 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
 static job_t *job_new(sx_agent_t *self, const sx_msg_task_t *task)
 {
     job_t *job = sx_alloc(1, sizeof *job);
-    job->task = (sx_msg_task_t){sx_strdup(task->method), sx_strdup(task->task_id),
-                                sx_strdup_or_null(task->sql), task->attempt, task->token};
-    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s.%d.csv", self->csv_dir,
-             task->method, task->task_id, task->attempt);
+    job->task = (sx_msg_task_t){sx_strdup(task->method),
+                                sx_strdup(task->task_id),
+                                sx_strdup_or_null(task->sql),
+                                task->attempt,
+                                task->token,
+                                task->sample};
+    char sample[32] = "";
+    if (task->sample)
+        snprintf(sample, sizeof sample, ".s%d", task->sample);
+    snprintf(job->csv_path, sizeof job->csv_path, "%s/%s.%s%s.%d.csv", self->csv_dir,
+             task->method, task->task_id, sample, task->attempt);
     return job;
 }
 
@@ -594,13 +606,15 @@ static slot_t *free_slot(sx_agent_t *self)
     return NULL;
 }
 
-/* Whether a slot runs this method's task (then the task waits: agent.h). */
+/* Whether a slot runs this method's task and sample (then the task waits:
+ * agent.h). */
 static bool slot_runs(const sx_agent_t *self, const sx_msg_task_t *task)
 {
     for (int i = 0; i < self->config.slots; i++) {
         const job_t *job = self->slots[i].job;
         if (job && strcmp(job->task.task_id, task->task_id) == 0 &&
-            strcmp(job->task.method, task->method) == 0)
+            strcmp(job->task.method, task->method) == 0 &&
+            job->task.sample == task->sample)
             return true;
     }
     return false;
@@ -625,8 +639,8 @@ static bool start_next_task(sx_agent_t *self, slot_t *slot)
     job_t *job = job_new(self, task);
     shard->next_task++;
     if (self->cache && job->task.sql && !shard->assign->no_cache)
-        sx_resultcache_key(self->cache, job->task.task_id, job->task.sql,
-                           shard->assign->files, shard->assign->file_count,
+        sx_resultcache_key(self->cache, job->task.task_id, job->task.sample,
+                           job->task.sql, shard->assign->files, shard->assign->file_count,
                            job->cache_key);
     if (shard->next_task >= shard->end_task) {
         zlist_pop(self->shards);
@@ -657,10 +671,14 @@ static void spool_key(char *key, size_t size, const char *method, const char *ta
 static void log_task_line(const job_t *job)
 {
     bool match = job->result.status == SX_STATUS_MATCH;
-    sx_info("task %s/%s attempt %d: %s (%.1f s%s)%s%s", job->task.method,
-            job->task.task_id, job->task.attempt, sx_status_name(job->result.status),
-            job->seconds, job->result.cached ? ", from the result cache" : "",
-            match ? "" : ": ", match ? "" : job->result.detail);
+    char sample[32] = "";
+    if (job->task.sample)
+        snprintf(sample, sizeof sample, " sample %d", job->task.sample);
+    sx_info("task %s/%s%s attempt %d: %s (%.1f s%s)%s%s", job->task.method,
+            job->task.task_id, sample, job->task.attempt,
+            sx_status_name(job->result.status), job->seconds,
+            job->result.cached ? ", from the result cache" : "", match ? "" : ": ",
+            match ? "" : job->result.detail);
 }
 
 /* Turns a finished job into a spooled, sent RESULT. */
@@ -684,11 +702,14 @@ static void finish_job(sx_agent_t *self, job_t *job)
         unlink(job->result.csv);
     }
     sx_result_init(&msg->result, job->task.task_id, status, detail, NULL);
+    msg->result.sample = job->task.sample;
     msg->result.attempts = job->task.attempt;
     msg->token = job->task.token;
     msg->result.seconds = job->seconds;
     msg->result.strict = status == SX_STATUS_INFRA_ERROR ? 0 : job->result.strict;
     msg->result.cached = status != SX_STATUS_INFRA_ERROR && job->result.cached;
+    if (status == job->result.status) /* its final CSV travels with it */
+        msg->result.changelog = job->result.changelog;
     free(msg->result.worker);
     msg->result.worker = sx_strdup(self->name);
     msg->result.steps = job->timings;
@@ -750,7 +771,8 @@ static void on_recall(sx_agent_t *self)
         keep -= staying;
         for (size_t i = shard->next_task + staying; i < shard->end_task; i++) {
             const sx_msg_task_t *task = &shard->assign->tasks[i];
-            sx_msg_add_task(release, task->method, task->task_id, NULL, 0, task->token);
+            sx_msg_add_task(release, task->method, task->task_id, NULL, 0, task->token)
+                ->sample = task->sample;
         }
         shard->end_task = shard->next_task + staying;
         if (staying)
@@ -769,13 +791,14 @@ static void on_recall(sx_agent_t *self)
 /* ---- the loop ---------------------------------------------------------- */
 
 /* Returns 0 to go on, 1 when the coordinator said the run is over, 2 when
- * it asked for a reconnect. */
-static int on_coordinator(sx_agent_t *self)
+ * it asked for a reconnect, -1 when it turned this worker away (err says
+ * why: e.g. another engine than the run's). */
+static int on_coordinator(sx_agent_t *self, sx_error_t *err)
 {
-    sx_error_t err;
-    sx_msg_t *msg = sx_msg_recv(self->dealer, NULL, &err);
+    sx_error_t bad;
+    sx_msg_t *msg = sx_msg_recv(self->dealer, NULL, &bad);
     if (!msg) {
-        sx_warn("rejected a message from the coordinator: %s", err.msg);
+        sx_warn("rejected a message from the coordinator: %s", bad.msg);
         return 0;
     }
     int rc = 0;
@@ -802,6 +825,9 @@ static int on_coordinator(sx_agent_t *self)
         on_file(self, msg);
     } else if (msg->type == SX_MSG_RECALL) {
         on_recall(self);
+    } else if (msg->type == SX_MSG_GOODBYE && msg->final &&
+               strncmp(msg->reason, "refused: ", 9) == 0) {
+        rc = sx_error_set(err, "the coordinator %s", msg->reason);
     } else if (msg->type == SX_MSG_GOODBYE) {
         sx_info("worker %s: coordinator says goodbye: %s", self->name, msg->reason);
         rc = msg->final ? 1 : 2;
@@ -871,13 +897,13 @@ int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
         int state = 0;
         slot_t *slot = slot_of(self, which);
         if (which == self->dealer)
-            state = on_coordinator(self);
+            state = on_coordinator(self, err);
         else if (slot)
             on_slot(self, slot);
         else if (terminated)
             break;
-        if (state == 1) {
-            rc = 0;
+        if (state == 1 || state == -1) {
+            rc = state == 1 ? 0 : -1;
             break;
         }
         excuse_own_stall(self);

@@ -19,9 +19,9 @@
  * free while its next task's files are on their way: another worker would
  * fetch them too, and with hundreds of workers every recall would move
  * every worker's tasks); those running finish and are reported as usual. A
- * task is not started while a slot still runs the same method and task (a
- * dispatch of the coordinator's before a reconnect): the two would share the
- * attempt's topics and final CSV; it waits for that slot, and so do the
+ * task is not started while a slot still runs the same method, task and
+ * sample (a dispatch of the coordinator's before a reconnect): the two would
+ * share the attempt's topics and final CSV; it waits for that slot, and so do the
  * tasks after it, so the running ones stay the first the agent holds.
  *
  * The executor is a function pointer so tests can plug in a simulated one;
@@ -92,7 +92,9 @@ sx_agent_t *sx_agent_new(const sx_agent_config_t *config, sx_error_t *err);
 void sx_agent_destroy(sx_agent_t **self_p);
 
 /* Works until the coordinator says the run is over (returns 0) or until
- * interrupted or a message arrives on `stop` (returns 1). */
+ * interrupted or a message arrives on `stop` (returns 1); -1 (err says why)
+ * when it cannot reach the coordinator or the coordinator refused it (a
+ * final GOODBYE "refused: ...", e.g. another engine than the run's). */
 int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err);
 
 /* Tasks executed by this agent so far. */

@@ -151,9 +151,9 @@ static int flink_slots(const char *rest_url, int *total, int *available, sx_erro
 }
 
 /* How long to wait for slots a job that just ended still holds: Flink frees
- * a finished job's slot a moment after the job reports FINISHED. In a CI
- * run the pair's own warm-up still held its slot 0.3 s after it finished,
- * and the worker warned that other jobs took one. */
+ * a finished job's slot a moment after the job reports FINISHED (the pair's
+ * own warm-up job's too), and a worker that counted that slot as taken would
+ * warn that other jobs hold one (docs/internals/measurements.md). */
 #define SLOT_RELEASE_WAIT_MS 5000
 
 int sx_backend_fit_slots(const char *rest_url, int wanted, int index, int wait_ms,
@@ -221,6 +221,7 @@ static int open_pair(sx_backend_t *backend, const sx_backend_config_t *config,
     sx_pair_config_defaults(&pair_config, config->index);
     if (pair_config.slots < backend->slots)
         pair_config.slots = backend->slots;
+    pair_config.flink = config->flink;
     pair_config.kafka_bootstrap = config->bootstrap;
     pair_config.flink_gateway = config->gateway;
     pair_config.flink_rest = config->rest;
@@ -242,11 +243,20 @@ int sx_backend_open(sx_backend_t *backend, const sx_backend_config_t *config,
     agent->slots = backend->slots;
     if (config->simulate) {
         backend->sim = sx_simexec_new(config->simulate, err);
+        if (!backend->sim)
+            return -1;
+        const char *engine = sx_simexec_engine(backend->sim);
+        bool own = strcmp(engine, "simulated") != 0;
         agent->exec = sx_simexec_run;
         agent->exec_ctx = backend->sim;
-        agent->runtime = "simulated (no Kafka, no Flink)";
-        use_cache(agent, config, "simulated executor", sx_simexec_score);
-        return backend->sim ? 0 : -1;
+        snprintf(backend->runtime, sizeof backend->runtime, "%s (no Kafka, no Flink)",
+                 engine);
+        agent->runtime = backend->runtime;
+        /* Each simulated engine keys its own entries, like a real one. */
+        snprintf(backend->versions, sizeof backend->versions, "simulated executor%s%s",
+                 own ? " " : "", own ? engine : "");
+        use_cache(agent, config, backend->versions, sx_simexec_score);
+        return 0;
     }
     if (open_pair(backend, config, err) != 0) {
         sx_backend_close(backend);
@@ -357,6 +367,18 @@ void sx_backend_test(bool verbose)
     SX_CHECK(strcmp(agent.result_cache_runtime, "simulated executor") == 0);
     SX_CHECK(agent.score == sx_simexec_score);
     sx_backend_close(&backend);
+
+    /* A simulated engine of its own says so first in HELLO, and keys its
+     * cache entries apart. */
+    config.simulate = "delay_ms=1,engine=b";
+    SX_CHECK(sx_backend_open(&backend, &config, &agent, &err) == 0);
+    SX_CHECK(strcmp(agent.runtime, "simulated-b (no Kafka, no Flink)") == 0);
+    SX_CHECK(strcmp(agent.result_cache_runtime, "simulated executor simulated-b") == 0);
+    sx_backend_close(&backend);
+    config.simulate = "delay_ms=1,engine=two words";
+    SX_CHECK(sx_backend_open(&backend, &config, &agent, &err) == -1);
+    SX_CHECK(strstr(err.msg, "unknown or bad item 'engine=two words'") != NULL);
+    config.simulate = "delay_ms=1";
 
     config.slots = 3;
     SX_CHECK(sx_backend_open(&backend, &config, &agent, &err) == 0);

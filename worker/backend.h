@@ -40,8 +40,9 @@ typedef struct {
 } sx_backend_t;
 
 typedef struct {
-    const char *simulate;                   /* non-NULL: simulated */
-    int index;                              /* pair index for a local pair */
+    const char *simulate; /* non-NULL: simulated */
+    int index;            /* pair index for a local pair */
+    const char *flink;    /* its engine (worker/pair/engine.h): NULL the default */
     const char *bootstrap, *gateway, *rest; /* external pair: all or none */
     sx_profile_t profile;
     const char *run_id;

@@ -8,8 +8,12 @@
  *   /\*sim:slow*\/     ten times the usual delay
  *   /\*sim:unstable*\/ match, with a final CSV that is gold and one row more,
  *                     another on every run (what --repeat must catch)
- * with no marker: match (missing prediction: missing_prediction).
- * SPEC is comma-separated key=value: delay_ms=N (default 10), and
+ * with no marker: match (missing prediction: missing_prediction). A
+ * simulated task with a final CSV reports a changelog of one insert per
+ * data row of that CSV (its "rows" the same), as an append sink would.
+ * SPEC is comma-separated key=value: delay_ms=N (default 10),
+ * engine=NAME (the engine it says it computes on: "simulated-NAME" rather
+ * than "simulated", so that tests can mix engines), and
  * infra_error=ID (repeatable): task ID fails with infra_error on every
  * attempt whatever its SQL says, an infrastructure failure injected from
  * outside the prediction (its verdict's inputs stay the same, as for a real
@@ -37,6 +41,9 @@ void sx_simexec_run(void *ctx, const sx_exec_request_t *request, sx_result_t *re
 
 /* The sx_agent_score_fn of a simulated executor (ctx is an sx_simexec_t). */
 void sx_simexec_score(void *ctx, const sx_exec_request_t *request, sx_result_t *result);
+
+/* The engine its results are computed on: "simulated" or "simulated-NAME". */
+const char *sx_simexec_engine(const sx_simexec_t *self);
 
 /* The most tasks sx_simexec_run had in hand at the same moment so far. */
 int sx_simexec_most_at_once(const sx_simexec_t *self);

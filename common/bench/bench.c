@@ -4,6 +4,7 @@
  * the rules); the IDs kept are valid and distinct, indexed for look-ups. The
  * paths of gold/ and evaluation/ files are built here but never opened. */
 #include "common/bench/bench.h"
+#include "common/bench/task.h"
 
 #include "common/digest.h"
 #include "common/files.h"
@@ -21,8 +22,6 @@
 #include <unistd.h>
 
 #define NAME_MAX_LENGTH 128
-/* How much of a bad ID a message shows. */
-#define SHOWN_MAX 64
 
 struct _sx_bench_t {
     char *dir;
@@ -52,15 +51,12 @@ bool sx_name_is_safe(const char *name)
     return name && name_bytes_are_safe(name, strlen(name));
 }
 
-/* Copies a line for a message, cut to SHOWN_MAX bytes, with every byte
- * outside printable ASCII as \xNN: a bad file cannot garble the terminal,
- * and an invisible byte (a UTF-8 BOM, a NUL) shows where it is. */
-static void show(char *out, size_t size, const char *text, size_t length)
+void sx_text_show(char *out, size_t size, const char *text, size_t length)
 {
     size_t used = 0;
     for (size_t i = 0; i < length && used + 8 < size; i++) {
         unsigned char c = (unsigned char)text[i];
-        if (i == SHOWN_MAX) {
+        if (i == SX_SHOWN_MAX) {
             used += (size_t)snprintf(out + used, size - used, "...");
             break;
         }
@@ -119,8 +115,8 @@ static void bench_add(sx_bench_t *self, const char *id, size_t line)
 static void check_id_line(sx_bench_t *self, const char *path, size_t line, const char *id,
                           size_t length, sx_problems_t *problems)
 {
-    char shown[SHOWN_MAX * 4 + 8];
-    show(shown, sizeof shown, id, length);
+    char shown[SX_SHOWN_SIZE];
+    sx_text_show(shown, sizeof shown, id, length);
     if (length == 0) {
         sx_problems_add(problems, "%s:%zu: empty line (each line holds one task ID)",
                         path, line);
@@ -263,10 +259,37 @@ static int by_bytes(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void visit_tree(const sx_bench_t *self, const char *rel, sx_bench_file_fn *visit,
-                       void *arg)
+/* A walk of one task folder: whom it tells, and the folders it is in. */
+typedef struct {
+    const sx_bench_t *bench;
+    const char *root; /* BENCH/tasks/ID */
+    sx_bench_file_fn *visit;
+    void *arg;
+} walk_t;
+
+typedef struct walk_folder {
+    dev_t dev;
+    ino_t ino;
+    const struct walk_folder *up; /* the folder holding it, NULL above root */
+} walk_folder_t;
+
+static bool walk_is_in(const walk_folder_t *folder, const struct stat *st)
 {
-    char *abs = sx_format("%s/%s", self->dir, rel);
+    for (; folder; folder = folder->up)
+        if (folder->dev == st->st_dev && folder->ino == st->st_ino)
+            return true;
+    return false;
+}
+
+static void visit_tree(const walk_t *walk, const char *rel, const walk_folder_t *up)
+{
+    char *abs = sx_format("%s/%s", walk->bench->dir, rel);
+    struct stat st;
+    if (stat(abs, &st) != 0) {
+        free(abs);
+        return;
+    }
+    walk_folder_t here = {st.st_dev, st.st_ino, up};
     struct dirent **names = NULL;
     int count = scandir(abs, &names, NULL, by_bytes);
     for (int i = 0; i < count; i++) {
@@ -274,12 +297,14 @@ static void visit_tree(const sx_bench_t *self, const char *rel, sx_bench_file_fn
         if (sx_name_is_safe(name)) {
             char *child = sx_format("%s/%s", rel, name);
             char *child_abs = sx_format("%s/%s", abs, name);
-            struct stat st;
             bool found = stat(child_abs, &st) == 0;
-            if (found && S_ISDIR(st.st_mode))
-                visit_tree(self, child, visit, arg);
-            else if (found && S_ISREG(st.st_mode))
-                visit(child, arg);
+            if (found && S_ISDIR(st.st_mode)) {
+                if (!walk_is_in(&here, &st) &&
+                    sx_path_check_inside(walk->root, child_abs, NULL) == 0)
+                    visit_tree(walk, child, &here);
+            } else if (found && S_ISREG(st.st_mode)) {
+                walk->visit(child, walk->arg);
+            }
             free(child);
             free(child_abs);
         }
@@ -294,7 +319,10 @@ void sx_bench_task_files(const sx_bench_t *self, const char *task_id,
 {
     char rel[PATH_MAX];
     snprintf(rel, sizeof rel, "tasks/%s", task_id);
-    visit_tree(self, rel, visit, arg);
+    char *root = sx_format("%s/%s", self->dir, rel);
+    walk_t walk = {self, root, visit, arg};
+    visit_tree(&walk, rel, NULL);
+    free(root);
     snprintf(rel, sizeof rel, "gold/%s.csv", task_id);
     visit(rel, arg);
     snprintf(rel, sizeof rel, "evaluation/%s.json", task_id);

@@ -38,8 +38,11 @@ int sx_bench_file_check(const sx_bench_t *self, const char *rel, sx_error_t *err
 /* Calls visit with each file of one task as a path relative to BENCH: every
  * regular file under tasks/ID/ (subfolders too, names in byte order, names
  * sx_name_is_safe refuses skipped), then gold/ID.csv and
- * evaluation/ID.json, which may not exist. The order is the same on every
- * machine, so a digest over it is too. */
+ * evaluation/ID.json, which may not exist. A linked folder is walked only
+ * when it stays inside tasks/ID/ and is not a folder the walk is already in
+ * (a link to "." or to a folder holding it): no file is listed twice under
+ * one name, a loop never, a folder out of the task's never. The order is
+ * the same on every machine, so a digest over it is too. */
 typedef void(sx_bench_file_fn)(const char *rel, void *arg);
 void sx_bench_task_files(const sx_bench_t *self, const char *task_id,
                          sx_bench_file_fn *visit, void *arg);

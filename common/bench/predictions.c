@@ -1,7 +1,7 @@
 /* predictions.c: reading a method's predictions file (see predictions.h for
  * the rules). Each line is parsed on its own with jansson, so a bad line is
  * reported with its number and the next lines are still checked; the SQL of
- * the good lines is kept by task ID. */
+ * the good lines is kept by (task, sample). */
 #include "common/bench/predictions.h"
 
 #include "common/files.h"
@@ -17,30 +17,41 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* One kept prediction. */
+typedef struct {
+    size_t line; /* where it was read, for a second one's error */
+    char *sql;
+} entry_t;
+
 struct _sx_predictions_t {
-    zhashx_t *sql; /* task ID -> candidate SQL (owned copies) */
+    zhashx_t *entries; /* "SAMPLE/TASK_ID" -> entry_t (owned) */
+    int samples;       /* 1 + the largest sample number kept */
 };
 
 /* What reading one file needs at every line. */
 typedef struct {
     const char *path;
     const sx_bench_t *bench;
+    int max_samples;
     sx_problems_t *problems;
-    size_t *first_line; /* per task position: line of its prediction, 0 = none */
     sx_predictions_t *predictions;
 } reader_t;
 
-static void free_item(void **item_p)
+static void free_entry(void **item_p)
 {
-    free(*item_p);
+    entry_t *entry = *item_p;
+    if (entry)
+        free(entry->sql);
+    free(entry);
     *item_p = NULL;
 }
 
 static sx_predictions_t *predictions_new(void)
 {
     sx_predictions_t *self = sx_new(sx_predictions_t);
-    self->sql = zhashx_new();
-    zhashx_set_destructor(self->sql, free_item);
+    self->entries = zhashx_new();
+    zhashx_set_destructor(self->entries, free_entry);
+    self->samples = 1;
     return self;
 }
 
@@ -48,9 +59,16 @@ void sx_predictions_destroy(sx_predictions_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    zhashx_destroy(&(*self_p)->sql);
+    zhashx_destroy(&(*self_p)->entries);
     free(*self_p);
     *self_p = NULL;
+}
+
+/* The table key of a (task, sample): a task ID is a safe name, never holding
+ * a '/', so the key is unambiguous. */
+static void entry_key(char *key, size_t size, const char *task_id, int sample)
+{
+    snprintf(key, size, "%d/%s", sample, task_id);
 }
 
 static bool is_blank_line(const char *text, size_t length)
@@ -61,16 +79,18 @@ static bool is_blank_line(const char *text, size_t length)
     return true;
 }
 
-/* Checks the fields of one parsed line; the ID and SQL when both are good. */
+/* Checks the fields of one parsed line; the ID, SQL and sample when all are
+ * good. */
 static bool line_fields(reader_t *rd, size_t line, const json_t *object, const char **id,
-                        const char **sql)
+                        const char **sql, int *sample)
 {
     bool good = true;
     const char *key;
     json_t *value;
     json_object_foreach((json_t *)object, key, value)
     {
-        if (strcmp(key, "task_id") != 0 && strcmp(key, "sql") != 0) {
+        if (strcmp(key, "task_id") != 0 && strcmp(key, "sql") != 0 &&
+            strcmp(key, SX_SAMPLE_FIELD) != 0) {
             sx_problems_add(
                 rd->problems,
                 "%s:%zu: unknown field '%s' (a prediction has task_id and sql)", rd->path,
@@ -91,26 +111,41 @@ static bool line_fields(reader_t *rd, size_t line, const json_t *object, const c
                             required[i]);
         good = good && *values[i];
     }
+    sx_error_t err;
+    if (sx_sample_get(object, rd->max_samples, sample, &err) != 0) {
+        sx_problems_add(rd->problems, "%s:%zu: %s", rd->path, line, err.msg);
+        good = false;
+    }
     return good;
 }
 
-/* Keeps one prediction unless its task is unknown or already predicted. */
-static void keep(reader_t *rd, size_t line, const char *id, const char *sql)
+/* Keeps one prediction unless its task is unknown or the (task, sample)
+ * already predicted. */
+static void keep(reader_t *rd, size_t line, const char *id, const char *sql, int sample)
 {
-    long position = sx_bench_index_of(rd->bench, id);
-    if (position < 0) {
+    if (sx_bench_index_of(rd->bench, id) < 0) {
         sx_problems_add(rd->problems, "%s:%zu: task ID '%s' is not in task_ids.txt",
                         rd->path, line, id);
         return;
     }
-    if (rd->first_line[position]) {
+    char key[160]; /* a task ID is at most 128 bytes */
+    entry_key(key, sizeof key, id, sample);
+    const entry_t *first = zhashx_lookup(rd->predictions->entries, key);
+    char which[48] = "";
+    if (sample > 0)
+        snprintf(which, sizeof which, ", sample %d", sample);
+    if (first) {
         sx_problems_add(rd->problems,
-                        "%s:%zu: second prediction for task '%s' (first on line %zu)",
-                        rd->path, line, id, rd->first_line[position]);
+                        "%s:%zu: second prediction for task '%s'%s (first on line %zu)",
+                        rd->path, line, id, which, first->line);
         return;
     }
-    rd->first_line[position] = line;
-    zhashx_insert(rd->predictions->sql, id, sx_strdup(sql));
+    entry_t *entry = sx_new(entry_t);
+    entry->line = line;
+    entry->sql = sx_strdup(sql);
+    zhashx_insert(rd->predictions->entries, key, entry);
+    if (sample >= rd->predictions->samples)
+        rd->predictions->samples = sample + 1;
 }
 
 static void read_line(reader_t *rd, size_t line, const char *text, size_t length)
@@ -124,18 +159,19 @@ static void read_line(reader_t *rd, size_t line, const char *text, size_t length
     json_error_t error;
     json_t *object = json_loadb(text, length, JSON_REJECT_DUPLICATES, &error);
     const char *id = NULL, *sql = NULL;
+    int sample = 0;
     if (!object)
         sx_problems_add(rd->problems, "%s:%zu: not JSON (column %d): %s", rd->path, line,
                         error.column, error.text);
     else if (!json_is_object(object))
         sx_problems_add(rd->problems, "%s:%zu: not a JSON object", rd->path, line);
-    else if (line_fields(rd, line, object, &id, &sql))
-        keep(rd, line, id, sql);
+    else if (line_fields(rd, line, object, &id, &sql, &sample))
+        keep(rd, line, id, sql, sample);
     json_decref(object);
 }
 
-sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench,
-                                       sx_problems_t *problems)
+static sx_predictions_t *check_samples(const char *path, const sx_bench_t *bench,
+                                       int max_samples, sx_problems_t *problems)
 {
     sx_error_t err;
     size_t size = 0;
@@ -144,9 +180,11 @@ sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench
         sx_problems_add(problems, "%s", err.msg);
         return NULL;
     }
-    reader_t rd = {.path = path, .bench = bench, .problems = problems};
-    rd.first_line = sx_alloc(sx_bench_task_count(bench) + 1, sizeof *rd.first_line);
-    rd.predictions = predictions_new();
+    reader_t rd = {.path = path,
+                   .bench = bench,
+                   .max_samples = max_samples,
+                   .problems = problems,
+                   .predictions = predictions_new()};
     sx_lines_t lines;
     sx_lines_init(&lines, path, data, size);
     char *line;
@@ -158,16 +196,21 @@ sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench
         else
             read_line(&rd, lines.number, line, length);
     }
-    free(rd.first_line);
     free(data);
     return rd.predictions;
 }
 
-sx_predictions_t *sx_predictions_load(const char *path, const sx_bench_t *bench,
-                                      sx_error_t *err)
+sx_predictions_t *sx_predictions_check(const char *path, const sx_bench_t *bench,
+                                       sx_problems_t *problems)
+{
+    return check_samples(path, bench, SX_SAMPLES_DEFAULT, problems);
+}
+
+sx_predictions_t *sx_predictions_load_samples(const char *path, const sx_bench_t *bench,
+                                              int max_samples, sx_error_t *err)
 {
     sx_problems_t *problems = sx_problems_new();
-    sx_predictions_t *self = sx_predictions_check(path, bench, problems);
+    sx_predictions_t *self = check_samples(path, bench, max_samples, problems);
     if (sx_problems_count(problems) > 0) {
         sx_problems_to_error(problems, 0, err);
         sx_predictions_destroy(&self);
@@ -176,14 +219,34 @@ sx_predictions_t *sx_predictions_load(const char *path, const sx_bench_t *bench,
     return self;
 }
 
+sx_predictions_t *sx_predictions_load(const char *path, const sx_bench_t *bench,
+                                      sx_error_t *err)
+{
+    return sx_predictions_load_samples(path, bench, SX_SAMPLES_DEFAULT, err);
+}
+
+const char *sx_predictions_sample_sql(const sx_predictions_t *self, const char *task_id,
+                                      int sample)
+{
+    char key[160]; /* a task ID is at most 128 bytes */
+    entry_key(key, sizeof key, task_id, sample);
+    const entry_t *entry = zhashx_lookup(self->entries, key);
+    return entry ? entry->sql : NULL;
+}
+
 const char *sx_predictions_sql(const sx_predictions_t *self, const char *task_id)
 {
-    return zhashx_lookup(self->sql, task_id);
+    return sx_predictions_sample_sql(self, task_id, 0);
+}
+
+int sx_predictions_samples(const sx_predictions_t *self)
+{
+    return self->samples;
 }
 
 size_t sx_predictions_count(const sx_predictions_t *self)
 {
-    return zhashx_size(self->sql);
+    return zhashx_size(self->entries);
 }
 
 /* --- self-test --------------------------------------------------------- */
@@ -216,6 +279,40 @@ static void test_good_file(const char *path, const sx_bench_t *bench)
     write_file(path, "");
     predictions = sx_predictions_load(path, bench, &err);
     SX_CHECK(predictions && sx_predictions_count(predictions) == 0);
+    SX_CHECK(sx_predictions_samples(predictions) == 1);
+    sx_predictions_destroy(&predictions);
+}
+
+/* Several samples: n is 1 + the largest sample number, a (task, sample)
+ * without a line is missing, sample 0 is the line without "sample"; the
+ * bound is --max-samples. */
+static void test_samples(const char *path, const sx_bench_t *bench)
+{
+    write_file(path, "{\"task_id\": \"t1\", \"sql\": \"a0\"}\n"
+                     "{\"task_id\": \"t1\", \"sql\": \"a2\", \"sample\": 2}\n"
+                     "{\"task_id\": \"t2\", \"sql\": \"b1\", \"sample\": 1}\n"
+                     "{\"task_id\": \"t2\", \"sql\": \"b0\", \"sample\": 0}\n");
+    sx_error_t err;
+    sx_predictions_t *predictions = sx_predictions_load(path, bench, &err);
+    SX_CHECK(predictions);
+    SX_CHECK(sx_predictions_samples(predictions) == 3);
+    SX_CHECK(sx_predictions_count(predictions) == 4);
+    SX_CHECK(strcmp(sx_predictions_sql(predictions, "t1"), "a0") == 0);
+    SX_CHECK(sx_predictions_sample_sql(predictions, "t1", 1) == NULL);
+    SX_CHECK(strcmp(sx_predictions_sample_sql(predictions, "t1", 2), "a2") == 0);
+    SX_CHECK(strcmp(sx_predictions_sample_sql(predictions, "t2", 0), "b0") == 0);
+    SX_CHECK(strcmp(sx_predictions_sample_sql(predictions, "t2", 1), "b1") == 0);
+    SX_CHECK(sx_predictions_sample_sql(predictions, "t2", 2) == NULL);
+    SX_CHECK(sx_predictions_sample_sql(predictions, "t3", 0) == NULL);
+    sx_predictions_destroy(&predictions);
+
+    /* A lower bound refuses what the default takes, naming it. */
+    SX_CHECK(sx_predictions_load_samples(path, bench, 2, &err) == NULL);
+    char want[600];
+    snprintf(want, sizeof want, "%s:2: sample 2 is not below --max-samples 2", path);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    predictions = sx_predictions_load_samples(path, bench, 3, &err);
+    SX_CHECK(predictions && sx_predictions_samples(predictions) == 3);
     sx_predictions_destroy(&predictions);
 }
 
@@ -248,6 +345,25 @@ static void test_bad_lines(const char *path, const sx_bench_t *bench, bool verbo
          "3: second prediction for task 't1' (first on line 1)"},
         {"{\"task_id\": \"t1\", \"task_id\": \"t2\", \"sql\": \"x\"}\n",
          "1: not JSON (column 27): duplicate object key near '\"task_id\"'"},
+        /* sample numbers: an integer in [0, --max-samples) */
+        {"{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": -1}\n",
+         "1: sample -1 is negative"},
+        {"\n{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": 1.5}\n",
+         "2: sample must be an integer, not 1.5"},
+        {"{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": \"1\"}\n",
+         "1: sample must be an integer, not \"1\""},
+        {"{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": true}\n",
+         "1: sample must be an integer, not true"},
+        {"{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": 100}\n",
+         "1: sample 100 is not below --max-samples 100"},
+        {"{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": 2}\n"
+         "{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": 1}\n"
+         "{\"sample\": 2, \"task_id\": \"t1\", \"sql\": \"y\"}\n",
+         "3: second prediction for task 't1', sample 2 (first on line 1)"},
+        /* no "sample" is sample 0 */
+        {"{\"task_id\": \"t1\", \"sql\": \"x\"}\n"
+         "{\"task_id\": \"t1\", \"sql\": \"x\", \"sample\": 0}\n",
+         "2: second prediction for task 't1' (first on line 1)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         write_file(path, cases[i].content);
@@ -330,6 +446,7 @@ void sx_predictions_test(bool verbose)
     SX_CHECK(bench);
 
     test_good_file(path, bench);
+    test_samples(path, bench);
     test_bad_lines(path, bench, verbose);
     test_check_collects_every_problem(path, bench);
     test_hostile_files(path, bench);

@@ -597,6 +597,34 @@ static void load_task(loader_t *ld, const json_t *json, sx_task_t *task)
     }
 }
 
+/* DIR/task.json parsed, read under the input rule with DIR as its root;
+ * NULL with err set, *syntax_p telling bad JSON from a file that cannot be
+ * read. */
+static json_t *task_json_in(const char *dir, bool *syntax_p, sx_error_t *err)
+{
+    char *path = sx_format("%s/task.json", dir);
+    size_t size = 0;
+    char *text = sx_file_load(dir, path, SX_FILE_JSON, &size, err);
+    json_error_t error;
+    json_t *json = text ? json_loadb(text, size, JSON_REJECT_DUPLICATES, &error) : NULL;
+    *syntax_p = text && !json;
+    if (*syntax_p)
+        sx_error_set(err, "%s:%d: invalid JSON at column %d: %s", path, error.line,
+                     error.column, error.text);
+    free(text);
+    free(path);
+    return json;
+}
+
+json_t *sx_task_json_read(const char *bench_dir, const char *task_id, sx_error_t *err)
+{
+    char *dir = sx_format("%s/tasks/%s", bench_dir, task_id);
+    bool syntax;
+    json_t *json = task_json_in(dir, &syntax, err);
+    free(dir);
+    return json;
+}
+
 /* Parses task.json, reporting a missing folder or file and JSON syntax. */
 static json_t *read_task_json(loader_t *ld, const sx_task_t *task)
 {
@@ -605,19 +633,13 @@ static json_t *read_task_json(loader_t *ld, const sx_task_t *task)
         problem(ld, task->dir, "no such folder");
         return NULL;
     }
-    char *path = sx_format("%s/task.json", task->dir);
     sx_error_t err;
-    size_t size = 0;
-    char *text = sx_file_load(task->dir, path, SX_FILE_JSON, &size, &err);
-    json_error_t error;
-    json_t *json = NULL;
-    if (!text)
+    bool syntax = false;
+    json_t *json = task_json_in(task->dir, &syntax, &err);
+    if (!json && syntax)
+        sx_problems_add(ld->problems, "%s", err.msg);
+    else if (!json)
         sx_problems_add(ld->problems, "task %s: %s", ld->task_id, err.msg);
-    else if (!(json = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error)))
-        sx_problems_add(ld->problems, "%s:%d: invalid JSON at column %d: %s", path,
-                        error.line, error.column, error.text);
-    free(text);
-    free(path);
     return json;
 }
 
@@ -639,9 +661,10 @@ static bool checked_elsewhere(const sx_task_t *task, const char *path)
 
 /* Every file under `folder` (the task folder or one below it) is shipped
  * to the workers as it is, so each one follows the input rule of files.h,
- * the task folder being its root. Names starting with '.' are neither
- * shipped nor checked; a linked folder is checked, never walked (a link to
- * "." would never end). */
+ * the task folder being its root, and has a name the workers can be sent
+ * (sx_name_is_safe). Names starting with '.' are neither shipped nor
+ * checked; a linked folder is checked, never walked (a link to "." would
+ * never end). */
 static void check_task_files(loader_t *ld, const sx_task_t *task, const char *folder)
 {
     DIR *dir = opendir(folder);
@@ -653,6 +676,15 @@ static void check_task_files(loader_t *ld, const sx_task_t *task, const char *fo
     while ((entry = readdir(dir)) != NULL) {
         if (entry->d_name[0] == '.')
             continue;
+        if (!sx_name_is_safe(entry->d_name)) {
+            char shown[SX_SHOWN_SIZE];
+            sx_text_show(shown, sizeof shown, entry->d_name, strlen(entry->d_name));
+            sx_problems_add(ld->problems,
+                            "task %s: %s/%s: not a safe file name (1-128 characters of "
+                            "[A-Za-z0-9_.-]), so it cannot be shipped to workers",
+                            ld->task_id, folder, shown);
+            continue;
+        }
         char *path = sx_format("%s/%s", folder, entry->d_name);
         struct stat st;
         sx_error_t err;

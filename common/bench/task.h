@@ -23,6 +23,8 @@
  *   regular file, inside the task folder once links are resolved, within
  *   its kind's size limit (by name: .csv, .json, or any other). task_ids.txt
  *   stays in BENCH; gold/ID.csv and evaluation/ID.json in their folders.
+ *   Every name in the task folder follows the ID rule below, since only
+ *   such names are shipped (sx_name_is_safe).
  * - A source `file` is relative to the task folder, with no ".." component;
  *   its header (first record) holds every `from` column exactly once. Data rows are not
  * checked here: converting them is the preparer's job (a row that does not convert is
@@ -43,6 +45,7 @@
 #include "common/error.h"
 #include "common/bench/problems.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -119,12 +122,27 @@ sx_task_t *sx_task_load(const char *bench_dir, const char *task_id, sx_error_t *
 sx_task_t *sx_task_check(const char *bench_dir, const char *task_id,
                          sx_problems_t *problems);
 void sx_task_destroy(sx_task_t **self_p);
+/* BENCH/tasks/ID/task.json parsed, unchecked, for a look at one field (the
+ * coordinator's timeout, the report's question): read under the input rule
+ * of files.h like everything else, so never a FIFO nor a file out of the
+ * task folder. NULL with err set when it cannot be read or is not JSON. */
+json_t *sx_task_json_read(const char *bench_dir, const char *task_id, sx_error_t *err);
 
 const char *sx_changelog_name(sx_changelog_t changelog);
 
 /* True for a name safe as a file name and in a topic name: 1-128 characters
- * of [A-Za-z0-9_.-], not starting with '.'. Task IDs, source and sink names. */
+ * of [A-Za-z0-9_.-], not starting with '.'. Task IDs, source and sink names,
+ * and every name in a task folder (the only names shipped to workers). */
 bool sx_name_is_safe(const char *name);
+
+/* Bytes of a name or line a message shows, and the room they take. */
+#define SX_SHOWN_MAX 64
+#define SX_SHOWN_SIZE (4 * SX_SHOWN_MAX + 8)
+/* Copies text for a message, cut to SX_SHOWN_MAX bytes and "...", with
+ * every byte outside printable ASCII as \xNN: a bad name cannot garble the
+ * terminal or split a message, and an invisible byte (a UTF-8 BOM, a NUL)
+ * shows where it is. out holds SX_SHOWN_SIZE bytes. */
+void sx_text_show(char *out, size_t size, const char *text, size_t length);
 
 /* Validates a time.from strftime pattern (see the rules above); err says
  * which conversion is wrong, e.g. "unknown conversion %Q". */

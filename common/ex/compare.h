@@ -40,8 +40,9 @@ int sx_compare_check_columns(const sx_frame_t *gold, const long *condition_cols,
  * number's value as a double (bool as 0/1, NaN for a string). */
 bool sx_compare_values_equal(const sx_value_t *a, const sx_value_t *b);
 
-/* Inline: strict.c reads every cell through them in its sorts (out of line
- * they made the strict check a third slower). */
+/* Inline: strict.c reads every cell through them in its sorts, where a call
+ * per cell would make the strict check markedly slower
+ * (docs/internals/measurements.md). */
 static inline sx_value_t sx_compare_profile_value(sx_value_t value, sx_profile_t profile)
 {
     if (profile == SX_PROFILE_SPIDER2_LITE_2025_11 && value.kind == SX_VALUE_NAN)

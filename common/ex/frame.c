@@ -32,6 +32,7 @@ struct _sx_frame_t {
     size_t column_count;
     size_t row_count;
     sx_frame_column_t *columns;
+    char **names;  /* the header's field texts, one per column */
     char *storage; /* NUL-terminated field texts the string values point into */
 };
 
@@ -738,9 +739,12 @@ void sx_frame_destroy(sx_frame_t **self_p)
     if (!self_p || !*self_p)
         return;
     sx_frame_t *self = *self_p;
-    for (size_t c = 0; c < self->column_count; c++)
+    for (size_t c = 0; c < self->column_count; c++) {
         free(self->columns[c].values);
+        free(self->names[c]);
+    }
     free(self->columns);
+    free(self->names);
     free(self->storage);
     free(self);
     *self_p = NULL;
@@ -754,6 +758,9 @@ static void build_columns(sx_frame_t *frame, tokens_t *t)
     frame->column_count = header;
     frame->row_count = t->lines - 1;
     frame->columns = sx_alloc(header, sizeof *frame->columns);
+    frame->names = sx_alloc(header, sizeof *frame->names);
+    for (size_t c = 0; c < header; c++)
+        frame->names[c] = sx_strdup(word_text(t, t->line_start[0] + c));
     const char **words = sx_alloc(frame->row_count + 1, sizeof *words);
     for (size_t c = 0; c < header; c++) {
         sx_frame_column_t *col = &frame->columns[c];
@@ -824,6 +831,11 @@ size_t sx_frame_row_count(const sx_frame_t *self)
 const sx_frame_column_t *sx_frame_column(const sx_frame_t *self, size_t index)
 {
     return index < self->column_count ? &self->columns[index] : NULL;
+}
+
+const char *sx_frame_column_name(const sx_frame_t *self, size_t index)
+{
+    return index < self->column_count ? self->names[index] : NULL;
 }
 
 /* ---- self-test ----------------------------------------------------------- */
@@ -939,9 +951,31 @@ static void test_powers_are_the_literals(void)
     }
 }
 
+/* Column names are the header's fields as written, a quoted one unquoted; an
+ * implicit index (data rows wider than the header) takes no name. */
+static void test_column_names_are_the_header(void)
+{
+    sx_error_t err;
+    sx_frame_t *f = parse("\xEF\xBB\xBF"
+                          "a,,\"x,y\",a\n1,2,3,4\n",
+                          &err);
+    SX_CHECK(f && sx_frame_column_count(f) == 4);
+    SX_CHECK(strcmp(sx_frame_column_name(f, 0), "a") == 0 &&
+             strcmp(sx_frame_column_name(f, 1), "") == 0 &&
+             strcmp(sx_frame_column_name(f, 2), "x,y") == 0 &&
+             strcmp(sx_frame_column_name(f, 3), "a") == 0 && !sx_frame_column_name(f, 4));
+    sx_frame_destroy(&f);
+    f = parse("k,v\n0,1,2\n", &err);
+    SX_CHECK(f && sx_frame_column_count(f) == 2);
+    SX_CHECK(strcmp(sx_frame_column_name(f, 1), "v") == 0);
+    SX_CHECK(sx_frame_column(f, 1)->values[0].i == 2);
+    sx_frame_destroy(&f);
+}
+
 void sx_frame_test(bool verbose)
 {
     (void)verbose;
+    test_column_names_are_the_header();
     test_powers_are_the_literals();
     test_type_inference_follows_pandas();
     test_values_and_rows();

@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 /* One cell as Python sees it after DataFrame.values.tolist(). 16 bytes: a
- * string's length is not kept beside it (it is the strlen of its text, as
- * the length kept before was), since a large frame is mostly its cells. */
+ * string's length is not kept beside it (it is the strlen of its text, which
+ * holds no NUL), since a large frame is mostly its cells. */
 typedef enum {
     SX_VALUE_NAN = 0, /* float('nan'): a missing value */
     SX_VALUE_INT,     /* int from an int64 column */
@@ -67,6 +67,10 @@ void sx_frame_destroy(sx_frame_t **self_p);
 size_t sx_frame_column_count(const sx_frame_t *self);
 size_t sx_frame_row_count(const sx_frame_t *self);
 const sx_frame_column_t *sx_frame_column(const sx_frame_t *self, size_t index);
+/* A column's name: its header field as written (not pandas' name, which
+ * makes "Unnamed: 0" of an empty one and "a.1" of a second "a"); it names
+ * columns for people, the comparison never reads it. */
+const char *sx_frame_column_name(const sx_frame_t *self, size_t index);
 
 void sx_frame_test(bool verbose);
 

@@ -283,29 +283,62 @@ sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
     return verdict == 1 ? SX_STATUS_MATCH : SX_STATUS_MISMATCH;
 }
 
+bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id)
+{
+    char *path = bench ? sx_bench_evaluation_path(bench, task_id) : NULL;
+    sx_error_t err;
+    sx_evaluation_t *evaluation = path ? sx_evaluation_load(path, &err) : NULL;
+    bool ignore = evaluation && evaluation->ignore_order;
+    sx_evaluation_destroy(&evaluation);
+    free(path);
+    return ignore;
+}
+
+bool *sx_bench_ignore_order(const sx_bench_t *bench)
+{
+    size_t count = sx_bench_task_count(bench);
+    bool *ignore = sx_alloc(count + 1, sizeof *ignore);
+    for (size_t i = 0; i < count; i++)
+        ignore[i] = sx_task_ignores_order(bench, sx_bench_task_id(bench, i));
+    return ignore;
+}
+
+int sx_score_inputs(const char *bench_dir, const char *task_id, char **gold_csv,
+                    sx_evaluation_t **evaluation, sx_error_t *err)
+{
+    sx_error_clear(err);
+    sx_bench_t *bench = sx_bench_open(bench_dir, err);
+    *gold_csv = bench ? sx_bench_gold_path(bench, task_id) : NULL;
+    char *evaluation_path = bench ? sx_bench_evaluation_path(bench, task_id) : NULL;
+    sx_bench_destroy(&bench);
+    *evaluation = evaluation_path ? sx_evaluation_load(evaluation_path, err) : NULL;
+    free(evaluation_path);
+    if (*gold_csv && *evaluation)
+        return 0;
+    if (!sx_error_is_set(err))
+        sx_error_set(err, "out of memory");
+    free(*gold_csv);
+    *gold_csv = NULL;
+    sx_evaluation_destroy(evaluation);
+    return -1;
+}
+
 sx_status_t sx_score_task(const char *bench_dir, const char *task_id,
                           const char *pred_csv, sx_profile_t profile, int *strict,
                           char *detail, size_t detail_size)
 {
     *strict = 0;
     sx_error_t err;
-    sx_error_clear(&err);
-    sx_bench_t *bench = sx_bench_open(bench_dir, &err);
-    char *gold = bench ? sx_bench_gold_path(bench, task_id) : NULL;
-    char *evaluation_path = bench ? sx_bench_evaluation_path(bench, task_id) : NULL;
-    sx_bench_destroy(&bench);
-    sx_evaluation_t *evaluation =
-        evaluation_path ? sx_evaluation_load(evaluation_path, &err) : NULL;
+    char *gold = NULL;
+    sx_evaluation_t *evaluation = NULL;
     sx_status_t status = SX_STATUS_EVAL_ERROR;
-    if (!gold || !evaluation)
-        snprintf(detail, detail_size, "%s",
-                 sx_error_is_set(&err) ? err.msg : "out of memory");
+    if (sx_score_inputs(bench_dir, task_id, &gold, &evaluation, &err) != 0)
+        snprintf(detail, detail_size, "%s", err.msg);
     else
         status = sx_score_files(gold, pred_csv, evaluation, profile, strict, detail,
                                 detail_size);
     sx_evaluation_destroy(&evaluation);
     free(gold);
-    free(evaluation_path);
     return status;
 }
 

@@ -8,6 +8,7 @@
 #ifndef SX_SCORE_H
 #define SX_SCORE_H
 
+#include "common/bench/bench.h"
 #include "common/error.h"
 #include "common/ex/frame.h"
 #include "common/ex/types.h"
@@ -22,6 +23,13 @@
  * policy) is checked by sx_score_files once gold is read. */
 sx_evaluation_t *sx_evaluation_load(const char *path, sx_error_t *err);
 void sx_evaluation_destroy(sx_evaluation_t **self_p);
+/* Whether the task's evaluation ignores row order, for comparing two final
+ * relations of it (--repeat, `compare`, maj@n's vote; common/csv.h
+ * sx_csv_same_relation); false when it cannot be read (or bench is NULL):
+ * then order counts, the stricter comparison. */
+bool sx_task_ignores_order(const sx_bench_t *bench, const char *task_id);
+/* The same for every task ID of the bench, in task_ids.txt order (heap). */
+bool *sx_bench_ignore_order(const sx_bench_t *bench);
 
 /* "spider2-lite-2025-11" / "spider2-lite-2025-03" */
 int sx_profile_parse(const char *name, sx_profile_t *profile);
@@ -42,6 +50,12 @@ sx_frame_t *sx_gold_read(const char *gold_csv, sx_error_t *err);
 sx_status_t sx_score_files(const char *gold_csv, const char *pred_csv,
                            const sx_evaluation_t *evaluation, sx_profile_t profile,
                            int *strict, char *detail, size_t detail_size);
+
+/* What scoring task_id needs from the bench in bench_dir: the path of its
+ * gold CSV and its evaluation, loaded (both the caller's to free). -1 with
+ * err set when the bench or the evaluation cannot be read. */
+int sx_score_inputs(const char *bench_dir, const char *task_id, char **gold_csv,
+                    sx_evaluation_t **evaluation, sx_error_t *err);
 
 /* Scores the final CSV pred_csv of task_id against the gold and evaluation
  * of the bench in bench_dir (opened only now, after the CSV exists) with

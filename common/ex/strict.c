@@ -57,6 +57,9 @@ struct _sx_strict_t {
     size_t *distinct; /* distinct values per column (ignore_order) */
     size_t steps, max_steps;
     sx_strict_reason_t reason;
+    size_t *assignment; /* the assignment kept (sx_strict_assignment) */
+    size_t assigned;    /* its gold columns, 0: none yet */
+    bool aligned;       /* the rows aligned under it */
 };
 
 /* ---- the order of values --------------------------------------------------- */
@@ -84,6 +87,11 @@ static int value_order(const sx_value_t *a, const sx_value_t *b)
     if (ca != 2)
         return 0;
     return strcmp(a->str, b->str); /* bytewise, as unsigned char */
+}
+
+int sx_strict_value_order(const sx_value_t *a, const sx_value_t *b)
+{
+    return value_order(a, b);
 }
 
 static sx_value_t cell(const table_t *t, size_t c, size_t r)
@@ -131,6 +139,7 @@ void sx_strict_destroy(sx_strict_t **self_p)
     free(self->sorted);
     free(self->kind);
     free(self->distinct);
+    free(self->assignment);
     free(self);
     *self_p = NULL;
 }
@@ -188,6 +197,14 @@ sx_strict_t *sx_strict_new(const sx_frame_t *pred, bool ignore_order,
 sx_strict_reason_t sx_strict_reason(const sx_strict_t *self)
 {
     return self->reason;
+}
+
+size_t sx_strict_assignment(const sx_strict_t *self, const size_t **columns,
+                            bool *aligned)
+{
+    *columns = self->assignment;
+    *aligned = self->aligned;
+    return self->assigned;
 }
 
 const char *sx_strict_reason_text(sx_strict_reason_t reason)
@@ -398,6 +415,20 @@ static bool first_unused_of_kind(const search_t *s, size_t p)
     return true;
 }
 
+/* Keeps the complete assignment just checked: the first one the rows
+ * aligned under, else the first one of all. */
+static void keep_assignment(search_t *s, bool aligned)
+{
+    sx_strict_t *self = s->self;
+    if (self->aligned || (self->assigned && !aligned))
+        return;
+    free(self->assignment);
+    self->assignment = sx_alloc(s->ncols + 1, sizeof *self->assignment);
+    memcpy(self->assignment, s->assign, s->ncols * sizeof *s->assign);
+    self->assigned = s->ncols;
+    self->aligned = aligned;
+}
+
 /* Assigns gold columns i.. and checks rows: 1, 0 or GAVE_UP. */
 static int assign_from(search_t *s, size_t i)
 {
@@ -405,7 +436,10 @@ static int assign_from(search_t *s, size_t i)
         return GAVE_UP;
     if (i == s->ncols) {
         s->complete = true;
-        return s->self->ignore_order ? match_rows(s) : 1;
+        int verdict = s->self->ignore_order ? match_rows(s) : 1;
+        if (verdict != GAVE_UP)
+            keep_assignment(s, verdict == 1);
+        return verdict;
     }
     for (size_t p = 0; p < s->self->cols; p++) {
         if (!s->cand[i * s->self->cols + p] || s->used[p] || !first_unused_of_kind(s, p))
@@ -610,6 +644,52 @@ static void test_strict_cases_read_like_the_spec(void)
     SX_CHECK(is(both("v\n1", "a\n", true, NOV, NULL, 0, 0), 0, 0));
 }
 
+/* The assignment kept, as "p0,p1,... aligned|first" or "none". */
+static void assignment_of(const char *pred_csv, const char *gold_csv, bool ignore_order,
+                          char *out, size_t size)
+{
+    sx_error_t err;
+    sx_frame_t *pred = sx_frame_parse("p.csv", pred_csv, strlen(pred_csv), &err);
+    sx_frame_t *gold = sx_frame_parse("g.csv", gold_csv, strlen(gold_csv), &err);
+    SX_CHECK(pred && gold);
+    sx_strict_t *strict =
+        sx_strict_new(pred, ignore_order, SX_PROFILE_SPIDER2_LITE_2025_11);
+    sx_strict_gold(strict, gold, NULL, 0, NULL, 0, &err);
+    const size_t *columns;
+    bool aligned;
+    size_t n = sx_strict_assignment(strict, &columns, &aligned);
+    snprintf(out, size, "%s", n ? "" : "none");
+    for (size_t i = 0; i < n; i++)
+        append(out, size, "%zu,", columns[i]);
+    if (n)
+        append(out, size, "%s", aligned ? "aligned" : "first");
+    sx_strict_destroy(&strict);
+    sx_frame_destroy(&pred);
+    sx_frame_destroy(&gold);
+}
+
+static void test_strict_keeps_its_assignment(void)
+{
+    char got[64];
+    const char *gold = "k,v\n1,x\n2,y\n";
+    assignment_of("v,k\ny,2\nx,1\n", gold, true, got, sizeof got);
+    SX_CHECK(strcmp(got, "1,0,aligned") == 0);
+    /* Each column equal, rows scrambled: the first assignment tried. */
+    assignment_of("k,v\n1,y\n2,x\n", gold, true, got, sizeof got);
+    SX_CHECK(strcmp(got, "0,1,first") == 0);
+    /* Two copies of k: the rows align with the second one only. */
+    assignment_of("k,k2,v\n1,2,x\n2,1,y\n", gold, true, got, sizeof got);
+    SX_CHECK(strcmp(got, "0,2,aligned") == 0);
+    assignment_of("k,k2,v\n2,1,x\n1,2,y\n", gold, true, got, sizeof got);
+    SX_CHECK(strcmp(got, "1,2,aligned") == 0);
+    assignment_of("k,v\n1,x\n", gold, true, got, sizeof got); /* rows differ */
+    SX_CHECK(strcmp(got, "none") == 0);
+    assignment_of("x\n1\n2\n", "a,b\n1,1\n2,2\n", true, got, sizeof got); /* shared */
+    SX_CHECK(strcmp(got, "none") == 0);
+    assignment_of("v,k\nx,1\ny,2\n", gold, false, got, sizeof got);
+    SX_CHECK(strcmp(got, "1,0,aligned") == 0);
+}
+
 static void test_strict_gives_up_past_its_bound(void)
 {
     /* Each column alike in both, but every gold row pairs 0 with 1: the
@@ -798,6 +878,7 @@ static void test_strict_property_on_random_frames(bool verbose)
 void sx_strict_test(bool verbose)
 {
     test_strict_cases_read_like_the_spec();
+    test_strict_keeps_its_assignment();
     test_strict_gives_up_past_its_bound();
     test_strict_property_on_random_frames(verbose);
 }

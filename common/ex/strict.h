@@ -56,6 +56,22 @@ sx_strict_reason_t sx_strict_reason(const sx_strict_t *self);
 /* "rows do not align", "one prediction column used for two gold columns"... */
 const char *sx_strict_reason_text(sx_strict_reason_t reason);
 
+/* The column assignment the checker settled on over all the golds it was
+ * asked about: the first under which the rows aligned (*aligned true), else
+ * the first that gave every compared gold column a distinct prediction
+ * column equal to it on its own (gold columns in order, each trying
+ * prediction columns from the left). Returns its length, the number of gold
+ * columns compared (0: no such assignment: the row counts differ, or some
+ * gold column has no distinct equal column); (*columns)[i] is the
+ * prediction column of compared gold column i, owned by the checker. */
+size_t sx_strict_assignment(const sx_strict_t *self, const size_t **columns,
+                            bool *aligned);
+
+/* The order the checker sorts values in: NaN, then numbers by value, then
+ * strings by bytes (then a float NaN). Values the comparison calls equal
+ * are neighbours in it: those equal to one value form a range. */
+int sx_strict_value_order(const sx_value_t *a, const sx_value_t *b);
+
 void sx_strict_test(bool verbose);
 
 #endif

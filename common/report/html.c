@@ -10,6 +10,7 @@
  * markup from them. */
 #include "common/report/html.h"
 
+#include "common/files.h"
 #include "common/mem.h"
 #include "common/status.h"
 
@@ -150,6 +151,20 @@ static void row(FILE *out, const char *label, const char *value)
     fputs("</td></tr>\n", out);
 }
 
+/* Results of method m: every (task, sample). */
+static size_t units_of(const sx_report_t *r, size_t m)
+{
+    return r->task_count * r->methods[m].samples;
+}
+
+static size_t units_of_all(const sx_report_t *r)
+{
+    size_t n = 0;
+    for (size_t m = 0; m < r->method_count; m++)
+        n += units_of(r, m);
+    return n;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -159,10 +174,10 @@ static int by_name(const void *a, const void *b)
  * worker executed); the caller frees the array, not the names. */
 static size_t workers_of(const sx_report_t *r, const char ***names_p)
 {
-    size_t n = r->method_count * r->task_count, count = 0;
-    const char **names = sx_alloc(n + 1, sizeof *names);
+    size_t count = 0;
+    const char **names = sx_alloc(units_of_all(r) + 1, sizeof *names);
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++)
+        for (size_t i = 0; i < units_of(r, m); i++)
             names[count++] = r->methods[m].results[i].worker;
     qsort(names, count, sizeof *names, by_name);
     size_t kept = 0;
@@ -238,12 +253,21 @@ static void write_run(FILE *out, const sx_report_t *r)
     row(out, "bench fingerprint (SHA-1)", json_text(run, "bench_fingerprint"));
     row(out, "tasks", tasks);
     row(out, "profile", json_text(run, "profile"));
+    row(out, "engine", json_text(run, "engine"));
     row(out, "streamex", json_text(run, "streamex"));
     row(out, "workers", workers);
     write_runtimes(out, json_object_get(run, "workers"));
     row(out, "started (UTC)", json_text(run, "started"));
     row(out, "ended (UTC)", json_text(run, "ended"));
     row(out, "wall time", json_is_number(w) ? wall : NULL);
+    json_t *bootstrap = json_object_get(run, "bootstrap");
+    if (bootstrap) {
+        char text[96];
+        snprintf(text, sizeof text, "%lld resamples of the task IDs, seed %lld",
+                 json_integer_value(json_object_get(bootstrap, "resamples")),
+                 json_integer_value(json_object_get(bootstrap, "seed")));
+        row(out, "95% intervals", text);
+    }
     fputs("</table>\n", out);
     free(workers);
 }
@@ -277,25 +301,80 @@ static const char *input_file(const sx_report_t *r, const char *method)
     return json_text(json_object_get(inputs, "files"), method);
 }
 
+/* A cell of a 95 % interval, "[low, high]"; empty when there is none. */
+static void write_interval(FILE *out, json_t *ci)
+{
+    fputs("<td class=\"nowrap\">", out);
+    if (json_array_size(ci) == 2)
+        fprintf(out, "[%.4f, %.4f]", json_number_value(json_array_get(ci, 0)),
+                json_number_value(json_array_get(ci, 1)));
+    fputs("</td>", out);
+}
+
+/* Changelog figures in words: "insert 3 · update_before 0 · ... · rows 2". */
+static void write_changelog_text(FILE *out, const sx_changelog_counts_t *c)
+{
+    for (int k = 0; k < SX_CHANGE_KINDS; k++)
+        fprintf(out, "%s%s %llu", k ? " &middot; " : "",
+                sx_change_kind_name((sx_change_kind_t)k),
+                (unsigned long long)c->records[k]);
+    fprintf(out, " &middot; rows %llu", (unsigned long long)c->rows);
+}
+
+/* A method's changelog figures summed over the tasks that have them. */
+static void write_changelog_totals(FILE *out, const sx_report_t *r,
+                                   const sx_report_method_t *method)
+{
+    sx_changelog_counts_t sum = {.known = true};
+    size_t tasks = 0;
+    for (size_t i = 0; i < r->task_count; i++) {
+        const sx_changelog_counts_t *c = &method->results[i].changelog;
+        if (!c->known)
+            continue;
+        tasks++;
+        for (int k = 0; k < SX_CHANGE_KINDS; k++)
+            sum.records[k] += c->records[k];
+        sum.rows += c->rows;
+    }
+    if (tasks == 0) {
+        fputs("<span class=\"muted\">none</span>", out);
+        return;
+    }
+    write_changelog_text(out, &sum);
+    fprintf(out,
+            "<br><span class=\"muted\">over %zu task(s) with a folded changelog</span>",
+            tasks);
+}
+
 static void write_methods(FILE *out, const sx_report_t *r)
 {
     const char *kind = json_text(json_object_get(r->run, "inputs"), "kind");
+    /* The intervals' columns only when summary.json has intervals. */
+    bool intervals = false;
+    for (size_t m = 0; m < r->method_count; m++)
+        intervals = intervals || json_object_get(r->methods[m].tally, "ex_ci");
+    const char *ci_head = intervals ? "<th>95% CI</th>" : "";
     fprintf(out,
-            "<table class=\"methods\">\n<tr><th>method</th><th>EX</th><th>strict EX</th>"
-            "<th>statuses</th><th>%s</th></tr>\n",
-            kind ? kind : "input");
+            "<table class=\"methods\">\n<tr><th>method</th><th>EX</th>%s<th>strict "
+            "EX</th>%s<th>statuses</th><th>changelog</th><th>%s</th></tr>\n",
+            ci_head, ci_head, kind ? kind : "input");
     for (size_t m = 0; m < r->method_count; m++) {
         const sx_report_method_t *method = &r->methods[m];
-        long long total = tally(method, "total");
+        /* correct counts every (task, sample): EX is the mean over samples */
+        long long total = tally(method, "total") * (long long)method->samples;
         fputs("<tr><th>", out);
         sx_report_escape(out, method->name);
-        fprintf(out,
-                "</th><td class=\"ex\" data-method=\"%zu\">%lld/%lld = %.4f</td>"
-                "<td class=\"nowrap\">%lld/%lld = %.4f</td><td>",
-                m, tally(method, "correct"), total,
-                json_number_value(json_object_get(method->tally, "ex")),
+        fprintf(out, "</th><td class=\"ex\" data-method=\"%zu\">%lld/%lld = %.4f</td>", m,
+                tally(method, "correct"), total,
+                json_number_value(json_object_get(method->tally, "ex")));
+        if (intervals)
+            write_interval(out, json_object_get(method->tally, "ex_ci"));
+        fprintf(out, "<td class=\"nowrap\">%lld/%lld = %.4f</td>",
                 tally(method, "strict_correct"), total,
                 json_number_value(json_object_get(method->tally, "ex_strict")));
+        if (intervals)
+            write_interval(out, json_object_get(method->tally, "ex_strict_ci"));
+        fputs("<td>", out);
         write_bar(out, method, (size_t)(total > 0 ? total : 0));
         fputs("<br>", out);
         for (int s = 0, shown = 0; s < SX_STATUS_COUNT; s++)
@@ -303,6 +382,8 @@ static void write_methods(FILE *out, const sx_report_t *r)
                 fprintf(out, "%s<span class=\"nowrap\">%s %lld</span>",
                         shown++ ? ", " : "", sx_status_name((sx_status_t)s),
                         status_count(method, (sx_status_t)s));
+        fputs("</td><td>", out);
+        write_changelog_totals(out, r, method);
         fputs("</td><td>", out);
         const char *file = input_file(r, method->name);
         if (file)
@@ -316,11 +397,47 @@ static void write_methods(FILE *out, const sx_report_t *r)
     fputs("</p>\n", out);
 }
 
+/* summary.json's comparisons of every pair of methods, when there are. */
+static void write_comparisons(FILE *out, const sx_report_t *r)
+{
+    json_t *all = json_object_get(r->summary, "comparisons");
+    if (!json_array_size(all))
+        return;
+    fputs("<table class=\"comparisons\">\n<tr><th>A</th><th>B</th><th>of</th>"
+          "<th>both right</th><th>only A</th><th>only B</th><th>neither</th>"
+          "<th>EX(A) - EX(B)</th><th>95% CI</th><th>McNemar p</th></tr>\n",
+          out);
+    size_t i;
+    json_t *c;
+    json_array_foreach(all, i, c)
+    {
+        fputs("<tr><td>", out);
+        sx_report_escape(out, json_text(c, "a"));
+        fputs("</td><td>", out);
+        sx_report_escape(out, json_text(c, "b"));
+        fprintf(out,
+                "</td><td>%s</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+                "<td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
+                "<td class=\"num\">%+.4f</td>",
+                json_is_true(json_object_get(c, "strict")) ? "strict EX" : "EX",
+                json_integer_value(json_object_get(c, "both")),
+                json_integer_value(json_object_get(c, "only_a")),
+                json_integer_value(json_object_get(c, "only_b")),
+                json_integer_value(json_object_get(c, "neither")),
+                json_number_value(json_object_get(c, "ex_diff")));
+        write_interval(out, json_object_get(c, "ex_diff_ci"));
+        fprintf(out, "<td class=\"num\">%.4g</td></tr>\n",
+                json_number_value(json_object_get(c, "mcnemar_p")));
+    }
+    fputs("</table>\n", out);
+}
+
 /* Whether some method matched a task and another did not. */
 static bool disagree(const sx_report_t *r, size_t task)
 {
     for (size_t m = 1; m < r->method_count; m++)
-        if (r->methods[m].results[task].score != r->methods[0].results[task].score)
+        if (sx_report_result(&r->methods[m], task, 0)->score !=
+            sx_report_result(&r->methods[0], task, 0)->score)
             return true;
     return false;
 }
@@ -352,9 +469,9 @@ static void write_grid(FILE *out, const sx_report_t *r)
         double seconds = 0;
         fputs("<tr data-statuses=\"", out);
         for (size_t m = 0; m < r->method_count; m++) {
-            seconds += r->methods[m].results[i].seconds;
+            seconds += sx_report_result(&r->methods[m], i, 0)->seconds;
             fprintf(out, "%s%s", m ? " " : "",
-                    sx_status_name(r->methods[m].results[i].status));
+                    sx_status_name(sx_report_result(&r->methods[m], i, 0)->status));
         }
         fprintf(out, "\" data-disagree=\"%d\" data-secs=\"%.3f\"><td><a href=\"#task=",
                 disagree(r, i), seconds);
@@ -363,13 +480,22 @@ static void write_grid(FILE *out, const sx_report_t *r)
         sx_report_escape(out, r->task_ids[i]);
         fputs("</a></td>", out);
         for (size_t m = 0; m < r->method_count; m++) {
-            const sx_result_t *res = &r->methods[m].results[i];
+            const sx_report_method_t *method = &r->methods[m];
+            const sx_result_t *res = sx_report_result(method, i, 0);
             fprintf(out, "<td class=\"cell s-%s\" data-rank=\"%d\" title=\"",
                     sx_status_name(res->status), (int)res->status);
             escape_cut(out, res->detail, TOOLTIP_MAX);
             fputs("\"><a href=\"#task=", out);
             sx_report_escape(out, res->task_id);
-            fprintf(out, "\">%s</a></td>", short_name(res->status));
+            fprintf(out, "\">%s", short_name(res->status));
+            /* Several samples: the cell is sample 0's, and says how many matched. */
+            if (method->samples > 1) {
+                size_t matched = 0;
+                for (size_t k = 0; k < method->samples; k++)
+                    matched += sx_report_result(method, i, k)->score == 1;
+                fprintf(out, " %zu/%zu", matched, method->samples);
+            }
+            fputs("</a></td>", out);
         }
         fprintf(out, "<td class=\"num\">%.3f</td></tr>\n", seconds);
     }
@@ -382,11 +508,11 @@ static void write_histogram(FILE *out, const sx_report_t *r)
     double max = 0;
     size_t bins[HISTOGRAM_BINS] = {0}, peak = 0;
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++)
+        for (size_t i = 0; i < units_of(r, m); i++)
             max = fmax(max, r->methods[m].results[i].seconds);
     double step = max > 0 ? max / HISTOGRAM_BINS : 1;
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++) {
+        for (size_t i = 0; i < units_of(r, m); i++) {
             size_t b = (size_t)(r->methods[m].results[i].seconds / step);
             bins[b < HISTOGRAM_BINS ? b : HISTOGRAM_BINS - 1]++;
         }
@@ -455,7 +581,7 @@ static void write_step_totals(FILE *out, const sx_report_t *r)
     sx_timings_t sum = {0};
     size_t executed = 0;
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++) {
+        for (size_t i = 0; i < units_of(r, m); i++) {
             const sx_timings_t *t = &r->methods[m].results[i].steps;
             executed += steps_total(t) > 0;
             for (int k = 0; k < SX_STEP_COUNT; k++)
@@ -491,6 +617,7 @@ static void write_step_totals(FILE *out, const sx_report_t *r)
 typedef struct {
     const sx_result_t *result;
     const char *method;
+    bool sampled; /* its method has several samples: the sample is named */
 } timed_t;
 
 static int slower_first(const void *a, const void *b)
@@ -502,11 +629,12 @@ static int slower_first(const void *a, const void *b)
 
 static void write_slowest(FILE *out, const sx_report_t *r)
 {
-    size_t n = r->method_count * r->task_count, k = 0;
+    size_t n = units_of_all(r), k = 0;
     timed_t *all = sx_alloc(n + 1, sizeof *all);
     for (size_t m = 0; m < r->method_count; m++)
-        for (size_t i = 0; i < r->task_count; i++)
-            all[k++] = (timed_t){&r->methods[m].results[i], r->methods[m].name};
+        for (size_t i = 0; i < units_of(r, m); i++)
+            all[k++] = (timed_t){&r->methods[m].results[i], r->methods[m].name,
+                                 r->methods[m].samples > 1};
     qsort(all, n, sizeof *all, slower_first);
     double scale = n ? all[0].result->seconds : 0;
     fputs("<h3>Slowest tasks</h3><table><tr><th>task</th><th>method</th><th>status</th>"
@@ -520,6 +648,8 @@ static void write_slowest(FILE *out, const sx_report_t *r)
         sx_report_escape(out, all[i].result->task_id);
         fputs("</a></td><td>", out);
         sx_report_escape(out, all[i].method);
+        if (all[i].sampled)
+            fprintf(out, " sample %d", all[i].result->sample);
         fprintf(
             out,
             "</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%d</td><td>",
@@ -547,7 +677,7 @@ static void write_workers(FILE *out, const sx_report_t *r)
         size_t tasks = 0;
         double seconds = 0;
         for (size_t m = 0; m < r->method_count; m++)
-            for (size_t i = 0; i < r->task_count; i++)
+            for (size_t i = 0; i < units_of(r, m); i++)
                 if (strcmp(r->methods[m].results[i].worker, names[w]) == 0) {
                     tasks++;
                     seconds += r->methods[m].results[i].seconds;
@@ -611,8 +741,106 @@ static void write_preview(FILE *out, const char *caption, const sx_report_previe
     fputs("</div>\n", out);
 }
 
+/* A diff's cell: a string as it is, null as a muted NULL, else its JSON. */
+static void write_diff_cell(FILE *out, json_t *value)
+{
+    if (json_is_null(value)) {
+        fputs("<span class=\"muted\">NULL</span>", out);
+        return;
+    }
+    if (json_is_string(value)) {
+        escape_cut(out, json_string_value(value), FIELD_MAX);
+        return;
+    }
+    char *text = json_dumps(value, JSON_ENCODE_ANY);
+    escape_cut(out, text, FIELD_MAX);
+    free(text);
+}
+
+/* One side of a diff as a table with gold's column names. */
+static void write_diff_rows(FILE *out, const char *caption, json_t *side, json_t *columns)
+{
+    size_t count = (size_t)json_integer_value(json_object_get(side, "count"));
+    json_t *rows = json_object_get(side, "rows");
+    fprintf(out, "<div><p>%s: %zu</p>", caption, count);
+    if (json_array_size(rows) == 0) {
+        fputs("</div>\n", out);
+        return;
+    }
+    fputs("<table class=\"csv\"><tr>", out);
+    size_t i, j;
+    json_t *row, *value;
+    json_array_foreach(columns, i, value)
+    {
+        fputs("<th>", out);
+        escape_cut(out, json_string_value(json_object_get(value, "gold")), FIELD_MAX);
+        fputs("</th>", out);
+    }
+    fputs("</tr>\n", out);
+    json_array_foreach(rows, i, row)
+    {
+        fputs("<tr>", out);
+        json_array_foreach(row, j, value)
+        {
+            fputs("<td>", out);
+            write_diff_cell(out, value);
+            fputs("</td>", out);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (json_array_size(rows) < count)
+        fprintf(out, "<p class=\"muted\">first %zu rows shown</p>\n",
+                json_array_size(rows));
+    fputs("</div>\n", out);
+}
+
+/* The facts of a diff besides its rows: how columns were paired, the first
+ * difference, the tie rule, its note. */
+static void write_diff_facts(FILE *out, json_t *diff)
+{
+    fputs("<p class=\"muted\">columns: ", out);
+    size_t i;
+    json_t *column;
+    json_array_foreach(json_object_get(diff, "columns"), i, column)
+    {
+        fputs(i ? ", gold " : "gold ", out);
+        write_diff_cell(out, json_object_get(column, "gold"));
+        fputs(" = prediction ", out);
+        write_diff_cell(out, json_object_get(column, "prediction"));
+        fputs(" (", out);
+        write_diff_cell(out, json_object_get(column, "by"));
+        fputs(")", out);
+    }
+    json_t *first = json_object_get(diff, "first_difference");
+    if (json_is_object(first)) {
+        fprintf(out, "; first difference at position %lld: gold ",
+                json_integer_value(json_object_get(first, "position")));
+        write_diff_cell(out, json_object_get(first, "gold"));
+        fputs(", prediction ", out);
+        write_diff_cell(out, json_object_get(first, "prediction"));
+    }
+    json_t *more = json_object_get(json_object_get(diff, "missing"), "from_tie_set");
+    if (json_integer_value(more) > 0)
+        fprintf(out, "; %lld more rows wanted from the tie set",
+                json_integer_value(more));
+    const char *rule = json_string_value(json_object_get(diff, "rule"));
+    if (rule) {
+        fputs("; rule broken: ", out);
+        sx_report_escape(out, rule);
+    }
+    const char *note = json_string_value(json_object_get(diff, "note"));
+    if (note) {
+        fputs("; ", out);
+        sx_report_escape(out, note);
+    }
+    if (!json_is_true(json_object_get(diff, "exact")))
+        fputs("; the pairing stopped at its bound: the counts are upper bounds", out);
+    fputs("</p>\n", out);
+}
+
 /* One method's verdict of a task: the facts, the candidate SQL, and its
- * final CSV beside gold (NULL without a bench). */
+ * final CSV beside gold (NULL without a bench), with a miss's diff. */
 /* A task's step times in words ("prepare 0.120 · replay 0.051 ..."). */
 static void write_steps_text(FILE *out, const sx_timings_t *t)
 {
@@ -626,12 +854,14 @@ static void write_steps_text(FILE *out, const sx_timings_t *t)
 }
 
 static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size_t task,
-                                 const sx_report_preview_t *gold)
+                                 size_t sample, const sx_report_preview_t *gold)
 {
     const sx_report_method_t *method = &r->methods[m];
-    const sx_result_t *res = &method->results[task];
+    const sx_result_t *res = sx_report_result(method, task, sample);
     fputs("<div class=\"method\"><h4>", out);
     sx_report_escape(out, method->name);
+    if (method->samples > 1)
+        fprintf(out, ", sample %zu", sample);
     fprintf(out, ": <span class=\"cell s-%s\">&nbsp;%s&nbsp;</span></h4>\n<table>",
             sx_status_name(res->status), sx_status_name(res->status));
     fputs("<tr><th>detail</th><td>", out);
@@ -644,8 +874,15 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
     sx_report_escape(out, res->worker[0] ? res->worker : "-");
     fputs("</td></tr><tr><th>steps (s)</th><td>", out);
     write_steps_text(out, &res->steps);
+    fputs("</td></tr><tr><th>changelog</th><td>", out);
+    if (res->changelog.known)
+        write_changelog_text(out, &res->changelog);
+    else
+        fputs("-", out);
     fputs("</td></tr></table>\n", out);
-    const char *sql = method->sql ? sx_predictions_sql(method->sql, res->task_id) : NULL;
+    const char *sql =
+        method->sql ? sx_predictions_sample_sql(method->sql, res->task_id, (int)sample)
+                    : NULL;
     if (sql) {
         fputs("<pre class=\"sql\">", out);
         sx_report_escape(out, sql);
@@ -656,12 +893,23 @@ static void write_method_of_task(FILE *out, const sx_report_t *r, size_t m, size
                             : "candidate SQL not available from this output");
     }
     sx_report_preview_t preview;
-    sx_report_preview_read(res->csv, &preview);
+    sx_report_preview_read(NULL, res->csv, &preview);
+    json_t *diff = sx_report_diff(r, method->name, res->task_id);
     fputs("<div class=\"side\">", out);
     write_preview(out, "final CSV", &preview, NULL);
     if (gold)
         write_preview(out, "gold", gold, res->detail);
-    fputs("</div></div>\n", out);
+    if (diff) {
+        json_t *columns = json_object_get(diff, "columns");
+        write_diff_rows(out, "gold rows the final CSV lacks",
+                        json_object_get(diff, "missing"), columns);
+        write_diff_rows(out, "rows gold lacks", json_object_get(diff, "extra"), columns);
+    }
+    fputs("</div>\n", out);
+    if (diff)
+        write_diff_facts(out, diff);
+    fputs("</div>\n", out);
+    json_decref(diff);
     sx_report_preview_clear(&preview);
 }
 
@@ -688,13 +936,16 @@ static void write_task(FILE *out, const sx_report_t *r, size_t task)
     free(question);
     free(policy);
     char *gold_path = sx_report_gold_path(r, id);
+    char *gold_folder = gold_path ? sx_file_folder(gold_path) : NULL;
     sx_report_preview_t gold;
     if (gold_path)
-        sx_report_preview_read(gold_path, &gold);
+        sx_report_preview_read(gold_folder, gold_path, &gold);
     for (size_t m = 0; m < r->method_count; m++)
-        write_method_of_task(out, r, m, task, gold_path ? &gold : NULL);
+        for (size_t k = 0; k < r->methods[m].samples; k++)
+            write_method_of_task(out, r, m, task, k, gold_path ? &gold : NULL);
     if (gold_path)
         sx_report_preview_clear(&gold);
+    free(gold_folder);
     free(gold_path);
     fputs("</article>\n", out);
 }
@@ -743,8 +994,9 @@ void sx_report_html(FILE *out, const sx_report_t *r)
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
           "<title>streamex report</title>\n"
           /* Set before the body is parsed: the task views are hidden from
-           * the start, never laid out (10 methods x 402 tasks: 15 times
-           * faster than hiding them at the end). */
+           * the start, never laid out, which is what keeps a large report
+           * (10 methods x 402 tasks) quick to open
+           * (docs/internals/measurements.md). */
           "<script>document.documentElement.className='js'</script>\n",
           out);
     write_style(out);
@@ -756,6 +1008,7 @@ void sx_report_html(FILE *out, const sx_report_t *r)
           out);
     write_run(out, r);
     write_methods(out, r);
+    write_comparisons(out, r);
     fputs("</section>\n<section id=\"grid\"><h2>Tasks x methods</h2>\n"
           "<p class=\"muted\">a click on a task opens it below; a click on a column "
           "header sorts</p>\n",

@@ -1,7 +1,7 @@
 /* model.c: the per-task material of the report model (model.h), read one
  * task at a time while the page is written: a CSV's first rows, the task's
- * question and answer policy, its gold file. A missing bench leaves them
- * out (NULL), it is not an error. */
+ * question and answer policy, its gold file, a miss's diff. A missing bench
+ * leaves them out (NULL), it is not an error. */
 #include "common/report/model.h"
 
 #include "common/ex/score.h"
@@ -17,7 +17,8 @@
 /* Bytes of a CSV read for its preview: enough for the first rows. */
 #define PREVIEW_BYTES 65536
 
-void sx_report_preview_read(const char *path, sx_report_preview_t *preview)
+void sx_report_preview_read(const char *root, const char *path,
+                            sx_report_preview_t *preview)
 {
     memset(preview, 0, sizeof *preview);
     if (!path) {
@@ -27,7 +28,7 @@ void sx_report_preview_read(const char *path, sx_report_preview_t *preview)
     sx_error_t err;
     size_t size = 0;
     bool cut = false;
-    char *data = sx_file_read_head(path, PREVIEW_BYTES, &size, &cut, &err);
+    char *data = sx_file_read_head(root, path, PREVIEW_BYTES, &size, &cut, &err);
     /* A cut file is parsed up to its last whole line. */
     while (data && cut && size > 0 && data[size - 1] != '\n')
         size--;
@@ -61,14 +62,21 @@ char *sx_report_gold_path(const sx_report_t *report, const char *task_id)
     return report->bench ? sx_bench_gold_path(report->bench, task_id) : NULL;
 }
 
+json_t *sx_report_diff(const sx_report_t *report, const char *method, const char *task_id)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/diff/%s.json", report->out_dir, method, task_id);
+    json_t *diff = json_load_file(path, 0, NULL);
+    if (diff && !json_is_object(diff))
+        json_decref(diff), diff = NULL;
+    return diff;
+}
+
 char *sx_report_question(const sx_report_t *report, const char *task_id)
 {
     if (!report->bench)
         return NULL;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/tasks/%s/task.json", sx_bench_dir(report->bench),
-             task_id);
-    json_t *task = json_load_file(path, 0, NULL);
+    json_t *task = sx_task_json_read(sx_bench_dir(report->bench), task_id, NULL);
     const char *question = json_string_value(json_object_get(task, "question"));
     char *copy = sx_strdup_or_null(question);
     json_decref(task);

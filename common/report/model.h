@@ -21,9 +21,18 @@
 typedef struct {
     char *name;
     json_t *tally;         /* its summary.json object (borrowed) */
-    sx_result_t *results;  /* task_count entries, task_ids.txt order */
+    sx_result_t *results;  /* task_count x samples entries, task_ids.txt order,
+                              each task's samples in order (sx_report_result) */
+    size_t samples;        /* n: candidates per task (1 unless sampled) */
     sx_predictions_t *sql; /* candidate SQL, when the file is still there */
 } sx_report_method_t;
+
+/* A method's result of one task's sample (sample 0: the official index's). */
+static inline const sx_result_t *sx_report_result(const sx_report_method_t *m,
+                                                  size_t task, size_t sample)
+{
+    return &m->results[task * m->samples + sample];
+}
 
 typedef struct {
     const char *out_dir;
@@ -44,7 +53,10 @@ typedef struct {
     char error[SX_ERROR_MAX];
 } sx_report_preview_t;
 
-void sx_report_preview_read(const char *path, sx_report_preview_t *preview);
+/* root: the folder path belongs to (gold/ for gold), as for sx_file_check,
+ * or NULL for a final CSV, which has none. */
+void sx_report_preview_read(const char *root, const char *path,
+                            sx_report_preview_t *preview);
 void sx_report_preview_clear(sx_report_preview_t *preview);
 
 /* The task's question from task.json (heap, NULL when there is none). */
@@ -53,5 +65,9 @@ char *sx_report_question(const sx_report_t *report, const char *task_id);
 char *sx_report_policy(const sx_report_t *report, const char *task_id);
 /* BENCH/gold/ID.csv (heap), or NULL without a bench. */
 char *sx_report_gold_path(const sx_report_t *report, const char *task_id);
+/* OUT/NAME/diff/ID.json, the diff of a miss (coordinator/diffs.h), or NULL
+ * when the task has none (or none readable). */
+json_t *sx_report_diff(const sx_report_t *report, const char *method,
+                       const char *task_id);
 
 #endif

@@ -4,8 +4,10 @@
  * again in its shortest round-trip form. */
 #include "common/results/jsonout.h"
 
+#include "common/files.h"
 #include "common/selftest.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,10 +98,67 @@ static void check_real(double value, const char *want)
     SX_CHECK(strcmp(text, want) == 0);
 }
 
+/* The text of json and a newline (its length in *size), path's folders
+ * made; NULL with err set (naming path) when either cannot be. */
+static char *file_text(const char *path, const json_t *json, size_t flags, size_t *size,
+                       sx_error_t *err)
+{
+    char *text = sx_json_dumps(json, flags);
+    if (!text)
+        return sx_error_set(err, "%s: out of memory", path), NULL;
+    if (sx_mkdirs_for(path, err) != 0) {
+        free(text);
+        return NULL;
+    }
+    *size = strlen(text) + 1;
+    text[*size - 1] = '\n'; /* json_dumps leaves room: replace the NUL */
+    return text;
+}
+
+int sx_json_write_file(const char *path, const json_t *json, size_t flags,
+                       sx_error_t *err)
+{
+    size_t size = 0;
+    char *text = file_text(path, json, flags, &size, err);
+    int rc = text ? sx_file_write_atomic(path, text, size, err) : -1;
+    free(text);
+    return rc;
+}
+
+int sx_json_batch_add(sx_file_batch_t *batch, const char *path, const json_t *json,
+                      size_t flags, sx_error_t *err)
+{
+    size_t size = 0;
+    char *text = file_text(path, json, flags, &size, err);
+    int rc = text ? sx_file_batch_add(batch, path, text, size, err) : -1;
+    free(text);
+    return rc;
+}
+
 void sx_jsonout_test(bool verbose)
 {
     if (verbose)
         printf(" * sx_jsonout: ");
+    /* A file: the text, a newline, its folder made; a path that cannot be
+     * made is an error naming it. */
+    char dir[] = "/tmp/sx-jsonout-XXXXXX";
+    SX_CHECK(mkdtemp(dir));
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/a/b.json", dir);
+    json_t *o = json_pack("{sf}", "ex", 0.5);
+    sx_error_t err;
+    SX_CHECK(sx_json_write_file(path, o, JSON_COMPACT, &err) == 0);
+    size_t size = 0;
+    char *written = sx_file_read(path, 1024, &size, &err);
+    SX_CHECK(written && strcmp(written, "{\"ex\":0.5}\n") == 0);
+    free(written);
+    snprintf(path, sizeof path, "%s/a/b.json/c.json", dir);
+    SX_CHECK(sx_json_write_file(path, o, JSON_COMPACT, &err) == -1 &&
+             strstr(err.msg, path));
+    json_decref(o);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    SX_CHECK(system(cmd) == 0);
     /* Python's repr of the same doubles. */
     check_real(17.0 / 30, "0.5666666666666667");
     check_real(1.0 / 6, "0.16666666666666666");

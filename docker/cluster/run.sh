@@ -11,6 +11,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 rt="${SX_RUNTIME_DIR:-/opt/streamex/.runtime}"
+# The image's engine (its FLINK build argument, $SX_FLINK): RT/flink-X.Y for
+# an engine beside the default, RT/flink for the default one.
+engine="$rt/flink-${SX_FLINK:-}"
+[ -n "${SX_FLINK:-}" ] && [ -d "$engine" ] || engine="$rt/flink"
 role="${1:?usage: run.sh kafka|jobmanager|taskmanager|gateway}"
 conf=/tmp/flink-conf
 mkdir -p /tmp/flink "$conf"
@@ -25,12 +29,12 @@ export FLINK_CONF_DIR="$conf"
 flink() {
     local heap=$1 direct=$2 main=$3 opts
     shift 3
-    mapfile -t opts <"$rt/flink/java-opts.txt"
+    mapfile -t opts <"$engine/java-opts.txt"
     [ -z "$direct" ] || opts+=("-XX:MaxDirectMemorySize=$direct")
     exec java -Xmx"$heap" -Xms"$heap" -XX:+UseG1GC -XX:MaxMetaspaceSize=256m \
         -Djava.awt.headless=true "${opts[@]}" \
         -Dlog4j.configurationFile="file:$rt/conf/log4j-flink.properties" \
-        -Djava.io.tmpdir=/tmp/flink -cp "$conf:$rt/flink/lib/*" "$main" "$@"
+        -Djava.io.tmpdir=/tmp/flink -cp "$conf:$engine/lib/*" "$main" "$@"
 }
 
 case "$role" in

@@ -20,7 +20,9 @@
 # shared file system, and two nodes never share a pair folder.
 sx_link_runtime() {
     local shared="$1" local_dir="$2" part
-    [ -f "$shared/installed.env" ] || {
+    # Any engine's marker: the default's, or flink-X.Y's (--flink).
+    [ -f "$shared/installed.env" ] ||
+        compgen -G "$shared/flink-*/installed.env" >/dev/null || {
         echo "streamex-slurm: no runtime installed in $shared (scripts/setup-runtime.sh; set SX_RUNTIME_DIR)" >&2
         return 1
     }

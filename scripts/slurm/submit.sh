@@ -11,7 +11,9 @@
 # RUN is a folder on the shared file system: run.env and run.args (what
 # the jobs read), logs/, the outputs. STREAMEX-OPTIONs are those of
 # `streamex run`/`coordinator` that choose the work (--bench and at least
-# one --method, --profile, --shard-size, --retries); paths in them are made
+# one --method, --profile, --shard-size, --retries) and --flink X.Y, the
+# engine of every pair (the install must hold it: scripts/setup-runtime.sh
+# --flink X.Y; the jobs get it as $SX_FLINK); paths in them are made
 # absolute here. SBATCH-OPTIONs (--partition, --time, --mem, -c, ...) go
 # to every sbatch call and are kept for the rerun line the merge prints.
 # Environment: STREAMEX (default <repo>/build/streamex), SX_RUNTIME_DIR
@@ -44,9 +46,13 @@ absolute() {
     case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac
 }
 
-args=() bench=""
+args=() bench="" flink=""
 while [ $# -gt 0 ]; do
     case "$1" in
+    --flink)
+        flink="${2:?--flink needs a version X.Y}"
+        shift 2
+        ;;
     --bench)
         bench="$(absolute "${2:?--bench needs a folder}")"
         args+=(--bench "$bench")
@@ -85,6 +91,8 @@ run="$(cd "$run" && pwd)"
     printf 'SX_BENCH=%q\n' "$bench"
     printf 'SX_RECIPE=%q\n' "$recipe"
     printf 'SX_COUNT=%q\n' "$count"
+    # The pairs' engine: streamex run and worker take $SX_FLINK for --flink.
+    [ -z "$flink" ] || printf 'export SX_FLINK=%q\n' "$flink"
     if [ ${#sbatch_opts[@]} -gt 0 ]; then
         printf 'SX_SBATCH_OPTS=(%s)\n' "$(printf '%q ' "${sbatch_opts[@]}")"
     else

@@ -2,8 +2,8 @@
 # tests/cli/cache.sh: the result cache from the command line, with the simulated
 # executor (no Kafka, no Flink). A second run with the same --cache folder
 # executes nothing that is cached (every match and mismatch comes from the
-# cache, scored again, with the same verdicts, "cached": true, the summary
-# and the printed line counting them); a changed candidate and a changed task
+# cache, scored again, with the same verdicts and changelog figures,
+# "cached": true, the summary and the printed line counting them); a changed candidate and a changed task
 # file are executed again, and only they; a corrupt entry is a logged miss
 # that executes again, never a wrong verdict; infra_error, flink_error and
 # missing predictions are never cached; --no-cache neither reads nor writes;
@@ -35,7 +35,7 @@ run_sim() {
         --method "m=$preds" --retries 1 --output "$out" "$@" > "$out.txt" 2> "$out.err" || code=$?
     [ "$code" = 3 ] || fail "run $*: exit $code, expected 3 (one infra_error): $(tail -n 5 "$out.err")"
 }
-entries() { find "$cache/v1" -type f | wc -l; }
+entries() { find "$cache/v2" -type f | wc -l; }
 cached_ids() { grep '"cached":true' "$1/m/results.jsonl" | sed 's/^{"task_id":"\([^"]*\)".*/\1/' | sort | tr '\n' ' '; }
 statuses() { sed 's/^{"task_id":"\([^"]*\)",.*"status":"\([a-z_]*\)".*/\1 \2/' "$1/m/results.jsonl"; }
 summary_cached() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["methods"]["m"]["cached"])' "$1/summary.json"; }
@@ -58,6 +58,13 @@ every_cacheable=$(statuses "$tmp/o1" | awk '$2 == "match" || $2 == "mismatch" {p
 [ "$(summary_cached "$tmp/o2")" = "$cacheable" ] || fail "summary.json cached: $(summary_cached "$tmp/o2")"
 grep -qx "m: $cacheable of $total results from the result cache (scored again, not executed)" "$tmp/o2.txt" ||
     fail "no cache line: $(cat "$tmp/o2.txt")"
+# A result from the cache reports the changelog of the execution that made
+# its CSV: the same figures as the first run's, task by task.
+changelogs() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l); print(r["task_id"], json.dumps(r.get("changelog"), sort_keys=True))' "$1/m/results.jsonl"; }
+diff <(changelogs "$tmp/o1") <(changelogs "$tmp/o2") || fail "changelog figures differ from the cache"
+[ "$(changelogs "$tmp/o2" | grep -vc ' null$')" = "$cacheable" ] || fail "not every cached result has its changelog"
 grep -q "\"cached\":$cacheable," "$tmp/o2.txt" || fail "progress does not count the hits"
 [ "$(executed "$tmp/o2")" = "$(printf '%s\n' "${ids[2]}" "${ids[3]}" | sort | tr '\n' ' ')" ] ||
     fail "executed in the second run: $(executed "$tmp/o2")"
@@ -86,9 +93,9 @@ run_sim "$tmp/o5" --cache "$cache"
     fail "executed after a source changed: $(executed "$tmp/o5")"
 
 echo "== a corrupt entry: a logged miss, executed again with its real verdict"
-before=$(find "$cache/v1" -type f -newer "$tmp/o5.err" | wc -l)
+before=$(find "$cache/v2" -type f -newer "$tmp/o5.err" | wc -l)
 [ "$before" = 0 ] || fail "entries newer than the last run"
-victim=$(grep -l . "$cache"/v1/*/* | head -n 1)
+victim=$(grep -l . "$cache"/v2/*/* | head -n 1)
 printf 'x' >> "$victim"
 run_sim "$tmp/o6" --cache "$cache"
 grep -q "result cache: $victim is corrupt (.*): removed, the task runs" "$tmp/o6.err" ||

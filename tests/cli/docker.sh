@@ -4,7 +4,8 @@
 # setup-runtime.sh, build.sh); every option their command lines pass must
 # still exist in `streamex coordinator|worker --help`; and every /keys file
 # they name must be made by docker/make-keys.sh in the folder compose.yaml
-# mounts at /keys; the worker image's runtime is where streamex looks for it;
+# mounts at /keys; the worker image's engine is its FLINK build argument and
+# its runtime is where streamex looks for it;
 # compose-shared.yaml's workers pass options streamex has, and its cluster
 # services run roles docker/cluster/run.sh knows; the build context leaves
 # out what git ignores at the top (local builds and installs).
@@ -51,6 +52,7 @@ for image in coordinator worker; do
         while read -r step; do
             case "$step" in
             scripts/setup-deps.sh | scripts/setup-runtime.sh | "scripts/build.sh build") ;;
+            'scripts/setup-runtime.sh --flink "$FLINK"') ;;
             "ln -s /opt/streamex/build/streamex /usr/local/bin/streamex") ;;
             "rm -rf .runtime/m2") ;;
             *) fail "Dockerfile.$image runs '$step', not one of the project's scripts" ;;
@@ -61,6 +63,19 @@ for image in coordinator worker; do
 done
 grep -q "scripts/setup-runtime.sh" "$docker/Dockerfile.worker" ||
     fail "the worker image installs no runtime"
+
+echo "== the worker image's engine is its FLINK build argument, the default engine unless given"
+file="$docker/Dockerfile.worker"
+default=$(sed -n 's/^SX_FLINK_VERSION=${SX_FLINK_VERSION:-\([0-9]*\.[0-9]*\)\..*}$/\1/p' \
+    "$SX_SOURCE_DIR/runtime/versions.env")
+[ -n "$default" ] || fail "no default engine in runtime/versions.env"
+[ "$(instructions "$file" ARG)" = "FLINK=$default" ] ||
+    fail "Dockerfile.worker: ARG $(instructions "$file" ARG), not FLINK=$default"
+arg_line=$(line_of "$file" '^ARG FLINK=')
+env_line=$(line_of "$file" '^ENV SX_FLINK=\$FLINK$')
+setup_line=$(line_of "$file" '^RUN scripts/setup-runtime.sh --flink "\$FLINK"')
+[ "$arg_line" -gt 0 ] && [ "$arg_line" -lt "$env_line" ] && [ "$env_line" -lt "$setup_line" ] ||
+    fail "Dockerfile.worker: ARG FLINK, ENV SX_FLINK=\$FLINK, then setup-runtime.sh --flink \"\$FLINK\" (lines $arg_line, $env_line, $setup_line)"
 
 echo "== the worker image installs its runtime where streamex looks for it"
 # Without the variable, setup-runtime.sh (no CMakeLists.txt beside it: an

@@ -40,6 +40,8 @@ run half_external 2 "needs --kafka-bootstrap, --flink-gateway and --flink-rest t
 run bad_index 2 "--index 'x'" --bench "$bench" --task filter --sql "$work/q.sql" --index x
 run bad_profile 2 "unknown --profile 'p'" --bench "$bench" --task filter \
     --sql "$work/q.sql" --profile p
+run bad_changelog 2 "--changelog '-1': expected an integer in [0, 1000000]" \
+    --bench "$bench" --task filter --sql "$work/q.sql" --changelog -1
 run unknown_option 2 "streamex exec: unknown option '--nope'" --bench "$bench" --nope
 run unknown_task 2 "no task 'nosuch'" --bench "$bench" --task nosuch --sql "$work/q.sql"
 run missing_sql_file 2 "$work/none.sql: cannot open" --bench "$bench" --task filter \

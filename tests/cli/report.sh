@@ -32,6 +32,7 @@ grep -qF "<tr><th>bench</th><td>$SX_SOURCE_DIR/examples/sample-bench</td></tr>" 
 grep -qF '<tr><th>workers</th><td>w0, w1 (2)</td></tr>' "$page" || fail "workers"
 grep -qF '<tr><th>runtime</th><td>simulated (no Kafka, no Flink) (w0, w1)</td></tr>' "$page" ||
     fail "what the workers run on: $(grep -o '<tr><th>runtime</th>[^\n]*</tr>' "$page" | head -c 300)"
+grep -qF '<tr><th>engine</th><td>simulated</td></tr>' "$page" || fail "the engine of the results"
 workers=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["run"].get("workers")))' "$out/summary.json")
 [ "$workers" = '{"w0": "simulated (no Kafka, no Flink)", "w1": "simulated (no Kafka, no Flink)"}' ] ||
     fail "run.workers in summary.json is $workers"

@@ -105,8 +105,8 @@ summary "$out" $((total - 3)) 1
 
 echo "== --rerun infra_error once the infrastructure works: every output exact, exit 0"
 run_sim "$out" 0 "delay_ms=2" --resume --rerun infra_error
-grep -qx "m: EX = $((total - 2))/$total = .*" <(tail -n 2 "$out.txt" | head -n 1) ||
-    fail "no EX line before the last: $(cat "$out.txt")"
+grep -qx "  m: EX = $((total - 2))/$total = .*" <(tail -n 2 "$out.txt" | head -n 1) ||
+    fail "no EX line before the ending's report line: $(cat "$out.txt")"
 ! grep -q "^infra_error:" "$out.txt" || fail "an infra_error line with none left"
 for i in "${!ids[@]}"; do
     case "$i" in
@@ -165,10 +165,15 @@ run_sim "$sub" 0 "delay_ms=2" --tasks "@$tmp/ids.txt"
 [ "$(wc -l < "$sub/m/results.jsonl")" = 2 ] || fail "subset results not 2 lines"
 [ "$(cut -d'"' -f4 "$sub/m/submission.jsonl" | tr '\n' ' ')" = "${ids[0]} ${ids[1]} " ] ||
     fail "subset not in task_ids.txt order"
-grep -qx "m: EX = 1/2 = 0.5000 over a subset: 2 of $total task IDs (--tasks)" "$sub.txt" ||
+# Of 2 tasks, 1 right: a quarter of the resamples draw neither, a quarter
+# both, so the 95 % interval is [0, 1].
+grep -qx "m: EX = 1/2 = 0.5000 over a subset: 2 of $total task IDs (--tasks), 95% CI \[0.0000, 1.0000\]" "$sub.txt" ||
     fail "no subset EX line: $(cat "$sub.txt")"
-[ "$(tail -n 1 "$sub.txt")" = "subset: every figure above counts 2 of the $total task IDs (--tasks)" ] ||
-    fail "last line: $(tail -n 1 "$sub.txt")"
+# The figures' last line, then the ending (output, EX line, report).
+[ "$(tail -n 4 "$sub.txt" | head -n 1)" = "subset: every figure above counts 2 of the $total task IDs (--tasks)" ] ||
+    fail "last line before the ending: $(tail -n 4 "$sub.txt" | head -n 1)"
+[ "$(tail -n 2 "$sub.txt" | head -n 1)" = "  m: EX = 1/2 = 0.5000 over a subset: 2 of $total task IDs (--tasks), 95% CI [0.0000, 1.0000]; strict EX = 0.5000" ] ||
+    fail "the ending's EX line: $(tail -n 2 "$sub.txt" | head -n 1)"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(not (s["subset"]["tasks"] == 2 and s["subset"]["bench_tasks"] == int(sys.argv[2]) and s["methods"]["m"]["total"] == 2 and s["methods"]["m"]["ex"] == 0.5))' \
     "$sub/summary.json" "$total" || fail "summary.json: $(cat "$sub/summary.json")"
 

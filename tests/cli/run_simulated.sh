@@ -56,6 +56,32 @@ check_verdicts() {
         "$out/summary.json" "$correct" "$total" || fail "$label: summary.json is not $correct/$total"
 }
 
+# The changelog figures of OUT/m/results.jsonl: a task with a final CSV
+# (match, mismatch) has the simulated append changelog, one insert per
+# data row of its gold (counted here with Python's csv module, blank lines
+# not rows), and no other kind; every other task has none.
+check_changelog() {
+    python3 - "$1/m/results.jsonl" "$bench" "$2" <<'PY' || fail "$2: changelog figures"
+import csv, json, sys
+path, bench, label = sys.argv[1:]
+bad = 0
+for line in open(path):
+    r = json.loads(line)
+    got = r.get("changelog")
+    if r["status"] in ("match", "mismatch"):
+        with open(f"{bench}/gold/{r['task_id']}.csv", newline="") as f:
+            rows = sum(1 for row in list(csv.reader(f))[1:] if row)
+        want = {"insert": rows, "update_before": 0, "update_after": 0, "delete": 0,
+                "tombstone": 0, "rows": rows}
+    else:
+        want = None
+    if got != want:
+        print(f"{label}: {r['task_id']} {r['status']}: changelog {got}, expected {want}")
+        bad += 1
+sys.exit(bad > 0)
+PY
+}
+
 # expect_exit CODE CMD...: CMD exits CODE. A finished run of the mixed
 # predictions exits 3: some tasks end infra_error (in every --shard I/3 too).
 expect_exit() {
@@ -68,8 +94,9 @@ expect_exit() {
 echo "== run --workers 2: every status as expected, $ex_line"
 expect_exit 3 "$STREAMEX" -q run --simulate delay_ms=5 --workers 2 --bench "$bench" \
     --method "m=$preds" --output "$tmp/full" > "$tmp/full.txt"
-grep -qx "$ex_line" "$tmp/full.txt" || fail "no '$ex_line' line: $(cat "$tmp/full.txt")"
+grep -Eqx "$ex_line$SX_CI_RE" "$tmp/full.txt" || fail "no '$ex_line' line: $(cat "$tmp/full.txt")"
 check_verdicts "$tmp/full" "full run"
+check_changelog "$tmp/full" "full run"
 
 echo "== an existing output needs --resume; --resume on a finished run does nothing new"
 if "$STREAMEX" -q run --simulate delay_ms=5 --bench "$bench" --method "m=$preds" \
@@ -98,6 +125,7 @@ settled=$(records "$tmp/cut/journal.jsonl" '"result"')
 expect_exit 3 "$STREAMEX" -q run --simulate delay_ms=5 --workers 2 --bench "$bench" \
     --method "m=$preds" --resume --output "$tmp/cut" > /dev/null
 check_verdicts "$tmp/cut" "resumed run"
+check_changelog "$tmp/cut" "resumed run"
 [ "$(records "$tmp/cut/journal.jsonl" '"result"')" = "$total" ] ||
     fail "a settled task was executed again"
 
@@ -111,6 +139,11 @@ done
 "$STREAMEX" -q merge --bench "$bench" "$tmp/s0" "$tmp/s1" "$tmp/s2" --output "$tmp/merged" \
     > /dev/null
 check_verdicts "$tmp/merged" "merged shards"
+check_changelog "$tmp/merged" "merged shards"
+# The diffs of the misses (the mismatch tasks) come along from the shards.
+[ -n "$(ls "$tmp/full/m/diff")" ] || fail "the full run wrote no diff"
+[ "$(ls "$tmp/merged/m/diff")" = "$(ls "$tmp/full/m/diff")" ] ||
+    fail "merged diffs: $(ls "$tmp/merged/m/diff" | tr '\n' ' ')"
 
 echo "== coordinator and two worker processes; one is killed mid-run"
 p=$(free_port)

@@ -43,7 +43,7 @@ sub="$work/sub/submission.jsonl"
 out="$work/out"
 "$STREAMEX" score --bench "$bench" --method "m=$sub" --output "$out" >"$work/stdout" ||
   fail "score exited $?"
-grep -qx 'm: EX = 3/7 = 0.4286' "$work/stdout" || fail "EX line: $(cat "$work/stdout")"
+grep -Eqx "m: EX = 3/7 = 0\.4286$SX_CI_RE" "$work/stdout" || fail "EX line: $(cat "$work/stdout")"
 order="$(python3 -c 'import json,sys; print(" ".join(json.loads(l)["task_id"] for l in open(sys.argv[1])))' "$out/m/results.jsonl")"
 [ "$order" = "t1 t2 t3 t4 t5 t6 t7" ] || fail "results order: $order"
 status_of() {
@@ -75,7 +75,23 @@ EOF
 # The earlier profile keeps NaN: 0 no longer equals the missing price.
 "$STREAMEX" score --bench "$bench" --method "m=$sub" --output "$work/out03" \
   --profile spider2-lite-2025-03 >"$work/stdout03"
-grep -qx 'm: EX = 2/7 = 0.2857' "$work/stdout03" || fail "2025-03: $(cat "$work/stdout03")"
+grep -Eqx "m: EX = 2/7 = 0\.2857$SX_CI_RE" "$work/stdout03" || fail "2025-03: $(cat "$work/stdout03")"
+
+# The misses have their diffs (OUT/NAME/diff/ID.json), the rest none: t3's
+# wrong value, t6's unreadable CSV; under 2025-03 also t1, whose 0 is not
+# the missing price. A score again into the same OUT after t3 is fixed
+# removes t3's.
+[ "$(ls "$out/m/diff")" = "$(printf 't3.json\nt6.json')" ] || fail "diffs: $(ls "$out/m/diff")"
+[ "$(cat "$out/m/diff/t3.json")" = '{"task_id":"t3","verdict":0,"strict":0,"profile":"spider2-lite-2025-11","policy":{"kind":"ordinary","ignore_order":true,"condition_cols":[],"tolerance":0.01},"gold_rows":1,"prediction_rows":1,"columns":[{"gold":"x","gold_index":0,"prediction":"x","prediction_index":0,"by":"name"}],"missing":{"count":1,"rows":[[1]]},"extra":{"count":1,"rows":[[2]]},"exact":true}' ] ||
+  fail "t3's diff: $(cat "$out/m/diff/t3.json")"
+grep -q '"missing":{"count":1,"rows":\[\[1\]\]},"extra":{"count":0,"rows":\[\]},"exact":true,"note":"the prediction cannot be read: ' \
+  "$out/m/diff/t6.json" || fail "t6's diff: $(cat "$out/m/diff/t6.json")"
+grep -q '"missing":{"count":1,"rows":\[\[2,null\]\]},"extra":{"count":1,"rows":\[\[2,0.0\]\]}' \
+  "$work/out03/m/diff/t1.json" || fail "2025-03 t1's diff: $(cat "$work/out03/m/diff/t1.json")"
+printf 'x\n1\n' >"$work/sub/csv/t3.csv"
+"$STREAMEX" score --bench "$bench" --method "m=$sub" --output "$out" >/dev/null
+[ "$(ls "$out/m/diff")" = "t6.json" ] || fail "a fixed miss kept its diff: $(ls "$out/m/diff")"
+printf 'x\n2\n' >"$work/sub/csv/t3.csv"
 
 # Bad submissions: an error naming file and line, exit 2, nothing written.
 expect_refusal() {

@@ -23,6 +23,8 @@ Known Flink STREAMING/BATCH differences are avoided where the data allows
 before 1970) and marked in oracle/ID.json "known" where they cannot be:
   global_aggregate_empty  a global aggregate sees no row: batch gives one row
   order_ties              dedup or ROWS OVER ordered by a time with ties
+  top1_rank               a Top-1 ordered by no time attribute: Flink 2.2.1
+                          takes it for insert-only
 
     generate.py --out DIR --count N --seed S [--shapes a,b]
 """
@@ -311,7 +313,7 @@ def shape_top_n(rng, data):
                    f"(PARTITION BY k ORDER BY {order}) AS rn FROM ev) WHERE rn <= {n}",
             "sources": ["ev"],
             "columns": [("k", "STRING"), ("id", "BIGINT"), ("v", "DOUBLE")],
-            "changelog": "debezium"}
+            "changelog": "debezium", "known": ["top1_rank"] if n == 1 else []}
 
 
 def shape_dedup(rng, data):

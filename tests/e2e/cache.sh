@@ -54,7 +54,7 @@ echo "== first run: everything executed, 23 CSVs cached"
 run_real "$tmp/o1"
 python3 "$SX_SOURCE_DIR/tests/e2e/sample_verdicts.py" "$bench" "$tmp/o1" sample=predictions
 first_jobs=$(submitted)
-[ "$(find "$cache/v1" -type f | wc -l)" = 23 ] || fail "$(find "$cache/v1" -type f | wc -l) cache entries, expected 23"
+[ "$(find "$cache/v2" -type f | wc -l)" = 23 ] || fail "$(find "$cache/v2" -type f | wc -l) cache entries, expected 23"
 [ "$(summary_cached "$tmp/o1")" = 0 ] || fail "first run: cached $(summary_cached "$tmp/o1")"
 [ "$first_jobs" -gt 23 ] || fail "first run: Flink received $first_jobs jobs"
 
@@ -104,7 +104,7 @@ grep -q '"task_id":"sb03_auctions_without_reserve",.*"status":"match"' "$tmp/o3/
     grep -q "task sb03_auctions_without_reserve: job .* submitted" "$tmp/o3.log" ||
     fail "not exactly sb03 submitted: $(grep 'submitted' "$tmp/o3.log")"
 [ "$(submitted)" = 2 ] || fail "Flink received $(submitted) jobs (expected the warm-up and sb03's)"
-[ "$(find "$cache/v1" -type f | wc -l)" = 24 ] || fail "the changed candidate's CSV was not stored"
+[ "$(find "$cache/v2" -type f | wc -l)" = 24 ] || fail "the changed candidate's CSV was not stored"
 wall() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["wall_seconds"])' "$1/summary.json"; }
 echo "e2e_cache: OK (wall time of the first run $(wall "$tmp/o1") s, $first_jobs Flink jobs;" \
     "of the second $(wall "$tmp/o2") s, 23 of 30 cached, $second_jobs Flink jobs)"

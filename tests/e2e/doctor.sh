@@ -4,14 +4,17 @@
 # agrees with, a global aggregate over no rows (streaming gold is empty,
 # BATCH gives one row: listed with that cause), and a session window (BATCH
 # cannot run it: listed as failing, not as differing). Exit status 1, the
-# exact summary line, and --output keeps the batch relations.
+# exact summary line, and --output keeps the batch relations. Then a
+# reference written with QUALIFY, which the default engine (Flink 1.20)
+# refuses: listed as failing with that engine hazard as its cause, under the
+# line naming the engine.
 # Uses pair $SX_DOCTOR_INDEX (default 53): started here unless already up,
 # and then stopped at the end.
 set -euo pipefail
 . "$(dirname "$0")/../kit/lib.sh"
 : "${STREAMEX:?}" "${SX_SOURCE_DIR:?}"
 index="${SX_DOCTOR_INDEX:-53}"
-require_runtime "$SX_SOURCE_DIR/.runtime"
+require_runtime "${SX_RUNTIME_DIR:-$SX_SOURCE_DIR/.runtime}"
 work=$(make_tmpdir)
 started=0
 cleanup() {
@@ -79,4 +82,18 @@ grep -q "^task session: fails in BATCH mode: .*session" "$work/doctor.out" ||
     fail "session not listed as failing"
 [ "$(cat "$work/batch/empty_agg.csv")" = "$(printf 'cnt\n0')" ] || fail "batch CSV of empty_agg"
 [ "$(cat "$work/batch/same.csv")" = "$(printf 'id,v\n2,2.5\n3,4.0')" ] || fail "batch CSV of same"
+source "$SX_SOURCE_DIR/runtime/versions.env"
+engine="flink-$SX_FLINK_VERSION/kafka-connector-$SX_FLINK_KAFKA_CONNECTOR_VERSION/kafka-$SX_KAFKA_VERSION"
+[ "$(head -n 1 "$work/doctor.out")" = "engine: $engine" ] || fail "first line: $(head -n 1 "$work/doctor.out")"
+case "$SX_FLINK_VERSION" in 1.*) ;; *) fail "the QUALIFY case below expects a 1.x default engine" ;; esac
+echo '{"task_id": "same", "sql": "SELECT id, v FROM s QUALIFY v > 1"}' >"$work/qualify.jsonl"
+code=0
+"$STREAMEX" doctor --oracle batch --bench "$bench" --index "$index" \
+    --reference "$work/qualify.jsonl" >"$work/doctor.out" 2>"$work/doctor.err" || code=$?
+cat "$work/doctor.out"
+[ "$code" = 0 ] || fail "QUALIFY: exit $code, expected 0 (nothing differs): $(cat "$work/doctor.err")"
+grep -q "^task same: fails in BATCH mode: .*SqlParserException" "$work/doctor.out" ||
+    fail "the QUALIFY reference not listed as failing to parse"
+grep -qxF "  cause: the reference uses QUALIFY: Flink 2.x accepts it, Flink 1.20 refuses it (a parse error), so the verdict depends on the engine" \
+    "$work/doctor.out" || fail "QUALIFY not named as the cause"
 echo "e2e_doctor: OK"

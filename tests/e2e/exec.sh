@@ -8,7 +8,10 @@
 # append-only sink, timeout, statement rejected before Flink, missing
 # prediction. Each task's printed verdict must be the one
 # in expected.tsv, with the expected piece of detail; a match must print its
-# final CSV. After the timeout task no job may still be running (it was
+# final CSV and the changelog's figures (rows as many as the CSV's, insert -
+# delete of them; an append sink inserts only); the mismatch must print its
+# diff (exactly the orders of amount 10 to 20 extra); --changelog N prints N
+# records of the kinds the sink's changelog has. After the timeout task no job may still be running (it was
 # cancelled), --keep must say what it kept, and a worker that starts the
 # pair again must sweep exactly that and count it.
 # Uses pair index $SX_E2E_INDEX (default 2): started here, stopped at the end,
@@ -70,11 +73,72 @@ while IFS=$'\t' read -r task status detail; do
         ;;
     *) grep -q "^final CSV: none" "$log" || fail_later "$task: a $status should have no CSV" ;;
     esac
+    case "$status" in
+    match | mismatch)
+        changelog=$(python3 - "$log" "$out/$task.csv" "$bench/tasks/$task/task.json" <<'PY'
+import csv, json, re, sys
+log, final_csv, task = sys.argv[1:]
+line = next((l for l in open(log) if l.startswith("changelog: ")), "")
+m = re.match(r"changelog: insert (\d+), update_before (\d+), update_after (\d+), "
+             r"delete (\d+), tombstone (\d+); final relation (\d+) rows$", line.strip())
+if not m:
+    sys.exit(f"no changelog line: {line!r}")
+i, ub, ua, d, t, rows = map(int, m.groups())
+with open(final_csv, newline="") as f:
+    lines = len(list(csv.reader(f))) - 1
+kind = json.load(open(task))["sink"]["changelog"]
+problems = []
+if rows != lines or rows != i - d:
+    problems.append(f"{rows} rows, the CSV has {lines}, insert - delete is {i - d}")
+if kind == "append" and (ub, ua, d, t) != (0, 0, 0, 0):
+    problems.append("an append sink with other records than inserts")
+print("; ".join(problems) or "ok")
+PY
+        )
+        [ "$changelog" = ok ] || fail_later "$task: changelog figures: $changelog"
+        ;;
+    *) grep -q "^changelog: none folded into a final CSV" "$log" ||
+        fail_later "$task: a $status with changelog figures" ;;
+    esac
     grep -q "^timings (s): prepare " "$log" || fail_later "$task: no timing breakdown"
     if [ "$task" = err_timeout ] && [ "$(running_jobs)" != 0 ]; then
         fail_later "a job still runs after the timeout task"
     fi
 done <"$bench/expected.tsv"
+
+echo "-- the mismatch's diff: every order of amount over 10 and up to 20 is extra"
+extra=$(python3 -c '
+import csv, sys
+print(sum(10 < float(r["amount"]) <= 20 for r in csv.DictReader(open(sys.argv[1]))))' \
+    "$bench/tasks/filter_mismatch/sources/orders.csv")
+log="$out/filter_mismatch.log"
+grep -q "^diff against gold (EX 0, strict 0), columns: gold \"order_id\" = prediction \"order_id\" (by \"name\")" \
+    "$log" || fail_later "filter_mismatch: no diff header: $(grep '^diff' "$log")"
+grep -qx "gold rows the final relation lacks: 0" "$log" || fail_later "filter_mismatch: rows lacking"
+grep -q "^rows it has that gold lacks: $extra$" "$log" ||
+    fail_later "filter_mismatch: expected $extra extra rows: $(grep '^rows it has' "$log")"
+grep -q "^diff" "$out/filter.log" && fail_later "filter: a match with a diff"
+
+echo "-- --changelog N prints the first N records, of the kinds of the sink"
+for task in group_by_upsert top_n_debezium; do
+    "$STREAMEX" exec --bench "$bench" --task "$task" --index "$index" --changelog 4 \
+        --method "e2e=$bench/predictions.jsonl" >"$out/$task.trace" 2>&1 ||
+        fail_later "$task --changelog: $(tail -n 3 "$out/$task.trace")"
+    grep -qx "first 4 records of the changelog, as they came:" "$out/$task.trace" ||
+        fail_later "$task: no records printed"
+    kinds=$(sed -n 's/^  offset [0-9]*  \([a-z_+]*\)  key .*/\1/p' "$out/$task.trace" | sort -u | tr '\n' ' ')
+    records=$(grep -c "^  offset " "$out/$task.trace" || true)
+    [ "$records" = 4 ] || fail_later "$task: $records records printed, expected 4"
+    case "$task" in
+    group_by_upsert) allowed="insert update_after delete tombstone" ;;
+    top_n_debezium) allowed="insert update_before+update_after delete tombstone" ;;
+    esac
+    for kind in $kinds; do
+        [[ " $allowed " == *" $kind "* ]] || fail_later "$task: a record of kind $kind"
+    done
+done
+grep -q "^  offset 0  insert  key {" "$out/group_by_upsert.trace" ||
+    fail_later "group_by_upsert: the first record is no insert with its key"
 
 echo "-- --keep keeps the task's topics and session"
 # Without --output the final CSV goes to a folder under $TMPDIR, kept for

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_k8s.sh: the Helm chart docker/helm/streamex on a real single-node
+# tests/e2e/k8s.sh: the Helm chart docker/helm/streamex on a real single-node
 # Kubernetes (scripts/k8s: built from source, started here, stopped and
 # cleaned at the end however the test ends). As a user would: builds the
 # images of docker/ with Podman and loads them into the cluster, makes the

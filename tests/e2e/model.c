@@ -567,8 +567,8 @@ static int run_seed(unsigned seed, bool keep)
 }
 
 /* Only the hostile peer, for SECONDS, against a run started by someone else
- * on ENDPOINT over BENCH: the issue's reproduction (its HELLOs under
- * alternating names used to spend the attempts of every task it held). */
+ * on ENDPOINT over BENCH: its HELLOs under alternating names must spend no
+ * attempt of the tasks it holds. */
 static int run_hostile(const char *endpoint, const char *bench, int seconds)
 {
     model_t model = {.seed = 1, .rng = 1};

@@ -42,7 +42,7 @@ run_real() {
 
 echo "== a plain run fills the cache"
 run_real "$tmp/plain"
-[ "$(find "$cache/v1" -type f | wc -l)" = 3 ] || fail "$(find "$cache/v1" -type f | wc -l) cache entries"
+[ "$(find "$cache/v2" -type f | wc -l)" = 3 ] || fail "$(find "$cache/v2" -type f | wc -l) cache entries"
 
 echo "== --repeat 3: sb03 (CURRENT_TIMESTAMP) and sb06 (PROCTIME()) are not stable"
 run_real "$tmp/out" --repeat 3

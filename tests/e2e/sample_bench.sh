@@ -61,7 +61,7 @@ kill_at_exit "$watcher"
 touch "$out/stop"
 wait "$watcher" || true
 grep "EX =" "$out/run.log" || true
-grep -q "worker w0 joined (capacity 2, 4 slot(s), Flink" "$out/run.log" ||
+grep -q "worker w0 joined (capacity 2, 4 slot(s), flink-" "$out/run.log" ||
     fail "the worker did not announce 4 slots"
 
 python3 "$SX_SOURCE_DIR/tests/e2e/sample_verdicts.py" "$bench" "$out" \
@@ -86,15 +86,16 @@ for _, step in sorted(events, key=lambda e: (e[0], e[1])):
 print("%d streamex jobs; at most %d RUNNING at once" % (len(jobs), most))
 assert 2 <= most <= 4, "at most %d jobs at once, expected 2 to 4" % most
 EOF
-# The worker's HELLO said what its pair runs (the installed versions), and
-# every executed task kept its step times.
+# The worker's HELLO said what its pair runs (the default engine's label),
+# which is the run's engine, and every executed task kept its step times.
 source "$SX_SOURCE_DIR/runtime/versions.env"
-want="Flink $SX_FLINK_VERSION (Kafka connector $SX_FLINK_KAFKA_CONNECTOR_VERSION), Kafka $SX_KAFKA_VERSION"
+want="flink-$SX_FLINK_VERSION/kafka-connector-$SX_FLINK_KAFKA_CONNECTOR_VERSION/kafka-$SX_KAFKA_VERSION"
 python3 - "$out" "$want" <<'PY'
 import json, sys
 out, want = sys.argv[1], sys.argv[2]
-workers = json.load(open(out + "/summary.json"))["run"]["workers"]
-assert workers == {"w0": want}, "run.workers is %r" % workers
+run = json.load(open(out + "/summary.json"))["run"]
+assert run["workers"] == {"w0": want}, "run.workers is %r" % run["workers"]
+assert run["engine"] == want, "run.engine is %r" % run["engine"]
 for line in open(out + "/reference/results.jsonl"):
     r = json.loads(line)
     steps = r.get("steps")

@@ -52,6 +52,29 @@ def values_equal(a, b):
     return a == b
 
 
+def max_matching(left, right, equal):
+    """A maximum matching of left items with right items equal to them
+    (Kuhn's algorithm): owner[j] is the left item paired with right item j,
+    -1 for none. Left items are tried in order, and an item paired once
+    stays paired, so the first ones are paired whenever a maximum matching
+    can pair them."""
+    edges = [[j for j in range(len(right)) if equal(left[i], right[j])] for i in range(len(left))]
+    owner = [-1] * len(right)
+
+    def augment(u, seen):
+        for v in edges[u]:
+            if v not in seen:
+                seen.add(v)
+                if owner[v] < 0 or augment(owner[v], seen):
+                    owner[v] = u
+                    return True
+        return False
+
+    for u in range(len(left)):
+        augment(u, set())
+    return owner
+
+
 def vectors_equal(gold, pred, ignore_order, nan_as_zero):
     if nan_as_zero:
         # 2025-11: every missing value becomes the int 0 before anything else,

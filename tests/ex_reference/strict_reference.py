@@ -39,20 +39,7 @@ def rows_pair(gold_rows, pred_rows, ignore_order):
 
     if not ignore_order:
         return all(equal(g, p) for g, p in zip(gold_rows, pred_rows))
-    n = len(gold_rows)
-    edges = [[j for j in range(n) if equal(gold_rows[i], pred_rows[j])] for i in range(n)]
-    owner = [-1] * n
-
-    def augment(u, seen):
-        for v in edges[u]:
-            if v not in seen:
-                seen.add(v)
-                if owner[v] < 0 or augment(owner[v], seen):
-                    owner[v] = u
-                    return True
-        return False
-
-    return all(augment(u, set()) for u in range(n))
+    return all(o >= 0 for o in reference.max_matching(gold_rows, pred_rows, equal))
 
 
 def vectors(frame, nan_as_zero):

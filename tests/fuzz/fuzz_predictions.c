@@ -52,10 +52,15 @@ int LLVMFuzzerTestOneInput(const char *data, size_t size)
     scratch_write("predictions.jsonl", data, size);
     sx_problems_t *problems = sx_problems_new();
     sx_predictions_t *predictions = sx_predictions_check(s_path, s_bench, problems);
-    if (!predictions || sx_predictions_count(predictions) > sx_bench_task_count(s_bench))
+    /* At most one prediction per (task, sample), every sample below n. */
+    if (!predictions || sx_predictions_samples(predictions) < 1 ||
+        sx_predictions_samples(predictions) > SX_SAMPLES_DEFAULT ||
+        sx_predictions_count(predictions) >
+            sx_bench_task_count(s_bench) * (size_t)sx_predictions_samples(predictions))
         abort();
     for (size_t i = 0; i < sx_bench_task_count(s_bench); i++)
-        (void)sx_predictions_sql(predictions, sx_bench_task_id(s_bench, i));
+        for (int k = 0; k < sx_predictions_samples(predictions); k++)
+            (void)sx_predictions_sample_sql(predictions, sx_bench_task_id(s_bench, i), k);
     sx_predictions_destroy(&predictions);
     sx_problems_destroy(&problems);
     return 0;

@@ -12,17 +12,23 @@
 static void check_submission_line(const char *line)
 {
     char *task_id = NULL, *csv = NULL;
+    int sample = -1, sample_back = -1;
     sx_error_t err;
     sx_error_clear(&err);
-    if (sx_submission_entry_from_json(line, &task_id, &csv, &err) != 0) {
+    if (sx_submission_entry_from_json(line, 100, &task_id, &sample, &csv, &err) != 0) {
         if (!sx_error_is_set(&err) || task_id || csv)
             abort();
         return;
     }
+    if (sample < 0 || sample >= 100)
+        abort();
+    /* What is written again is the official index's line: no sample. */
     char *written = sx_submission_entry_to_json(task_id, csv);
     char *id_back = NULL, *csv_back = NULL;
     if (!written ||
-        sx_submission_entry_from_json(written, &id_back, &csv_back, &err) != 0)
+        sx_submission_entry_from_json(written, 1, &id_back, &sample_back, &csv_back,
+                                      &err) != 0 ||
+        sample_back != 0)
         abort();
     if (strcmp(task_id, id_back) != 0 || (csv == NULL) != (csv_back == NULL) ||
         (csv && strcmp(csv, csv_back) != 0))

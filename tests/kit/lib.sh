@@ -56,6 +56,14 @@ require_runtime() {
     [ -f "$1/installed.env" ] || skip "no runtime in $1 (run scripts/setup-runtime.sh)"
 }
 
+# require_engine X.Y: skips, unless under CI, when streamex has no engine
+# X.Y in its runtime folder (scripts/setup-runtime.sh --flink X.Y installs
+# it); `streamex --version` lists the installed engines.
+require_engine() {
+    "$STREAMEX" --version | grep -qE -- "--flink $1\)\$" ||
+        skip_unless_ci "no Flink $1 engine installed (scripts/setup-runtime.sh --flink $1)"
+}
+
 # ---- what a test undoes when it ends ----------------------------------------
 
 _sx_exit_hooks=()
@@ -137,16 +145,15 @@ free_port() {
 # (its folder), ids (its task IDs, in task_ids.txt order) and total (how many).
 # shellcheck disable=SC2034 # bench, ids and total are for the caller
 # sample_short_timeout DIR [SECONDS]: copies the sample bench to DIR with
-# sb17's timeout_s at SECONDS (default 30) instead of 120. Its candidate never
-# ends in time (every 1-day window merges 86,400 one-second slices), so its
-# verdict is "timeout" either way, and a test that is not about that task
-# does not spend two minutes of CPU on it. e2e_sample_bench and e2e_chaos run
-# the sample as it is.
+# sb17's timeout_s at SECONDS (default 30, as the sample ships it). Its
+# candidate never ends in time (every 1-day window merges 86,400 one-second
+# slices), so its verdict is "timeout" either way, and a test that is not
+# about that task spends no more CPU on it than it must.
 sample_short_timeout() {
     local dir="$1" seconds="${2:-30}" task
     cp -r "$SX_SOURCE_DIR/examples/sample-bench" "$dir"
     task="$dir/tasks/sb17_trades_hopping/task.json"
-    sed -i "s/\"timeout_s\": 120/\"timeout_s\": $seconds/" "$task"
+    sed -i "s/\"timeout_s\": [0-9]*/\"timeout_s\": $seconds/" "$task"
     grep -q "\"timeout_s\": $seconds" "$task" || fail "could not lower sb17's timeout in $task"
 }
 
@@ -182,6 +189,11 @@ sim_predictions() {
             "${task_ids[$i]}" "${tail[$i]:-}" "${marker[$i]:-match}" >> "$file"
     done
 }
+
+# The 95 % interval an EX line ends with (common/results/result.h), as an
+# extended regular expression, for tests that pin an EX line but not its
+# bounds (tests/cli/figures.sh checks the bounds).
+SX_CI_RE=', 95% CI \[[01]\.[0-9]{4}, [01]\.[0-9]{4}\]'
 
 # records FILE PATTERN: how many lines of FILE match PATTERN (0 if no FILE).
 records() { [ -f "$1" ] && grep -c "$2" "$1" || true; }

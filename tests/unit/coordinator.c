@@ -6,7 +6,8 @@
  * real coordinator on a thread against scripted fake workers (raw
  * DEALER sockets, so each test controls exactly what a worker says and when)
  * and against real agents with the simulated executor. Heartbeats are fast
- * (100 ms, dead after 400 ms) so the whole test takes seconds. */
+ * (BEAT_MS, a worker dead after DEAD_MS: 100 ms and 1.5 s) so the whole
+ * test takes seconds. */
 #include "coordinator/coordinator.h"
 #include "coordinator/journal.h"
 
@@ -286,10 +287,10 @@ static void fake_go_silent(fake_t *f)
     f->silent = true;
 }
 
-/* A fake worker that says HELLO with capacity and slots (none when capacity
- * is 0). */
-static fake_t *fake_new_slots(const char *endpoint, const char *name, int capacity,
-                              int slots)
+/* A fake worker that says HELLO with capacity, slots and runtime (none
+ * when capacity is 0). */
+static fake_t *fake_new_as(const char *endpoint, const char *name, int capacity,
+                           int slots, const char *runtime)
 {
     fake_t *f = sx_alloc(1, sizeof *f);
     f->sock = zsock_new_dealer(endpoint);
@@ -297,11 +298,17 @@ static fake_t *fake_new_slots(const char *endpoint, const char *name, int capaci
     snprintf(f->name, sizeof f->name, "%s", name);
     fakes_add(f);
     if (capacity > 0) {
-        sx_msg_t *hello = sx_msg_hello(name, capacity, slots, "test runtime");
+        sx_msg_t *hello = sx_msg_hello(name, capacity, slots, runtime);
         SX_CHECK(sx_msg_send(hello, f->sock, NULL, NULL) == 0);
         sx_msg_destroy(&hello);
     }
     return f;
+}
+
+static fake_t *fake_new_slots(const char *endpoint, const char *name, int capacity,
+                              int slots)
+{
+    return fake_new_as(endpoint, name, capacity, slots, "test runtime");
 }
 
 static fake_t *fake_new(const char *endpoint, const char *name, int capacity)
@@ -719,7 +726,7 @@ static void test_malformed_messages_rejected(void)
     ack->result.attempts = 1;
     sx_msg_send(ack, f->sock, NULL, NULL);
     sx_msg_destroy(&ack);
-    sx_msg_task_t unasked = {"m1", "t001", NULL, 1, 1};
+    sx_msg_task_t unasked = {"m1", "t001", NULL, 1, 1, 0};
     fake_result(f, &unasked, SX_STATUS_MATCH); /* before HELLO */
     sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
     SX_CHECK(bye && !bye->final);
@@ -859,11 +866,37 @@ static void test_noise_and_forgery_change_nothing(void)
     harness_destroy(&h);
 }
 
+/* Asks for the file `hash`, then answers the shard with eval_error: the
+ * RESULT's ACK is the next thing answered (heartbeats aside), so the request
+ * was handled and sent nothing. Returns what the coordinator logged
+ * meanwhile (heap). */
+static char *request_refused(harness_t *h, fake_t *f, const sx_msg_t *assign,
+                             const char *hash)
+{
+    char log[PATH_MAX];
+    snprintf(log, sizeof log, "%s/file.log", h->bench);
+    sx_logfile_t caught;
+    sx_logfile_start(&caught, log, SX_LOG_INFO);
+    sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
+    request->hash = sx_strdup(hash);
+    SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&request);
+    fake_answer(f, assign, SX_STATUS_EVAL_ERROR);
+    sx_msg_t *first = fake_next(f, WAIT_MS);
+    while (first && first->type == SX_MSG_HEARTBEAT) {
+        sx_msg_destroy(&first);
+        first = fake_next(f, WAIT_MS);
+    }
+    SX_CHECK(first && first->type == SX_MSG_ACK);
+    sx_msg_destroy(&first);
+    sx_logfile_stop(&caught);
+    return sx_logfile_messages(&caught);
+}
+
 /* A file is served only if its FILE message fits the protocol's limit with
  * room for the message around it: a gold file 1 KB short of the limit (a
  * sparse file: no disk, and a refusal reads none of it) is refused with an
- * error naming it. The RESULT sent after the request is the next thing
- * answered (heartbeats aside): the request was handled, and sent nothing. */
+ * error naming it. */
 static void test_file_too_large_for_a_message_refused(void)
 {
     harness_t *h = harness_new(1, NULL);
@@ -876,31 +909,65 @@ static void test_file_too_large_for_a_message_refused(void)
     fake_t *f = fake_new(h->endpoint, "fw", 1);
     sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(assign && gold_hash(assign));
-    char log[PATH_MAX];
-    snprintf(log, sizeof log, "%s/file.log", h->bench);
-    sx_logfile_t caught;
-    sx_logfile_start(&caught, log, SX_LOG_INFO);
-    sx_msg_t *request = sx_msg_new(SX_MSG_FILE_REQUEST);
-    request->hash = sx_strdup(gold_hash(assign));
-    SX_CHECK(sx_msg_send(request, f->sock, NULL, NULL) == 0);
-    sx_msg_destroy(&request);
-    fake_answer(f, assign, SX_STATUS_EVAL_ERROR);
-    sx_msg_t *first = fake_next(f, WAIT_MS);
-    while (first && first->type == SX_MSG_HEARTBEAT) {
-        sx_msg_destroy(&first);
-        first = fake_next(f, WAIT_MS);
-    }
-    SX_CHECK(first && first->type == SX_MSG_ACK);
-    sx_msg_destroy(&first);
-    sx_logfile_stop(&caught);
-    char *logged = sx_logfile_messages(&caught);
-    char *expected = sx_format("file for worker fw: %s: larger than %u bytes", gold,
-                               SX_PROTO_MAX_BYTES - 4096);
+    char *logged = request_refused(h, f, assign, gold_hash(assign));
+    char *expected = sx_format("file for worker fw: %s: larger than %u bytes: not sent",
+                               gold, SX_PROTO_MAX_BYTES - 4096);
     SX_CHECK(strstr(logged, expected));
     free(expected);
     free(logged);
     SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     sx_msg_destroy(&assign);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* The input rule holds when a file is read to be sent, not only when its
+ * shard's manifest was made: gold replaced after the ASSIGN by a link into
+ * the sibling folder gold2/ (whose name starts with gold's), or rewritten,
+ * is refused at the request and none of its bytes are sent. */
+static void test_file_replaced_after_assign_not_sent(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    for (int round = 0; round < 2; round++) {
+        sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(assign && gold_hash(assign));
+        char gold[PATH_MAX + 64], other[PATH_MAX + 64], want[3 * PATH_MAX];
+        snprintf(gold, sizeof gold, "%s/gold/%s.csv", h->bench, assign->tasks[0].task_id);
+        snprintf(other, sizeof other, "%s/gold2/%s.csv", h->bench,
+                 assign->tasks[0].task_id);
+        SX_CHECK(sx_mkdirs_for(other, NULL) == 0 &&
+                 sx_file_write_atomic(other, "x\nSECRET\n", 9, NULL) == 0);
+        if (round == 0) {
+            char target[64];
+            snprintf(target, sizeof target, "../gold2/%s.csv", assign->tasks[0].task_id);
+            SX_CHECK(unlink(gold) == 0 && symlink(target, gold) == 0);
+            char *real = realpath(other, NULL);
+            SX_CHECK(real);
+            snprintf(want, sizeof want,
+                     "file for worker fw: %s: a link to %s, outside %s/gold (links must "
+                     "stay inside the folder): not sent",
+                     gold, real, h->bench);
+            free(real);
+        } else {
+            SX_CHECK(rename(other, gold) == 0);
+            snprintf(want, sizeof want,
+                     "file for worker fw: %s: changed since it was hashed for the shard: "
+                     "not sent",
+                     gold);
+        }
+        char *logged = request_refused(h, f, assign, gold_hash(assign));
+        if (!strstr(logged, want))
+            fprintf(stderr, "logged: %s\nwanted: %s\n", logged, want);
+        SX_CHECK(strstr(logged, want));
+        free(logged);
+        sx_msg_destroy(&assign);
+    }
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
     fake_destroy(&f);
     harness_destroy(&h);
 }
@@ -987,9 +1054,9 @@ static void stall_once(const char *json, void *arg)
 
 /* The coordinator stalls for twice dead-after while its two workers keep
  * beating: their beats wait in its queue. Waking up, it does not count the
- * time it stood still as their silence (before, it read one message and
- * then expired: whichever worker's beat came second was dropped, its task
- * back in the queue with an attempt spent, and the run never ended). */
+ * time it stood still as their silence: a coordinator that read one message
+ * and then expired would drop whichever worker's beat came second, put its
+ * task back in the queue with an attempt spent, and never end the run. */
 static void test_coordinator_stall_kills_nobody(void)
 {
     harness_t *h = harness_new(2, NULL);
@@ -1656,7 +1723,7 @@ static void test_idle_worker_gets_unstarted_units(void)
     SX_CHECK(fake_expect(slow, SX_MSG_RECALL, 300) == NULL);
     sx_msg_task_t wrong_token = first->tasks[1];
     wrong_token.token++;
-    sx_msg_task_t unknown = {"m1", "t999", NULL, 1, first->tasks[2].token};
+    sx_msg_task_t unknown = {"m1", "t999", NULL, 1, first->tasks[2].token, 0};
     const sx_msg_task_t *answer[] = {
         &wrong_token,      &unknown,          &own->tasks[1],    &first->tasks[2],
         &second->tasks[0], &second->tasks[1], &second->tasks[2], &first->tasks[2]};
@@ -1900,6 +1967,191 @@ static void test_agents_complete_run(void)
     harness_destroy(&h);
 }
 
+/* ---- engines ------------------------------------------------------------ */
+
+#define E120 "flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1"
+#define E22 "flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1"
+
+/* summary.json's run.engine. */
+static char *summary_engine(harness_t *h)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/summary.json", h->out);
+    json_t *root = json_load_file(path, 0, NULL);
+    const char *engine =
+        json_string_value(json_object_get(json_object_get(root, "run"), "engine"));
+    char *copy = sx_strdup_or_null(engine);
+    json_decref(root);
+    return copy;
+}
+
+/* The GOODBYE a refused fake gets, before any ASSIGN: final, with the
+ * reason `want`. */
+static void expect_refused(fake_t *f, const char *want)
+{
+    sx_msg_t *bye = fake_next(f, WAIT_MS);
+    SX_CHECK(bye && bye->type == SX_MSG_GOODBYE && bye->final);
+    if (strcmp(bye->reason, want) != 0)
+        fprintf(stderr, "refused with '%s'\nnot '%s'\n", bye->reason, want);
+    SX_CHECK(strcmp(bye->reason, want) == 0);
+    sx_msg_destroy(&bye);
+    SX_CHECK(fake_expect(f, SX_MSG_ASSIGN, 300) == NULL);
+}
+
+/* A worker whose HELLO names another engine (the runtime's first word) than
+ * a connected worker's is refused before any task goes to it; one of the
+ * same engine joins whatever its runtime's details. Resumed, the results
+ * the journal holds keep the run to their engine. Every result, the
+ * journaled ones too, and summary.json's run say the engine. */
+static void test_mixed_engines_refused(void)
+{
+    harness_t *h = harness_new(4, NULL);
+    const char *files[] = {h->preds};
+    const char *subset[] = {"t001", "t002"};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.tasks = subset;
+    c.task_count = 2;
+    harness_start(h, &c);
+    fake_t *a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && strcmp(first->tasks[0].task_id, "t001") == 0);
+    fake_t *b = fake_new_as(h->endpoint, "fb", 1, 1, E22 " (detail)");
+    expect_refused(b,
+                   "refused: worker fb runs " E22 ", but worker fa of this run runs " E120
+                   "; a mixed EX describes no engine (the coordinator's "
+                   "--allow-mixed-engines mixes them)");
+    fake_t *same = fake_new_as(h->endpoint, "fsame", 1, 1, E120 " (another host)");
+    sx_msg_t *second = fake_expect(same, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(second);
+    fake_answer(a, first, SX_STATUS_MATCH);
+    fake_answer(same, second, SX_STATUS_MISMATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    char *engine = summary_engine(h);
+    SX_CHECK(engine && strcmp(engine, E120) == 0);
+    free(engine);
+    harness_stop(h);
+
+    /* Resumed over every task: t001 and t002 are the journal's. */
+    c.tasks = NULL;
+    c.task_count = 0;
+    c.resume = true;
+    harness_start(h, &c);
+    fake_t *c22 = fake_new_as(h->endpoint, "fc", 1, 1, E22);
+    expect_refused(c22,
+                   "refused: worker fc runs " E22 ", but this run's result of "
+                   "m1/t001 was computed on " E120 "; a mixed EX describes no engine "
+                   "(the coordinator's --allow-mixed-engines mixes them)");
+    fake_t *d = fake_new_as(h->endpoint, "fd", 2, 1, E120);
+    for (int shards = 0; shards < 2; shards++) {
+        sx_msg_t *rest = fake_expect(d, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(rest);
+        fake_answer(d, rest, SX_STATUS_MATCH);
+        sx_msg_destroy(&rest);
+    }
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    for (int i = 1; i <= 4; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "t%03d", i);
+        sx_result_t r;
+        SX_CHECK(read_result(h, "m1", id, &r));
+        SX_CHECK(r.engine && strcmp(r.engine, E120) == 0);
+        sx_result_clear(&r);
+    }
+    engine = summary_engine(h);
+    SX_CHECK(engine && strcmp(engine, E120) == 0);
+    free(engine);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    fake_destroy(&same);
+    fake_destroy(&c22);
+    fake_destroy(&d);
+    harness_destroy(&h);
+}
+
+/* With --allow-mixed-engines both engines work; each result names its own
+ * and summary.json's run names both. A real agent turned away by the
+ * coordinator stops with the reason. */
+static void test_mixed_engines_allowed_and_agent_refused(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    c.allow_mixed_engines = true;
+    harness_start(h, &c);
+    fake_t *a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    fake_t *b = fake_new_as(h->endpoint, "fb", 1, 1, E22);
+    sx_msg_t *second = fake_expect(b, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && second);
+    fake_answer(a, first, SX_STATUS_MATCH);
+    fake_answer(b, second, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_result_t r;
+    SX_CHECK(read_result(h, "m1", first->tasks[0].task_id, &r));
+    SX_CHECK(strcmp(r.engine, E120) == 0);
+    sx_result_clear(&r);
+    SX_CHECK(read_result(h, "m1", second->tasks[0].task_id, &r));
+    SX_CHECK(strcmp(r.engine, E22) == 0);
+    sx_result_clear(&r);
+    char *engine = summary_engine(h);
+    char want[512];
+    bool first_is_t1 = strcmp(first->tasks[0].task_id, "t001") == 0;
+    snprintf(want, sizeof want, "%s; %s", first_is_t1 ? E120 : E22,
+             first_is_t1 ? E22 : E120);
+    SX_CHECK(engine && strcmp(engine, want) == 0);
+    free(engine);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&second);
+    fake_destroy(&a);
+    fake_destroy(&b);
+    harness_destroy(&h);
+
+    h = harness_new(2, NULL);
+    files[0] = h->preds;
+    c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    harness_start(h, &c);
+    a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first);
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/worker", h->bench);
+    sx_simexec_t *sim = sx_simexec_new("delay_ms=5", NULL);
+    sx_agent_config_t ac = {.endpoint = h->endpoint,
+                            .name = "w22",
+                            .capacity = 1,
+                            .slots = 1,
+                            .work_dir = dir,
+                            .runtime = E22,
+                            .exec = sx_simexec_run,
+                            .exec_ctx = sim,
+                            .heartbeat_ms = BEAT_MS,
+                            .dead_after_ms = DEAD_MS};
+    sx_error_t err;
+    sx_agent_t *agent = sx_agent_new(&ac, &err);
+    SX_CHECK(agent);
+    SX_CHECK(sx_agent_run(agent, NULL, &err) == -1);
+    SX_CHECK(strcmp(err.msg, "the coordinator refused: worker w22 runs " E22
+                             ", but worker fa of this run runs " E120
+                             "; a mixed EX describes no engine (the coordinator's "
+                             "--allow-mixed-engines mixes them)") == 0);
+    sx_agent_destroy(&agent);
+    sx_simexec_destroy(&sim);
+    fake_answer(a, first, SX_STATUS_MATCH);
+    sx_msg_t *next = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(next);
+    fake_answer(a, next, SX_STATUS_MATCH);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sx_msg_destroy(&first);
+    sx_msg_destroy(&next);
+    fake_destroy(&a);
+    harness_destroy(&h);
+}
+
 /* ---- security ---------------------------------------------------------- */
 
 static void test_plain_tcp_refused_off_loopback(void)
@@ -1989,6 +2241,7 @@ int main(void)
     test_malformed_messages_rejected();
     test_noise_and_forgery_change_nothing();
     test_file_too_large_for_a_message_refused();
+    test_file_replaced_after_assign_not_sent();
     test_paused_worker_late_infra_error();
     test_coordinator_stall_kills_nobody();
     test_attempt_deadline();
@@ -2008,6 +2261,8 @@ int main(void)
     test_slots_credit_and_loss();
     test_free_slot_counts_as_idle();
     test_agents_complete_run();
+    test_mixed_engines_refused();
+    test_mixed_engines_allowed_and_agent_refused();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();
     sx_log_set_level(saved);

@@ -106,7 +106,8 @@ static void write_bench(const char *dir)
 static void test_outcome(sx_executor_t *executor, const char *bench, const char *task_id,
                          const char *sql, sx_status_t expected, const char *detail)
 {
-    sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv", NULL};
+    sx_exec_request_t request = {bench, task_id, sql, 1, "/nonexistent/never.csv",
+                                 NULL,  0};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
@@ -128,7 +129,7 @@ static void test_outcome(sx_executor_t *executor, const char *bench, const char 
 static void test_unreachable_kafka(sx_executor_t *executor, const char *bench)
 {
     sx_exec_request_t request = {
-        bench, "t1", "SELECT id FROM s", 2, "/nonexistent/t1.csv", NULL};
+        bench, "t1", "SELECT id FROM s", 2, "/nonexistent/t1.csv", NULL, 0};
     sx_result_t result;
     sx_timings_t timings;
     sx_executor_run(executor, &request, &result, &timings);
@@ -190,6 +191,9 @@ typedef struct {
     sx_replays_t *replays;          /* shared source topics; NULL: private replays */
     sx_topic_maker_fn *make_topics; /* NULL: sx_mockkafka_make_topics */
     void *make_topics_arg;
+    sx_changelog_trace_fn *trace; /* the executor's trace, NULL: none */
+    void *trace_arg;
+    size_t trace_limit;
 } harness_t;
 
 /* An executor on the mock Kafka, the gateway `fake` and the REST API at
@@ -244,9 +248,10 @@ static sx_fakeflink_t *run_on_fake(harness_t *h, sx_fakeflink_script_t *script,
              task_id);
     sx_executor_t *executor = executor_on(h, fake, run_id);
     sx_executor_set_replays(executor, h->replays);
+    sx_executor_set_trace(executor, h->trace, h->trace_arg, h->trace_limit);
     char csv[PATH_MAX];
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
-    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL};
+    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", 3, csv, NULL, 0};
     sx_timings_t timings;
     double start = sx_clock_seconds();
     if (h->make_topics)
@@ -273,6 +278,7 @@ static void check_verdict(sx_result_t *result, sx_status_t status, const char *d
     bool scored = status == SX_STATUS_MATCH || status == SX_STATUS_MISMATCH ||
                   status == SX_STATUS_EVAL_ERROR;
     SX_CHECK((result->csv != NULL) == scored);
+    SX_CHECK(result->changelog.known == scored); /* the figures of the CSV's changelog */
     SX_CHECK(result->score == (status == SX_STATUS_MATCH));
     sx_result_clear(result);
 }
@@ -544,6 +550,46 @@ static void test_output_verdicts(harness_t *h, sink_output_t *output)
     sx_fakeflink_destroy(&fake);
 }
 
+/* The records the trace saw: "OFFSET:KINDS:KEY:VALUE;" each. */
+static void trace_into(void *arg, int64_t offset, unsigned kinds, const void *key,
+                       size_t key_len, const void *value, size_t value_len)
+{
+    char *seen = arg;
+    size_t used = strlen(seen);
+    snprintf(seen + used, 512 - used, "%lld:%#x:%.*s:%.*s;", (long long)offset, kinds,
+             (int)key_len, key ? (const char *)key : "", (int)value_len,
+             value ? (const char *)value : "");
+}
+
+/* A result carries its changelog's figures: an upsert sink (t8) that wrote
+ * one key three times is an insert and two update_afters, one row; the
+ * trace sees the first two records as they came. */
+static void test_changelog_figures(harness_t *h, sink_output_t *output)
+{
+    sx_fakeflink_script_t finished = {
+        .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = output};
+    output->key = "{\"id\":1}";
+    output->value = "{\"id\":1}\n{\"id\":1}\n{\"id\":1}";
+    char seen[512] = "";
+    h->trace = trace_into;
+    h->trace_arg = seen;
+    h->trace_limit = 2;
+    sx_result_t result;
+    sx_fakeflink_t *fake = run_on_fake(h, &finished, "t8", &result);
+    SX_CHECK(result.status == SX_STATUS_EVAL_ERROR && result.changelog.known);
+    const uint64_t want[SX_CHANGE_KINDS] = {1, 0, 2, 0, 0};
+    SX_CHECK(memcmp(result.changelog.records, want, sizeof want) == 0);
+    SX_CHECK(result.changelog.rows == 1);
+    if (strcmp(seen, "0:0x1:{\"id\":1}:{\"id\":1};1:0x4:{\"id\":1}:{\"id\":1};") != 0)
+        fprintf(stderr, "trace saw %s\n", seen);
+    SX_CHECK(strcmp(seen, "0:0x1:{\"id\":1}:{\"id\":1};1:0x4:{\"id\":1}:{\"id\":1};") ==
+             0);
+    sx_result_clear(&result);
+    sx_fakeflink_destroy(&fake);
+    h->trace = NULL;
+    output->key = NULL;
+}
+
 /* Kafka refusing a source's records (a Produce error librdkafka does not
  * retry, injected into the mock) is infra_error before any session is
  * opened, with Kafka's reason; `topic` is the source topic named. */
@@ -798,8 +844,8 @@ static void run_on(sx_executor_t *executor, harness_t *h, const char *task_id,
              attempt);
     char csv[PATH_MAX];
     snprintf(csv, sizeof csv, "%s/%s.csv", h->csv_dir, task_id);
-    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s",
-                                 attempt,  csv,     NULL};
+    sx_exec_request_t request = {h->bench, task_id, "SELECT id FROM s", attempt, csv,
+                                 NULL,     0};
     sx_timings_t timings;
     sx_executor_run_on_made_topics(executor, &request, sx_mockkafka_make_topics, s_mock,
                                    result, &timings);
@@ -944,11 +990,13 @@ static void test_session_reuse(harness_t *h, sink_output_t *output)
     sx_fakeflink_destroy(&fake);
 }
 
-/* One method's executor, with its own fake Flink, in a thread of its own. */
+/* One method's executor (of one sample), with its own fake Flink, in a
+ * thread of its own. */
 typedef struct {
     harness_t *h;
     sx_replays_t *replays;
     const char *method;
+    int sample;
     pthread_barrier_t *start;
     sink_output_t output;
     sx_result_t result;
@@ -960,8 +1008,11 @@ static void *run_method(void *arg)
     sx_error_t err;
     m->output.kafka = sx_kafka_new(m->h->bootstrap, 5000, &err);
     SX_CHECK(m->output.kafka);
-    snprintf(m->output.topic, sizeof m->output.topic, "sx.shared.%s.t1.1.result",
-             m->method);
+    char sample[16] = "";
+    if (m->sample)
+        snprintf(sample, sizeof sample, ".s%d", m->sample);
+    snprintf(m->output.topic, sizeof m->output.topic, "sx.shared.%s.t1%s.1.result",
+             m->method, sample);
     m->output.value = "{\"id\":1}";
     sx_fakeflink_script_t script = {
         .states = "RUNNING,FINISHED", .on_insert = write_sink, .arg = &m->output};
@@ -970,9 +1021,9 @@ static void *run_method(void *arg)
     sx_executor_t *executor = executor_on(m->h, fake, "shared");
     sx_executor_set_replays(executor, m->replays);
     char csv[PATH_MAX];
-    snprintf(csv, sizeof csv, "%s/%s.t1.csv", m->h->csv_dir, m->method);
-    sx_exec_request_t request = {m->h->bench, "t1", "SELECT id FROM s",
-                                 1,           csv,  m->method};
+    snprintf(csv, sizeof csv, "%s/%s.t1%s.csv", m->h->csv_dir, m->method, sample);
+    sx_exec_request_t request = {m->h->bench, "t1",      "SELECT id FROM s", 1,
+                                 csv,         m->method, m->sample};
     sx_timings_t timings;
     pthread_barrier_wait(m->start);
     double start = sx_clock_seconds();
@@ -985,9 +1036,10 @@ static void *run_method(void *arg)
     return NULL;
 }
 
-/* Two methods' executors running the same task at once, with one registry
- * of shared source topics: the source is replayed once, into the shared
- * topic (no private source topic is made), and each gets its verdict. The
+/* Two methods' executors running the same task at once, and a second sample
+ * of the first method's, with one registry of shared source topics: the
+ * source is replayed once, into the shared topic (no private source topic is
+ * made), each gets its verdict from a sink topic of its own. The
  * source has 20,000 rows here, so that preparing it, done within the first
  * replay, takes longer than the task's own preparation: counted on the
  * wrong side, it would leave that task a negative prepare time. */
@@ -1007,13 +1059,14 @@ static void test_shared_sources(harness_t *h, sink_output_t *output)
     SX_CHECK(replays);
     sx_replays_set_topic_maker(replays, sx_mockkafka_make_topics, s_mock);
     pthread_barrier_t start;
-    pthread_barrier_init(&start, NULL, 2);
-    method_run_t runs[2] = {{h, replays, "m1", &start, {0}, {0}},
-                            {h, replays, "m2", &start, {0}, {0}}};
-    pthread_t threads[2];
-    for (int i = 0; i < 2; i++)
+    pthread_barrier_init(&start, NULL, 3);
+    method_run_t runs[3] = {{h, replays, "m1", 0, &start, {0}, {0}},
+                            {h, replays, "m2", 0, &start, {0}, {0}},
+                            {h, replays, "m1", 2, &start, {0}, {0}}};
+    pthread_t threads[3];
+    for (int i = 0; i < 3; i++)
         SX_CHECK(pthread_create(&threads[i], NULL, run_method, &runs[i]) == 0);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         SX_CHECK(pthread_join(threads[i], NULL) == 0);
         check_verdict(&runs[i].result, SX_STATUS_MATCH, "");
     }
@@ -1023,12 +1076,13 @@ static void test_shared_sources(harness_t *h, sink_output_t *output)
     size_t count = 0;
     SX_CHECK(sx_kafka_list_topics(output->kafka, "sx.shared.", &topics, &count, &err) ==
              0);
-    size_t shared = 0, sinks = 0;
+    size_t shared = 0, sinks = 0, sampled = 0;
     for (size_t i = 0; i < count; i++) {
         shared += strncmp(topics[i], "sx.shared.src.", 14) == 0;
         sinks += strstr(topics[i], ".t1.1.result") != NULL;
+        sampled += strcmp(topics[i], "sx.shared.m1.t1.s2.1.result") == 0;
     }
-    SX_CHECK(count == 3 && shared == 1 && sinks == 2);
+    SX_CHECK(count == 4 && shared == 1 && sinks == 2 && sampled == 1);
     sx_kafka_topics_free(&topics, count);
     sx_replays_destroy(&replays);
     write_file(sources, "s.csv", "id,v\n1,a\n");
@@ -1104,6 +1158,7 @@ static void fake_flink_tests(harness_t *h, sink_output_t *output)
     test_submit_verdicts(h);
     test_timeouts(h);
     test_output_verdicts(h, output);
+    test_changelog_figures(h, output);
     test_output_unreadable(h);
     test_pair_changed(h, output);
     test_sweep(h);

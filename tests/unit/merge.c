@@ -5,7 +5,8 @@
  * foreign task, the output itself as an input, no inputs, an output or bench
  * that cannot be used, inputs without results, a line that is no result and a
  * CSV that cannot be copied are refused, naming what is wrong; two methods
- * from two inputs merge with the inputs' workers united. */
+ * from two inputs merge with the inputs' workers united; shards of different
+ * engines are refused unless allowed. */
 #include "coordinator/merge.h"
 
 #include "common/files.h"
@@ -20,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* summary.json's statistics are result.c's and figures.c's to test. */
+static const sx_bootstrap_t s_no_bootstrap = {0};
+
 static void write_results(const char *out, const char *method, const char *const *ids,
                           const sx_status_t *statuses, size_t count)
 {
@@ -33,7 +37,7 @@ static void write_results(const char *out, const char *method, const char *const
     }
     sx_method_summary_t summary;
     SX_CHECK(sx_results_write(out, method, results, count, &summary, NULL) == 0);
-    free(summary.method);
+    sx_method_summary_clear(&summary);
     for (size_t i = 0; i < count; i++)
         sx_result_clear(&results[i]);
     free(results);
@@ -60,6 +64,73 @@ static char *slurp(const char *path)
     return data;
 }
 
+/* A shard output computed on `engine`: t001 or t002 (by `which`) of m1,
+ * its result and summary.json's run naming the engine. */
+static void write_engine_output(const char *out, int which, const char *engine)
+{
+    char id[8], csv[PATH_MAX];
+    snprintf(id, sizeof id, "t00%d", which);
+    snprintf(csv, sizeof csv, "%s/m1/csv/%s.csv", out, id);
+    SX_CHECK(sx_mkdirs_for(csv, NULL) == 0 &&
+             sx_file_write_atomic(csv, "x\n1\n", 4, NULL) == 0);
+    sx_result_t r;
+    sx_result_init(&r, id, SX_STATUS_MATCH, "", csv);
+    r.engine = sx_strdup(engine);
+    sx_method_summary_t summary;
+    SX_CHECK(sx_results_write(out, "m1", &r, 1, &summary, NULL) == 0);
+    sx_run_info_t run = {.command = "run", .engine = engine};
+    SX_CHECK(sx_summary_write(out, &summary, 1, &run, NULL) == 0);
+    sx_method_summary_clear(&summary);
+    sx_result_clear(&r);
+}
+
+/* Shards of different engines are refused, naming both inputs and both
+ * engines, unless allowed; the merge's run names the engines of its
+ * results, and each result keeps its own. */
+static void test_mixed_engines(const char *bench)
+{
+    static const char e120[] = "flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1";
+    static const char e22[] = "flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1";
+    char x[PATH_MAX], y[PATH_MAX], z[PATH_MAX], out[PATH_MAX], want[4 * PATH_MAX];
+    snprintf(x, sizeof x, "%s/engine-x", bench);
+    snprintf(y, sizeof y, "%s/engine-y", bench);
+    snprintf(z, sizeof z, "%s/engine-z", bench);
+    snprintf(out, sizeof out, "%s/engine-merged", bench);
+    write_engine_output(x, 1, e120);
+    write_engine_output(y, 2, e120);
+    write_engine_output(z, 2, e22);
+    sx_merge_report_t report;
+    sx_error_t err;
+    const char *same[] = {x, y};
+    SX_CHECK(sx_merge(bench, same, 2, out, 0, &s_no_bootstrap, &report, &err) == 0);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    char *data = slurp(path);
+    snprintf(want, sizeof want, "\"engine\": \"%s\"", e120);
+    SX_CHECK(strstr(data, want));
+    free(data);
+    const char *mixed[] = {x, z};
+    SX_CHECK(sx_merge(bench, mixed, 2, out, 0, &s_no_bootstrap, &report, &err) == -1);
+    snprintf(want, sizeof want,
+             "%s was computed on %s, %s on %s: a mixed EX describes no engine "
+             "(--allow-mixed-engines merges them anyway)",
+             x, e120, z, e22);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(sx_merge(bench, mixed, 2, out, SX_MERGE_ALLOW_MIXED_ENGINES, &s_no_bootstrap,
+                      &report, &err) == 0);
+    data = slurp(path);
+    snprintf(want, sizeof want, "\"engine\": \"%s; %s\"", e120, e22);
+    SX_CHECK(strstr(data, want));
+    free(data);
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", out);
+    data = slurp(path);
+    snprintf(want, sizeof want, "\"task_id\":\"t002\"");
+    char *t002 = strstr(data, want);
+    snprintf(want, sizeof want, "\"engine\":\"%s\"", e22);
+    SX_CHECK(t002 && strstr(t002, want) && strstr(t002, want) < strchr(t002, '\n'));
+    free(data);
+}
+
 int main(void)
 {
     bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
@@ -84,7 +155,7 @@ int main(void)
     const char *inputs[] = {a, b};
     sx_merge_report_t report;
     sx_error_t err;
-    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &s_no_bootstrap, &report, &err) == 0);
     SX_CHECK(report.methods == 1 && report.tasks == 4 && report.missing == 1);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/m1/results.jsonl", out);
@@ -96,18 +167,20 @@ int main(void)
 
     /* An overlap that disagrees is refused, naming both inputs. */
     const char *clash[] = {a, c};
-    SX_CHECK(sx_merge(bench, clash, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, clash, 2, out, false, &s_no_bootstrap, &report, &err) == -1);
     SX_CHECK(strstr(err.msg, "m1/t003 disagrees") && strstr(err.msg, "shard1-rerun"));
     /* A --tasks output is refused, naming it, unless allowed. */
     sx_method_summary_t summary = {.method = "m1", .total = 1, .bench_tasks = 4};
     SX_CHECK(sx_summary_write(c, &summary, 1, NULL, &err) == 0);
     const char *subset[] = {a, b, c};
-    SX_CHECK(sx_merge(bench, subset, 3, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, subset, 3, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     SX_CHECK(strstr(err.msg, "shard1-rerun is the output of a --tasks subset (1 of 4 "
                              "task IDs): merging it into a full output needs "
                              "--allow-subset"));
     const char *subset_ok[] = {c};
-    SX_CHECK(sx_merge(bench, subset_ok, 1, out, true, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, subset_ok, 1, out, true, &s_no_bootstrap, &report, &err) ==
+             0);
     SX_CHECK(report.tasks == 4 && report.missing == 3);
     /* The same score is not the same verdict: mismatch against flink_error
      * (both 0) is refused too, naming both statuses. */
@@ -116,7 +189,8 @@ int main(void)
     const sx_status_t st_d[] = {SX_STATUS_FLINK_ERROR};
     write_results(d, "m1", ids_c, st_d, 1);
     const char *same_score[] = {a, d};
-    SX_CHECK(sx_merge(bench, same_score, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, same_score, 2, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want,
              "m1/t003 disagrees: %s says mismatch, %s says flink_error", a, d);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -125,24 +199,28 @@ int main(void)
     const char *ids_e[] = {"t099"};
     write_results(e, "m1", ids_e, st_c, 1);
     const char *foreign[] = {a, e};
-    SX_CHECK(sx_merge(bench, foreign, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, foreign, 2, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s/m1: task 't099' is not in task_ids.txt", e);
     SX_CHECK(strcmp(err.msg, want) == 0);
     const char *self_input[] = {out};
-    SX_CHECK(sx_merge(bench, self_input, 1, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, self_input, 1, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s: the output cannot also be an input", out);
     SX_CHECK(strcmp(err.msg, want) == 0);
 
     /* Nothing to merge, an output below a file, a bench that is not one,
      * and inputs without any METHOD/results.jsonl are refused. */
-    SX_CHECK(sx_merge(bench, inputs, 0, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 0, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     SX_CHECK(strcmp(err.msg, "nothing to merge: give the shard outputs") == 0);
     snprintf(path, sizeof path, "%s/m1/results.jsonl/sub", out);
-    SX_CHECK(sx_merge(bench, inputs, 2, path, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 2, path, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s: cannot create folder: Not a directory", path);
     SX_CHECK(strcmp(err.msg, want) == 0);
     snprintf(path, sizeof path, "%s/no-bench", bench);
-    SX_CHECK(sx_merge(path, inputs, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(path, inputs, 2, out, false, &s_no_bootstrap, &report, &err) == -1);
     snprintf(want, sizeof want, "%s/task_ids.txt: cannot open: No such file or directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -150,7 +228,7 @@ int main(void)
     const char *none[] = {path, d};
     snprintf(d, sizeof d, "%s/shard-empty", bench);
     SX_CHECK(sx_mkdirs(d, NULL) == 0);
-    SX_CHECK(sx_merge(bench, none, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, none, 2, out, false, &s_no_bootstrap, &report, &err) == -1);
     SX_CHECK(strcmp(err.msg, "no METHOD/results.jsonl in any input") == 0);
 
     /* The same status with another strict verdict is another verdict. */
@@ -163,7 +241,8 @@ int main(void)
     sx_method_summary_clear(&written);
     sx_result_clear(&strict[0]);
     const char *strict_clash[] = {a, d};
-    SX_CHECK(sx_merge(bench, strict_clash, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, strict_clash, 2, out, false, &s_no_bootstrap, &report,
+                      &err) == -1);
     snprintf(want, sizeof want, "m1/t003 disagrees: %s says mismatch, %s says mismatch",
              a, d);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -173,7 +252,8 @@ int main(void)
     char moved[PATH_MAX + 80];
     snprintf(moved, sizeof moved, "%s.moved", path);
     SX_CHECK(rename(path, moved) == 0);
-    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 2, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "m1/t001: %s: cannot open: No such file or directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
@@ -200,7 +280,7 @@ int main(void)
     snprintf(path, sizeof path, "%s/report.html", e);
     SX_CHECK(sx_mkdirs(path, NULL) == 0);
     const char *two[] = {a, m2};
-    SX_CHECK(sx_merge(bench, two, 2, e, false, &report, &err) == 0);
+    SX_CHECK(sx_merge(bench, two, 2, e, false, &s_no_bootstrap, &report, &err) == 0);
     SX_CHECK(report.methods == 2 && report.tasks == 4 && report.missing == 2 + 3);
     snprintf(path, sizeof path, "%s/m2/results.jsonl", e);
     char *data = slurp(path);
@@ -220,7 +300,8 @@ int main(void)
     SX_CHECK(sx_mkdirs_for(path, NULL) == 0);
     SX_CHECK(sx_file_write_atomic(path, "{}\n{}\n", 6, NULL) == 0);
     const char *bad_first[] = {d, a, m2};
-    SX_CHECK(sx_merge(bench, bad_first, 3, out, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, bad_first, 3, out, false, &s_no_bootstrap, &report, &err) ==
+             -1);
     snprintf(want, sizeof want, "%s:1: field \"task_id\" must be a string", path);
     SX_CHECK(strcmp(err.msg, want) == 0);
     SX_CHECK(report.methods == 0);
@@ -229,10 +310,11 @@ int main(void)
     snprintf(e, sizeof e, "%s/merged3", bench);
     snprintf(path, sizeof path, "%s/m1", e);
     SX_CHECK(sx_mkdirs(e, NULL) == 0 && sx_file_write_atomic(path, "", 0, NULL) == 0);
-    SX_CHECK(sx_merge(bench, inputs, 2, e, false, &report, &err) == -1);
+    SX_CHECK(sx_merge(bench, inputs, 2, e, false, &s_no_bootstrap, &report, &err) == -1);
     snprintf(want, sizeof want, "m1/t001: %s/csv: cannot create folder: Not a directory",
              path);
     SX_CHECK(strcmp(err.msg, want) == 0);
+    test_mixed_engines(bench);
     sx_testbench_remove(&bench);
     sx_log_set_level(saved);
     printf("test_merge: OK\n");

@@ -1,5 +1,6 @@
 /* tests/unit/predictions.c: the predictions file loader (its table of bad lines
- * and the exact error of each lives in sx_predictions_test), plus the
+ * and the exact error of each lives in sx_predictions_test) and the sample
+ * field it shares with submissions (sx_sample_test), plus the
  * fixture's predictions.jsonl against the fixture bench. */
 #include "common/bench/predictions.h"
 #include "common/selftest.h"
@@ -12,6 +13,7 @@ int main(void)
 {
     bool verbose = getenv("SX_TEST_VERBOSE") != NULL;
     sx_predictions_test(verbose);
+    sx_sample_test(verbose);
 
     const char *source_dir = getenv("SX_SOURCE_DIR");
     if (!source_dir)

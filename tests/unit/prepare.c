@@ -1,6 +1,6 @@
 /* tests/unit/prepare.c: source preparation (projection, time conversion, replay
  * order, errors naming task/file/line/column); and, on random inputs, that
- * the hand-written paths give what the general ones gave before: JSON
+ * the hand-written paths give what the general ones give: JSON
  * values byte for byte as jansson's compact dump, fixed-width times as
  * strptime/timegm read them, SQL times as gmtime splits them, and live rows
  * in stable event-time order. */

@@ -37,7 +37,7 @@ static void test_health_needs_200(void)
     SX_CHECK(strcmp(sx_pair_endpoint(rt, TASKMANAGER), sx_fakeflink_url(fake)) == 0);
     char text[256];
     sx_pair_describe(rt, text, sizeof text);
-    SX_CHECK(strcmp(text, "external: Flink unknown, Kafka at 127.0.0.1:1") == 0);
+    SX_CHECK(strcmp(text, "flink-unknown/external (Kafka at 127.0.0.1:1)") == 0);
     sx_pair_destroy(&rt);
     sx_fakeflink_destroy(&fake);
 }

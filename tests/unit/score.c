@@ -3,6 +3,7 @@
  * (compare), the strict row-aligned verdict (strict), the tie adapter (tie)
  * and the evaluation/score entry points; sx_score_task on a throw-away bench. */
 #include "common/ex/compare.h"
+#include "common/ex/diff.h"
 #include "common/ex/frame.h"
 #include "common/ex/pyrepr.h"
 #include "common/ex/score.h"
@@ -75,6 +76,7 @@ int main(void)
     sx_strict_test(verbose);
     sx_tie_test(verbose);
     sx_score_test(verbose);
+    sx_diff_test(verbose);
     test_score_task();
     printf("test_score: OK\n");
     return 0;

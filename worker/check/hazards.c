@@ -8,6 +8,8 @@
 #include "common/selftest.h"
 #include "worker/sql/sqllex.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,6 +93,175 @@ void sx_hazards_source(const char *task_id, const sx_source_t *source,
                         "the watermark count as late, so the result depends on timing "
                         "(give the watermark a delay)",
                         task_id, source->name, ties, source->event_time);
+}
+
+/* ---- the engine hazards of a query ------------------------------------- */
+
+static const struct {
+    sx_engine_hazard_t flag;
+    const char *text;
+} s_engine_hazards[SX_ENGINE_HAZARDS] = {
+    {SX_HAZARD_QUALIFY, "QUALIFY: Flink 2.x accepts it, Flink 1.20 refuses it (a parse "
+                        "error), so the verdict depends on the engine"},
+    {SX_HAZARD_UNBOUNDED_OVER,
+     "an OVER aggregation over an unbounded frame: Flink 2.x computes it with another "
+     "operator by default (table.exec.unbounded-over.version 2) and accepts an ORDER BY "
+     "that is not the time attribute, which Flink 1.20 refuses, so the result or the "
+     "verdict can depend on the engine"},
+    {SX_HAZARD_TOP1_RANK,
+     "a Top-1 ordered by something other than one time attribute: over an append-only "
+     "input Flink 2.2.1 takes it for insert-only and never retracts a replaced row, "
+     "where Flink 1.20 does, so the final relation can depend on the engine"},
+};
+
+sx_engine_hazard_t sx_hazards_engine_flag(int i)
+{
+    return s_engine_hazards[i].flag;
+}
+
+const char *sx_hazards_engine_text(int i)
+{
+    return s_engine_hazards[i].text;
+}
+
+/* The token that closes the bracket opened at `open` (the last one when it
+ * is never closed). */
+static size_t closing(const sx_sqllex_t *lex, size_t open)
+{
+    size_t depth = 0, i = open;
+    for (; i < sx_sqllex_count(lex); i++) {
+        depth += sx_sqllex_is_symbol(lex, i, '(');
+        if (sx_sqllex_is_symbol(lex, i, ')') && --depth == 0)
+            return i;
+    }
+    return i;
+}
+
+/* The bracket that opens the one closed at `close`, or SIZE_MAX. */
+static size_t opening(const sx_sqllex_t *lex, size_t close)
+{
+    size_t depth = 0;
+    for (size_t i = close + 1; i-- > 0;) {
+        depth += sx_sqllex_is_symbol(lex, i, ')');
+        if (sx_sqllex_is_symbol(lex, i, '(') && --depth == 0)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Whether the window spec in tokens (from, to) has an unbounded frame: says
+ * UNBOUNDED PRECEDING, or orders without ROWS or RANGE. */
+static bool unbounded_spec(const sx_sqllex_t *lex, size_t from, size_t to)
+{
+    bool ordered = false, framed = false;
+    for (size_t i = from + 1; i < to; i++) {
+        if (sx_sqllex_is_word(lex, i, "UNBOUNDED") &&
+            sx_sqllex_is_word(lex, i + 1, "PRECEDING"))
+            return true;
+        ordered |= sx_sqllex_is_word(lex, i, "ORDER");
+        framed |= sx_sqllex_is_word(lex, i, "ROWS") || sx_sqllex_is_word(lex, i, "RANGE");
+    }
+    return ordered && !framed;
+}
+
+/* The opening bracket of the spec of the window named at token `name`
+ * (`WINDOW name AS (...)`, or `, name AS (...)` after it), or SIZE_MAX. */
+static size_t named_spec(const sx_sqllex_t *lex, size_t name)
+{
+    char *wanted = sx_sqllex_value(lex, name);
+    size_t found = SIZE_MAX;
+    for (size_t i = 1; wanted && i + 2 < sx_sqllex_count(lex) && found == SIZE_MAX; i++)
+        if (i != name && is_column(lex, i, wanted) &&
+            sx_sqllex_is_word(lex, i + 1, "AS") && sx_sqllex_is_symbol(lex, i + 2, '(') &&
+            (sx_sqllex_is_word(lex, i - 1, "WINDOW") ||
+             sx_sqllex_is_symbol(lex, i - 1, ',')))
+            found = i + 2;
+    free(wanted);
+    return found;
+}
+
+/* Whether the OVER at token i aggregates over an unbounded frame. */
+static bool unbounded_over(const sx_sqllex_t *lex, size_t i)
+{
+    static const char *const ranking[] = {"ROW_NUMBER", "RANK", "DENSE_RANK"};
+    size_t call =
+        i > 0 && sx_sqllex_is_symbol(lex, i - 1, ')') ? opening(lex, i - 1) : SIZE_MAX;
+    for (size_t r = 0; call != SIZE_MAX && call > 0 && r < 3; r++)
+        if (sx_sqllex_is_word(lex, call - 1, ranking[r]))
+            return false;
+    size_t open = sx_sqllex_is_symbol(lex, i + 1, '(') ? i + 1 : named_spec(lex, i + 1);
+    return open != SIZE_MAX && unbounded_spec(lex, open, closing(lex, open));
+}
+
+/* Whether the ORDER BY items in tokens [from, to) are one time attribute of
+ * the task (a live source's event time), ASC or DESC: a deduplication. */
+static bool orders_by_time(const sx_sqllex_t *lex, size_t from, size_t to,
+                           const sx_task_t *task)
+{
+    char *parts[4] = {0};
+    size_t count = 0;
+    size_t next = sx_sqllex_name(lex, from, to, parts, &count);
+    if (next < to &&
+        (sx_sqllex_is_word(lex, next, "ASC") || sx_sqllex_is_word(lex, next, "DESC")))
+        next++;
+    bool time = false;
+    for (size_t s = 0; count && next == to && task && s < task->source_count; s++)
+        time |= task->sources[s].event_time &&
+                strcasecmp(task->sources[s].event_time, parts[count - 1]) == 0;
+    for (size_t p = 0; p < count; p++)
+        free(parts[p]);
+    return time;
+}
+
+/* Whether tokens from i say "= 1", "<= 1" or "< 2": a Top-1's filter. */
+static bool keeps_first(const sx_sqllex_t *lex, size_t i)
+{
+    return (sx_sqllex_is_symbol(lex, i, '=') && sx_sqllex_is_word(lex, i + 1, "1")) ||
+           (sx_sqllex_is_symbol(lex, i, '<') && sx_sqllex_is_symbol(lex, i + 1, '=') &&
+            sx_sqllex_is_word(lex, i + 2, "1")) ||
+           (sx_sqllex_is_symbol(lex, i, '<') && sx_sqllex_is_word(lex, i + 1, "2"));
+}
+
+/* Whether the ROW_NUMBER at token i is a Top-1 Rank (SX_HAZARD_TOP1_RANK):
+ * kept where it is 1, compared in place (QUALIFY) or by its alias, and not
+ * ordered by one time attribute. */
+static bool top1_rank(const sx_sqllex_t *lex, size_t i, const sx_task_t *task)
+{
+    if (!sx_sqllex_is_symbol(lex, i + 1, '(') || !sx_sqllex_is_symbol(lex, i + 2, ')') ||
+        !sx_sqllex_is_word(lex, i + 3, "OVER") || !sx_sqllex_is_symbol(lex, i + 4, '('))
+        return false;
+    size_t close = closing(lex, i + 4), order = SIZE_MAX;
+    for (size_t j = i + 5; j + 1 < close && order == SIZE_MAX; j++)
+        if (sx_sqllex_is_word(lex, j, "ORDER") && sx_sqllex_is_word(lex, j + 1, "BY"))
+            order = j + 2;
+    if (order == SIZE_MAX || orders_by_time(lex, order, close, task))
+        return false;
+    if (keeps_first(lex, close + 1))
+        return true;
+    size_t alias = close + 1 + sx_sqllex_is_word(lex, close + 1, "AS");
+    char *name = sx_sqllex_value(lex, alias);
+    bool kept = false;
+    for (size_t j = alias + 1; name && j < sx_sqllex_count(lex) && !kept; j++)
+        kept = is_column(lex, j, name) && keeps_first(lex, j + 1);
+    free(name);
+    return kept;
+}
+
+unsigned sx_hazards_engine(const char *sql, const sx_task_t *task)
+{
+    sx_error_t err;
+    sx_sqllex_t *lex = sx_sqllex_new(sql, &err);
+    unsigned found = 0;
+    for (size_t i = 0; lex && i < sx_sqllex_count(lex); i++) {
+        if (sx_sqllex_is_word(lex, i, "QUALIFY"))
+            found |= SX_HAZARD_QUALIFY;
+        if (sx_sqllex_is_word(lex, i, "OVER") && unbounded_over(lex, i))
+            found |= SX_HAZARD_UNBOUNDED_OVER;
+        if (sx_sqllex_is_word(lex, i, "ROW_NUMBER") && top1_rank(lex, i, task))
+            found |= SX_HAZARD_TOP1_RANK;
+    }
+    sx_sqllex_destroy(&lex);
+    return found;
 }
 
 /* ---- self-test ---------------------------------------------------------- */
@@ -196,9 +367,126 @@ static void test_warnings_name_task_and_source(void)
     rmdir(dir);
 }
 
+static void test_engine_hazards_are_read_from_the_sql(void)
+{
+    static const struct {
+        const char *sql;
+        unsigned hazards;
+    } cases[] = {
+        {"INSERT INTO s SELECT k, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY k "
+         "ORDER BY ts DESC) = 1",
+         SX_HAZARD_QUALIFY | SX_HAZARD_TOP1_RANK}, /* ts: no task says it is time */
+        {"insert into s select * from t qualify rank() over (order by v) <= 3",
+         SX_HAZARD_QUALIFY},
+        {"INSERT INTO s SELECT 'QUALIFY' FROM t /* QUALIFY */ -- QUALIFY", 0},
+        {"INSERT INTO s SELECT `qualify` FROM t", 0},
+        /* Dedup and Top-N rank; they are not OVER aggregations. */
+        {"INSERT INTO s SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER "
+         "BY ts) AS rn FROM t) WHERE rn = 2",
+         0},
+        {"INSERT INTO s SELECT *, DENSE_RANK() OVER (ORDER BY v DESC) FROM t", 0},
+        /* Unbounded frames, said or by default, by name or inline. */
+        {"INSERT INTO s SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
+         "UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
+         SX_HAZARD_UNBOUNDED_OVER},
+        {"INSERT INTO s SELECT k, COUNT(*) OVER (PARTITION BY k ORDER BY ts) FROM t",
+         SX_HAZARD_UNBOUNDED_OVER},
+        {"INSERT INTO s SELECT id, SUM(v) OVER w AS s FROM ev WINDOW w AS (PARTITION BY "
+         "k "
+         "ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+         SX_HAZARD_UNBOUNDED_OVER},
+        {"INSERT INTO s SELECT SUM(v) OVER w FROM ev WINDOW x AS (ORDER BY ts ROWS "
+         "BETWEEN "
+         "1 PRECEDING AND CURRENT ROW), w AS (ORDER BY ts)",
+         SX_HAZARD_UNBOUNDED_OVER},
+        /* Bounded frames are computed alike. */
+        {"INSERT INTO s SELECT id, SUM(v) OVER w FROM ev WINDOW w AS (PARTITION BY k "
+         "ORDER "
+         "BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+         0},
+        {"INSERT INTO s SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN "
+         "INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) FROM t",
+         0},
+        {"INSERT INTO s SELECT SUM(v) OVER (PARTITION BY k) FROM t", 0},
+        {"INSERT INTO s SELECT SUM(v) OVER w FROM t", 0}, /* no such window */
+        {"INSERT INTO s SELECT SUM(v) OVER (ORDER BY ts", SX_HAZARD_UNBOUNDED_OVER},
+        {"OVER", 0},
+        {"INSERT INTO s SELECT 'unterminated", 0},
+        {"INSERT INTO s SELECT SUM(v) OVER (ORDER BY v) FROM t QUALIFY SUM(v) OVER "
+         "(ORDER "
+         "BY v) > 1",
+         SX_HAZARD_QUALIFY | SX_HAZARD_UNBOUNDED_OVER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned got = sx_hazards_engine(cases[i].sql, NULL);
+        if (got != cases[i].hazards)
+            fprintf(stderr, "%s: hazards %u, expected %u\n", cases[i].sql, got,
+                    cases[i].hazards);
+        SX_CHECK(got == cases[i].hazards);
+    }
+    for (int i = 0; i < SX_ENGINE_HAZARDS; i++)
+        SX_CHECK(sx_hazards_engine_flag(i) == 1u << i &&
+                 strlen(sx_hazards_engine_text(i)));
+}
+
+/* A Top-1 is a hazard unless it orders by one time attribute (the task's
+ * live sources' event times): then it is a deduplication. */
+static void test_top1_rank_is_told_from_a_deduplication(void)
+{
+    sx_source_t sources[] = {{.name = "ev", .kind = SX_SOURCE_LIVE, .event_time = "ts"},
+                             {.name = "dim", .kind = SX_SOURCE_STATIC}};
+    sx_task_t task = {.task_id = "t1", .sources = sources, .source_count = 2};
+    static const struct {
+        const char *sql;
+        bool hazard;
+    } cases[] = {
+        /* The differential's top_n shape with n = 1 (2.2.1 plans it insert-only). */
+        {"SELECT k, id, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER "
+         "BY v DESC, id) AS rn FROM ev) WHERE rn <= 1",
+         true},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY qty DESC) "
+         "rn FROM ev) WHERE rn = 1",
+         true},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY v) AS rn FROM ev) WHERE "
+         "rn < 2",
+         true},
+        {"SELECT k, v FROM ev QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) = 1",
+         true},
+        /* Deduplications: one time attribute, either way, qualified or not. */
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) "
+         "AS rn FROM ev) WHERE rn = 1",
+         false},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY e.`TS`) "
+         "AS rn FROM ev e) WHERE rn <= 1",
+         false},
+        /* Not a Top-1. */
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
+         "AS rn FROM ev) WHERE rn <= 2",
+         false},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) "
+         "AS rn FROM ev) WHERE rn = 10",
+         false},
+        {"SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM ev", false},
+        {"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k) AS rn FROM ev) "
+         "WHERE rn = 1",
+         false},
+        {"SELECT ROW_NUMBER FROM ev WHERE x = 1", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned got = sx_hazards_engine(cases[i].sql, &task) & SX_HAZARD_TOP1_RANK;
+        if ((got != 0) != cases[i].hazard)
+            fprintf(stderr, "%s: Top-1 hazard %u\n", cases[i].sql, got);
+        SX_CHECK((got != 0) == cases[i].hazard);
+    }
+    /* Without the task no ORDER BY is known to be a time attribute. */
+    SX_CHECK(sx_hazards_engine(cases[4].sql, NULL) == SX_HAZARD_TOP1_RANK);
+}
+
 void sx_hazards_test(bool verbose)
 {
     (void)verbose;
+    test_engine_hazards_are_read_from_the_sql();
+    test_top1_rank_is_told_from_a_deduplication();
     test_zero_delay_is_read_from_the_ddl();
     test_warnings_name_task_and_source();
 }

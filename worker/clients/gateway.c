@@ -704,6 +704,13 @@ static void test_summaries(void)
         "org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired "
         "before the position for partition sx.r.sb10_vwap.1.trades-0 could be "
         "determined\n"));
+    /* The same on Flink 2.2, whose Kafka connector (5.0.0-2.2) shades the
+     * client (docs/internals/flink-2.md). */
+    SX_CHECK(sx_gateway_trace_is_infra(
+        "org.apache.flink.runtime.JobException: Recovery is suppressed\nCaused by: "
+        "org.apache.flink.kafka.shaded.org.apache.kafka.common.errors.TimeoutException: "
+        "Timeout of 60000ms expired before the position for partition "
+        "sx.r.sb10_vwap.1.trades-0 could be determined\n"));
     SX_CHECK(sx_gateway_trace_is_infra(
         "org.apache.flink.runtime.JobException: Recovery is suppressed\nCaused by: "
         "org.apache.flink.runtime.jobmaster.JobMasterException: TaskManager with id "

@@ -561,22 +561,19 @@ static rd_kafka_t *consumer_new(sx_kafka_t *self, sx_error_t *err)
         /* The topic is complete when it is read: no point waiting for more. */
         {"fetch.wait.max.ms", "20"},
         /* A metadata answer wakes the broker thread: the stall below then
-         * lasts at most this long, not a second (500,000 appended rows read
-         * and folded in 0.95-0.96 s instead of 1.38-1.41 s, bench/heavy). */
+         * lasts at most this long, not a second (bench/heavy,
+         * docs/internals/measurements.md). */
         {"topic.metadata.refresh.interval.ms", "100"},
         /* librdkafka 2.0 (Debian's) stops fetching while its queue holds
          * queued.min.messages or queued.max.messages.kbytes, and starts
-         * again only on its broker thread's next 1 s tick, so a reader
-         * slower than its broker stalls about once per queue filled. Each
-         * queued message also costs about 270 bytes besides its own. On 1M
-         * updates (50 MB; bench/heavy, exec's materialize and peak RSS):
-         * 100,000 and 16 MB with 8 MB fetches 5.1 s, 79 MB; 200,000 and
-         * 16 MB 1.2-3.0 s, 94 MB; 300,000 and 24 MB 1.0-1.45 s, 123-129 MB;
-         * 500,000 and 32 MB 0.9 s, 178 MB. Fetches stay at the default
-         * 1 MB: with 8 MB ones a bare reader stalled on every fetch. These
-         * figures are of a reader polling one message a call; taking them
-         * in batches (consume_until) with the wake-up above made 300,000 and
-         * 24 MB 0.39-0.78 s, 47-126 MB (6 runs). */
+         * again only on its broker thread's next tick, so a reader slower
+         * than its broker stalls about once per queue filled; each queued
+         * message also costs memory besides its own. A larger queue stalls
+         * less and holds more; 300,000 messages or 24 MB is the trade kept,
+         * and fetches stay at librdkafka's 1 MB, since larger ones make a
+         * bare reader stall on every fetch (bench/heavy, exec's materialize
+         * and peak RSS; each setting's figures are in
+         * docs/internals/measurements.md). */
         {"queued.min.messages", "300000"},
         {"queued.max.messages.kbytes", "24576"},
     };

@@ -2,13 +2,15 @@
  * executor.h). The steps run in order, each timed: prepare (load the task,
  * check the candidate, convert the sources, fill the DDL), replay (create the
  * task's topics, produce every source and wait for every acknowledgement),
- * submit (a fresh gateway session, the registered DDL, the INSERT), run
- * (poll the job until it ends or the task timeout cancels it), materialize
- * (read the whole output topic, write the final CSV), score (only now open
- * gold and evaluation), settle (a verdict against the query stands only on a
- * pair whose processes did not change during the task) and cleanup (cancel a
- * job still running, close the session, delete the topics), which runs
- * whatever happened before. The first step that fails decides the status;
+ * submit (the executor's gateway session, reused from the task before or a
+ * fresh one, the registered DDL, the INSERT), run (poll the job until it
+ * ends or the task timeout cancels it), materialize (read the whole output
+ * topic, write the final CSV), score (only now open gold and evaluation),
+ * settle (a verdict against the query stands only on a pair whose processes
+ * did not change during the task) and cleanup (cancel a job still running,
+ * drop the task's tables from the session, delete its topics), which runs
+ * whatever happened before, once the result is on its way
+ * (sx_executor_finish_task). The first step that fails decides the status;
  * later steps are skipped. */
 #include "worker/exec/executor.h"
 
@@ -68,6 +70,9 @@ struct _sx_executor_t {
     sx_replays_t *replays; /* shared source topics; NULL: each task replays its own */
     zlist_t *leftover;     /* topics a cleanup could not delete (Kafka was down) */
     run_t *finishing;      /* the last task, until sx_executor_finish_task */
+    sx_changelog_trace_fn *trace; /* sx_executor_set_trace */
+    void *trace_arg;
+    size_t trace_limit;
 };
 
 /* Everything one run of one task owns, released by run_release(). */
@@ -94,7 +99,8 @@ struct run {
     sx_status_t status;
     int strict; /* the strict verdict beside status, once scored */
     char detail[SX_ERROR_MAX];
-    char csv[PATH_MAX]; /* absolute path of the final CSV, "" when none */
+    char csv[PATH_MAX];              /* absolute path of the final CSV, "" when none */
+    sx_changelog_counts_t changelog; /* the CSV's changelog figures */
 };
 
 /* Records the verdict of a failed step; always returns -1. */
@@ -155,15 +161,26 @@ void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays)
     self->replays = replays;
 }
 
-/* sx.<run>[.<method>].<task>.<attempt>: what every topic of one execution
- * starts with, unique per run, method, task and attempt (docs/execution.md,
- * step 3). Not yet sanitized. */
+void sx_executor_set_trace(sx_executor_t *self, sx_changelog_trace_fn *trace, void *arg,
+                           size_t limit)
+{
+    self->trace = trace;
+    self->trace_arg = arg;
+    self->trace_limit = limit;
+}
+
+/* sx.<run>[.<method>].<task>[.s<sample>].<attempt>: what every topic of one
+ * execution starts with, unique per run, method, task, sample and attempt
+ * (docs/execution.md, step 3). Not yet sanitized. */
 static void topic_prefix(run_t *run)
 {
     const sx_exec_request_t *request = run->request;
-    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s.%d", run->self->run_id,
+    char sample[32] = "";
+    if (request->sample)
+        snprintf(sample, sizeof sample, ".s%d", request->sample);
+    snprintf(run->prefix, sizeof run->prefix, "sx.%s.%s%s%s%s.%d", run->self->run_id,
              request->method ? request->method : "", request->method ? "." : "",
-             request->task_id, request->attempt);
+             request->task_id, sample, request->attempt);
 }
 
 /* <prefix>.<table>, in Kafka's legal characters. */
@@ -338,9 +355,11 @@ static char *sql_quote(const char *text, char quote)
 /* Names the task's job (pipeline.name, the sweep's mark) in the session. */
 static sx_gateway_rc_t name_job(run_t *run, sx_error_t *err)
 {
-    char name[512];
-    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s attempt %d", run->self->run_id,
-             run->task->task_id, run->request->attempt);
+    char name[512], sample[32] = "";
+    if (run->request->sample)
+        snprintf(sample, sizeof sample, " sample %d", run->request->sample);
+    snprintf(name, sizeof name, JOB_NAME_PREFIX "%s %s%s attempt %d", run->self->run_id,
+             run->task->task_id, sample, run->request->attempt);
     char *literal = sql_quote(name, '\'');
     char *set = sx_format("SET 'pipeline.name' = %s", literal);
     sx_gateway_rc_t rc = sx_gateway_configure(run->self->gateway, set, err);
@@ -519,6 +538,8 @@ static int step_run(run_t *run, double submitted_at)
  * first. */
 typedef struct {
     sx_materialize_t *relation;
+    const sx_executor_t *self; /* its trace */
+    size_t traced;
     bool failed;
     sx_error_t err;
 } folding_t;
@@ -527,11 +548,19 @@ static int fold_message(const sx_kafka_message_t *message, void *arg, sx_error_t
 {
     (void)err;
     folding_t *folding = arg;
-    if (!folding->failed &&
-        sx_materialize_apply(folding->relation, message->offset, message->key,
+    if (folding->failed)
+        return 0;
+    if (sx_materialize_apply(folding->relation, message->offset, message->key,
                              message->key_len, message->value, message->value_len,
                              &folding->err) != 0)
         folding->failed = true;
+    const sx_executor_t *self = folding->self;
+    if (self->trace && folding->traced < self->trace_limit) {
+        folding->traced++;
+        self->trace(self->trace_arg, message->offset,
+                    sx_materialize_last_kinds(folding->relation), message->key,
+                    message->key_len, message->value, message->value_len);
+    }
     return 0;
 }
 
@@ -554,7 +583,8 @@ static int step_materialize(run_t *run)
     const char *topic = run->topics[task->source_count];
     folding_t folding = {.relation =
                              sx_materialize_new(task->sink_changelog, task->output_schema,
-                                                task->output_column_count)};
+                                                task->output_column_count),
+                         .self = run->self};
     sx_error_t err;
     int rc = 0;
     if (sx_kafka_read_topic_each(run->self->kafka, topic, fold_message, &folding, &err) !=
@@ -568,10 +598,13 @@ static int step_materialize(run_t *run)
                   task->task_id, topic, folding.err.msg);
     if (rc == 0)
         rc = write_relation(run, folding.relation);
+    if (rc == 0)
+        sx_materialize_counts(folding.relation, &run->changelog);
     sx_materialize_destroy(&folding.relation);
     /* The consumer's fetched buffers (freed in its own threads' heaps) and
      * the relation go back to the system before scoring reads both CSVs:
-     * kept, they added up to 120 MB to the scoring's peak (bench/heavy). */
+     * kept, they would add to the scoring's peak (bench/heavy,
+     * docs/internals/measurements.md). */
     malloc_trim(0);
     return rc;
 }
@@ -811,6 +844,8 @@ static void execute(sx_executor_t *self, const sx_exec_request_t *request,
                    run->csv[0] ? run->csv : NULL);
     bool scored = run->status == SX_STATUS_MATCH || run->status == SX_STATUS_MISMATCH;
     result->strict = scored ? run->strict : 0;
+    if (run->csv[0]) /* settle removes the CSV of a verdict it takes back */
+        result->changelog = run->changelog;
     result->attempts = request->attempt;
     result->seconds = sx_clock_seconds() - start;
     /* Cleanup waits for sx_executor_finish_task: the verdict does not

@@ -40,6 +40,14 @@ typedef struct {
     sx_pair_t *pair;
 } sx_executor_config_t;
 
+/* Called with each of the first records of the output topic, in offset
+ * order, once it is folded into the relation: its kinds as bits
+ * 1u << sx_change_kind_t (0 when it did not fold), key and value (NULL when
+ * the record has none, bytes as Kafka holds them). */
+typedef void(sx_changelog_trace_fn)(void *arg, int64_t offset, unsigned kinds,
+                                    const void *key, size_t key_len, const void *value,
+                                    size_t value_len);
+
 /* One task to execute. bench_dir holds tasks/ID/ (task.json, sources) and,
  * for scoring only, gold/ID.csv and evaluation/ID.json. */
 typedef struct {
@@ -50,6 +58,8 @@ typedef struct {
     const char *csv_path; /* where the final CSV goes */
     const char *method;   /* the method's name, or NULL; part of topic names, so
                              two methods of one run never share a topic */
+    int sample;           /* which candidate of the task; part of topic names
+                             when not 0, so two samples never share a topic */
 } sx_exec_request_t;
 
 typedef struct _sx_executor_t sx_executor_t;
@@ -58,7 +68,8 @@ sx_executor_t *sx_executor_new(const sx_executor_config_t *config, sx_error_t *e
 void sx_executor_destroy(sx_executor_t **self_p);
 
 /* Runs the request and fills *result (status, score, detail, csv = absolute
- * path when a final CSV was written) and *timings. The task's cleanup
+ * path when a final CSV was written, and then the changelog's figures) and
+ * *timings. The task's cleanup
  * (cancel a job still running, drop its tables from the session, delete its
  * own topics) is left for sx_executor_finish_task, so timings->cleanup is
  * 0: the verdict does not depend on it. */
@@ -75,6 +86,11 @@ double sx_executor_finish_task(sx_executor_t *self);
  * must outlive them; NULL (the default): every task replays its sources
  * into topics of its own. */
 void sx_executor_set_replays(sx_executor_t *self, sx_replays_t *replays);
+
+/* Makes the executor call trace(arg, ...) with the first `limit` records of
+ * each task's output topic (`streamex exec --changelog N`); NULL: none. */
+void sx_executor_set_trace(sx_executor_t *self, sx_changelog_trace_fn *trace, void *arg,
+                           size_t limit);
 
 /* Removes what an earlier run that crashed left on the pair when the
  * caller `owns` it (started it, so nobody else uses it: sx_pair_owned):

@@ -33,6 +33,8 @@ struct _sx_materialize_t {
     size_t row_count, line_capacity;
     char *key; /* upsert: the record's key as a C string, reused */
     size_t key_size;
+    uint64_t counts[SX_CHANGE_KINDS]; /* records applied, by kind */
+    unsigned last;                    /* kinds of the record last applied */
 };
 
 /* An upsert key's latest value, undecoded. */
@@ -87,6 +89,25 @@ void sx_materialize_destroy(sx_materialize_t **self_p)
 size_t sx_materialize_row_count(const sx_materialize_t *self)
 {
     return self->latest ? zhashx_size(self->latest) : self->row_count;
+}
+
+void sx_materialize_counts(const sx_materialize_t *self, sx_changelog_counts_t *counts)
+{
+    counts->known = true;
+    memcpy(counts->records, self->counts, sizeof counts->records);
+    counts->rows = sx_materialize_row_count(self);
+}
+
+unsigned sx_materialize_last_kinds(const sx_materialize_t *self)
+{
+    return self->last;
+}
+
+/* Counts the record just applied as `kind` (once per kind it is). */
+static void count(sx_materialize_t *self, sx_change_kind_t kind)
+{
+    self->counts[kind]++;
+    self->last |= 1u << kind;
 }
 
 /* ---- reading records ---------------------------------------------------- */
@@ -312,8 +333,10 @@ static int apply_upsert(sx_materialize_t *self, int64_t offset, const char *key,
     }
     memcpy(self->key, key, key_len);
     self->key[key_len] = '\0';
+    bool live = zhashx_lookup(self->latest, self->key) != NULL;
     if (!value) {
         zhashx_delete(self->latest, self->key);
+        count(self, live ? SX_CHANGE_DELETE : SX_CHANGE_TOMBSTONE);
         return 0;
     }
     latest_t *latest = sx_alloc(1, sizeof *latest + value_len);
@@ -321,10 +344,12 @@ static int apply_upsert(sx_materialize_t *self, int64_t offset, const char *key,
     latest->length = value_len;
     memcpy(latest->bytes, value, value_len);
     zhashx_update(self->latest, self->key, latest);
+    count(self, live ? SX_CHANGE_UPDATE_AFTER : SX_CHANGE_INSERT);
     return 0;
 }
 
-/* One surviving upsert value's line, as apply used to render it at once. */
+/* One surviving upsert value's line: the row its value gives, with the key
+ * columns the value leaves out taken from the key. */
 static char *render_latest(const sx_materialize_t *self, const char *key,
                            const latest_t *latest, sx_error_t *err)
 {
@@ -403,14 +428,24 @@ static int apply_debezium_op(sx_materialize_t *self, const json_t *envelope,
                             removes && !before ? "before" : "after");
     if (removes && remove_row(self, before, offset, err) != 0)
         return -1;
-    return inserts ? insert_row(self, after, offset, err) : 0;
+    if (inserts && insert_row(self, after, offset, err) != 0)
+        return -1;
+    if (op[0] == 'u') {
+        count(self, SX_CHANGE_UPDATE_BEFORE);
+        count(self, SX_CHANGE_UPDATE_AFTER);
+    } else {
+        count(self, op[0] == 'd' ? SX_CHANGE_DELETE : SX_CHANGE_INSERT);
+    }
+    return 0;
 }
 
 static int apply_debezium(sx_materialize_t *self, int64_t offset, const void *value,
                           size_t value_len, sx_error_t *err)
 {
-    if (!value)
-        return 0; /* Kafka tombstone after a delete: not an operation */
+    if (!value) { /* Kafka tombstone after a delete: not an operation */
+        count(self, SX_CHANGE_TOMBSTONE);
+        return 0;
+    }
     json_t *json = parse_object(value, value_len, offset, "value", err);
     if (!json)
         return -1;
@@ -436,6 +471,8 @@ static int apply_append(sx_materialize_t *self, int64_t offset, const void *valu
         return -1;
     int rc = insert_row(self, row, offset, err);
     json_decref(row);
+    if (rc == 0)
+        count(self, SX_CHANGE_INSERT);
     return rc;
 }
 
@@ -443,6 +480,7 @@ int sx_materialize_apply(sx_materialize_t *self, int64_t offset, const void *key
                          size_t key_len, const void *value, size_t value_len,
                          sx_error_t *err)
 {
+    self->last = 0;
     switch (self->kind) {
     case SX_CHANGELOG_UPSERT:
         return apply_upsert(self, offset, key, key_len, value, value_len, err);
@@ -820,6 +858,102 @@ static void test_row_count_and_write_errors(void)
     sx_materialize_destroy(&self);
 }
 
+/* Applies records in offset order, checking the kinds each one counts as
+ * (kinds[i]: bits 1u << sx_change_kind_t, 0 for a record that fails), and
+ * returns the counts once finished. */
+static sx_changelog_counts_t count_records(sx_changelog_t kind, const record_t *records,
+                                           const unsigned *kinds, size_t n)
+{
+    sx_materialize_t *self = relation_of(kind);
+    sx_error_t err;
+    for (size_t i = 0; i < n; i++) {
+        const char *key = records[i].key, *value = records[i].value;
+        int rc = sx_materialize_apply(self, (int64_t)i, key, key ? strlen(key) : 0, value,
+                                      value ? strlen(value) : 0, &err);
+        SX_CHECK((rc == 0) == (kinds[i] != 0));
+        if (sx_materialize_last_kinds(self) != kinds[i])
+            fprintf(stderr, "record %zu: kinds %#x, expected %#x\n", i,
+                    sx_materialize_last_kinds(self), kinds[i]);
+        SX_CHECK(sx_materialize_last_kinds(self) == kinds[i]);
+    }
+    SX_CHECK(sx_materialize_finish(self, &err) == 0);
+    sx_changelog_counts_t counts;
+    sx_materialize_counts(self, &counts);
+    sx_materialize_destroy(&self);
+    SX_CHECK(counts.known);
+    return counts;
+}
+
+static bool counts_are(const sx_changelog_counts_t *c, uint64_t insert,
+                       uint64_t update_before, uint64_t update_after, uint64_t deleted,
+                       uint64_t tombstone, uint64_t rows)
+{
+    const uint64_t want[SX_CHANGE_KINDS] = {insert, update_before, update_after, deleted,
+                                            tombstone};
+    return memcmp(c->records, want, sizeof want) == 0 && c->rows == rows;
+}
+
+#define I (1u << SX_CHANGE_INSERT)
+#define UB (1u << SX_CHANGE_UPDATE_BEFORE)
+#define UA (1u << SX_CHANGE_UPDATE_AFTER)
+#define D (1u << SX_CHANGE_DELETE)
+#define T (1u << SX_CHANGE_TOMBSTONE)
+
+/* Each sink kind's records counted by kind (materialize.h), record by
+ * record; the final relation has insert - delete rows. */
+static void test_changelog_counted_by_kind(void)
+{
+    /* upsert: a key's first value is an insert, later ones update_after; a
+     * tombstone deletes a live key and is only a tombstone for another. */
+    static const record_t upsert[] = {
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"a\"}"}, /* insert */
+        {"{\"id\":2}", "{\"id\":2,\"name\":\"b\"}"}, /* insert */
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"c\"}"}, /* update_after */
+        {"{\"id\":1}", "{\"id\":1,\"name\":\"d\"}"}, /* update_after */
+        {"{\"id\":2}", NULL},                        /* delete */
+        {"{\"id\":2}", NULL},                        /* tombstone: 2 is gone */
+        {"{\"id\":9}", NULL},                        /* tombstone: 9 never was */
+        {"{\"id\":2}", "{\"id\":2,\"name\":\"e\"}"}, /* insert again */
+        {NULL, "{\"id\":3}"},                        /* no key: fails, not counted */
+        {"{\"id\":3}", "{\"id\":3}"},                /* insert */
+    };
+    static const unsigned upsert_kinds[] = {I, I, UA, UA, D, T, T, I, 0, I};
+    sx_changelog_counts_t c =
+        count_records(SX_CHANGELOG_UPSERT, upsert, upsert_kinds, 10);
+    SX_CHECK(counts_are(&c, 4, 0, 2, 1, 2, 3));
+    /* debezium: c and r insert, u is a before and an after, d deletes; a
+     * Kafka tombstone is counted as one; a retraction of a row that is not
+     * there fails and is not counted. */
+    static const record_t debezium[] = {
+        {NULL, "{\"after\":{\"id\":1},\"op\":\"c\"}"},
+        {NULL, "{\"after\":{\"id\":2},\"op\":\"r\"}"},
+        {NULL, "{\"before\":{\"id\":1},\"after\":{\"id\":3},\"op\":\"u\"}"},
+        {NULL, "{\"before\":{\"id\":2},\"op\":\"d\"}"},
+        {NULL, NULL},
+        {NULL, "{\"before\":{\"id\":2},\"op\":\"d\"}"},
+        {NULL, "{\"payload\":{\"after\":{\"id\":4},\"op\":\"c\"}}"},
+        {NULL, "{\"before\":{\"id\":4},\"after\":{\"id\":4,\"v\":1},\"op\":\"u\"}"},
+    };
+    static const unsigned debezium_kinds[] = {I, I, UB | UA, D, T, 0, I, UB | UA};
+    c = count_records(SX_CHANGELOG_DEBEZIUM, debezium, debezium_kinds, 8);
+    SX_CHECK(counts_are(&c, 3, 2, 2, 1, 1, 2));
+    /* append: every record an insert, duplicates included. */
+    static const record_t append[] = {
+        {NULL, "{\"id\":1}"}, {"k", "{\"id\":1}"}, {NULL, "[1]"}, {NULL, "{\"id\":2}"}};
+    static const unsigned append_kinds[] = {I, I, 0, I};
+    c = count_records(SX_CHANGELOG_APPEND, append, append_kinds, 4);
+    SX_CHECK(counts_are(&c, 3, 0, 0, 0, 0, 3));
+    /* Nothing read: all zero, and still known. */
+    c = count_records(SX_CHANGELOG_UPSERT, NULL, NULL, 0);
+    SX_CHECK(counts_are(&c, 0, 0, 0, 0, 0, 0));
+}
+
+#undef I
+#undef UB
+#undef UA
+#undef D
+#undef T
+
 /* Random records made of JSON-significant bytes: each is applied or fails
  * with a message naming its offset, never a crash. */
 static void test_random_records_never_crash(void)
@@ -859,4 +993,5 @@ void sx_materialize_test(bool verbose)
     test_bad_records_name_the_offset();
     test_one_column_null_rows_are_not_blank_lines();
     test_row_count_and_write_errors();
+    test_changelog_counted_by_kind();
 }

@@ -6,7 +6,7 @@
  * because a task whose inputs are broken cannot be scored fairly.
  * A source may hold millions of rows, so the records are written straight
  * into one growing buffer (no allocation per row, no JSON tree): values are
- * escaped exactly as jansson's compact dump escaped them before, and times
+ * escaped exactly as jansson's compact dump escapes them, and times
  * in the common fixed-width forms are read and written by hand, falling
  * back to strptime/timegm for everything else (which then decides); the
  * date of the last time read and written is kept for the next row's. */

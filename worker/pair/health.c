@@ -54,14 +54,16 @@ void sx_pair_describe(const sx_pair_t *self, char *out, size_t out_size)
     if (self->external) {
         json_t *root = flink_overview(self);
         const char *flink = json_string_value(json_object_get(root, "flink-version"));
-        snprintf(out, out_size, "external: Flink %s, Kafka at %s",
+        snprintf(out, out_size, "flink-%s/external (Kafka at %s)",
                  flink ? flink : "unknown", self->bootstrap);
         json_decref(root);
         return;
     }
     sx_error_t err;
-    if (sx_pair_versions(self, out, out_size, &err) != 0)
+    if (sx_pair_need_engine(self, &err) != 0)
         snprintf(out, out_size, "unknown (%s)", err.msg);
+    else
+        snprintf(out, out_size, "%s", self->engine_label);
 }
 
 bool sx_pair_healthy(sx_pair_t *self, component_t c)

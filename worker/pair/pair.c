@@ -67,7 +67,24 @@ sx_pair_t *sx_pair_new(const sx_pair_config_t *config, sx_error_t *err)
         self->rest_url =
             sx_format("http://127.0.0.1:%d", sx_pair_port(index, SX_PORT_FLINK_REST));
     }
+    /* The engine is resolved once: an engine asked for by name (--flink or
+     * $SX_FLINK) must be installed now; the default may be missing until
+     * the pair starts. */
+    const char *selector = sx_engine_selector(config->flink);
+    bool named = selector != NULL;
+    self->has_engine =
+        !self->external && sx_engine_resolve(self->runtime_dir, selector, &self->engine,
+                                             &self->engine_err) == 0;
+    if (!self->external && !self->has_engine && named) {
+        if (err)
+            *err = self->engine_err;
+        sx_pair_destroy(&self);
+        return NULL;
+    }
+    if (self->has_engine)
+        sx_engine_label(&self->engine, self->engine_label, sizeof self->engine_label);
     self->config.runtime_dir = self->runtime_dir;
+    self->config.flink = NULL; /* the engine above is what counts */
     self->config.kafka_bootstrap = self->external ? self->bootstrap : NULL;
     self->config.flink_gateway = self->external ? self->gateway_url : NULL;
     self->config.flink_rest = self->external ? self->rest_url : NULL;
@@ -305,9 +322,10 @@ static int format_kafka_once(sx_pair_t *self, sx_error_t *err)
 }
 
 /* The first job of a fresh pair pays for loading the planner and the task
- * classes (20-60 s on a busy 2-core host, 2 s for the next job): a trivial
- * bounded job at start keeps that cost out of the first task's timeout, and
- * proves the pair runs jobs. */
+ * classes, many times what the next job costs (tests/e2e/runtime.sh prints
+ * both; docs/internals/measurements.md): a trivial bounded job at start
+ * keeps that cost out of the first task's timeout, and proves the pair runs
+ * jobs. */
 static int warm_up(sx_pair_t *self, sx_error_t *err)
 {
     int64_t deadline = deadline_after(self->config.start_timeout_s);
@@ -360,19 +378,51 @@ static int start_external(sx_pair_t *self, sx_error_t *err)
     return warm_up(self, err);
 }
 
-static int start_local(sx_pair_t *self, sx_error_t *err)
+/* The first component of the pair that runs, 0 when none does. */
+static pid_t first_running(const sx_pair_t *self, component_t *which)
 {
-    sx_pair_versions_t versions;
-    if (sx_pair_read_install(self->runtime_dir, &versions, err) != 0)
-        return -1;
     for (int c = 0; c < SX_PAIR_COMPONENTS; c++) {
         pid_t pid = sx_pair_find(self, (component_t)c);
-        if (pid > 0)
-            return sx_error_set(err,
-                                "pair %d already runs (%s pid %d): use it, or stop it "
-                                "with 'streamex runtime down --index %d'",
-                                self->config.index, sx_pair_names[c], (int)pid,
-                                self->config.index);
+        if (pid > 0) {
+            *which = (component_t)c;
+            return pid;
+        }
+    }
+    return 0;
+}
+
+int sx_pair_check_running_engine(sx_pair_t *self, sx_error_t *err)
+{
+    component_t c = KAFKA;
+    pid_t pid = self->external ? 0 : first_running(self, &c);
+    if (pid == 0)
+        return 0;
+    char running[SX_ENGINE_TEXT];
+    sx_pair_process_engine(pid, running, sizeof running);
+    if (strcmp(running, self->engine_label) == 0)
+        return 0;
+    return sx_error_set(err,
+                        "pair %d runs %s (%s pid %d), not %s: stop it with 'streamex "
+                        "runtime down --index %d' or use another pair index",
+                        self->config.index, running, sx_pair_names[c], (int)pid,
+                        self->has_engine ? self->engine_label : "the default engine",
+                        self->config.index);
+}
+
+static int start_local(sx_pair_t *self, sx_error_t *err)
+{
+    if (sx_pair_need_engine(self, err) != 0)
+        return -1;
+    component_t c = KAFKA;
+    pid_t pid = first_running(self, &c);
+    if (pid > 0) {
+        char running[SX_ENGINE_TEXT];
+        sx_pair_process_engine(pid, running, sizeof running);
+        return sx_error_set(
+            err,
+            "pair %d already runs (%s pid %d, engine %s): use it, or stop "
+            "it with 'streamex runtime down --index %d'",
+            self->config.index, sx_pair_names[c], (int)pid, running, self->config.index);
     }
     char marker[PATH_MAX];
     sx_pair_stop_marker_path(self, marker, sizeof marker);
@@ -393,8 +443,8 @@ static int start_local(sx_pair_t *self, sx_error_t *err)
             return -1;
     if (warm_up(self, err) != 0)
         return -1;
-    sx_info("pair %d up: Flink %s, Kafka %s at %s, gateway %s", self->config.index,
-            versions.flink, versions.kafka, self->bootstrap, self->gateway_url);
+    sx_info("pair %d up: %s, Kafka at %s, gateway %s", self->config.index,
+            self->engine_label, self->bootstrap, self->gateway_url);
     return 0;
 }
 
@@ -636,10 +686,11 @@ static void test_cluster_id_and_log_tail(void)
 /* A stand-in for one component: a shell blocked on a read, with the pair's
  * markers on its command line as a JVM of the pair would have them, and its
  * pid file written as sx_pair_launch writes it. */
-static pid_t spawn_fake_component(sx_pair_t *rt, component_t c)
+static pid_t spawn_fake_component(sx_pair_t *rt, component_t c, const char *engine)
 {
     char *pair = sx_format("-Dsx.pair=%s", rt->pair_dir);
     char *comp = sx_format("-Dsx.component=%s", sx_pair_names[c]);
+    char *eng = sx_format("-Dsx.engine=%s", engine ? engine : "");
     pid_t pid = fork();
     SX_CHECK(pid >= 0);
     if (pid == 0) {
@@ -647,11 +698,13 @@ static pid_t spawn_fake_component(sx_pair_t *rt, component_t c)
         int pipefd[2];
         if (pipe(pipefd) == 0)
             dup2(pipefd[0], STDIN_FILENO);
-        execl("/bin/sh", "sh", "-c", "read x", pair, comp, (char *)NULL);
+        execl("/bin/sh", "sh", "-c", "read x", pair, comp, engine ? eng : NULL,
+              (char *)NULL);
         _exit(127);
     }
     free(pair);
     free(comp);
+    free(eng);
     /* The command line is the shell's only once it has exec'd. */
     int64_t deadline = deadline_after(10);
     while (!sx_pair_process_is(rt, pid, sx_pair_names[c]) && zclock_usecs() < deadline)
@@ -713,7 +766,7 @@ static void test_identity(void)
     SX_CHECK(sx_mkdirs(pids_dir, &err) == 0);
     pid_t pids[SX_PAIR_COMPONENTS];
     for (int i = 0; i < SX_PAIR_COMPONENTS; i++)
-        pids[i] = spawn_fake_component(rt, (component_t)i);
+        pids[i] = spawn_fake_component(rt, (component_t)i, NULL);
     sx_pair_identify(rt, &before);
     for (int i = 0; i < SX_PAIR_COMPONENTS; i++)
         SX_CHECK(before.pid[i] == pids[i] && before.started[i] > 0);
@@ -725,7 +778,7 @@ static void test_identity(void)
              (int)pids[TASKMANAGER]);
     SX_CHECK(sx_pair_intact(rt, &before, &err) == -1);
     SX_CHECK(strcmp(err.msg, want) == 0);
-    pid_t again = spawn_fake_component(rt, TASKMANAGER);
+    pid_t again = spawn_fake_component(rt, TASKMANAGER, NULL);
     snprintf(want, sizeof want, "pair 7: taskmanager was restarted (pid %d, now %d)",
              (int)pids[TASKMANAGER], (int)again);
     SX_CHECK(sx_pair_intact(rt, &before, &err) == -1);
@@ -743,10 +796,61 @@ static void test_identity(void)
     SX_CHECK(system(command) == 0);
 }
 
+/* A running pair tells its engine (-Dsx.engine on its JVMs' command lines):
+ * a pair of that engine may use it, one of another engine is refused, and
+ * starting over it names the engine it runs. */
+static void test_running_engine(void)
+{
+    char dir[] = "/tmp/sx_pair_running_XXXXXX";
+    SX_CHECK(mkdtemp(dir) != NULL);
+    sx_pair_test_engines(dir);
+    sx_pair_config_t c;
+    sx_error_t err;
+    sx_pair_config_defaults(&c, 7);
+    c.runtime_dir = dir;
+    sx_pair_t *on120 = sx_pair_new(&c, &err);
+    c.flink = "2.2";
+    sx_pair_t *on22 = sx_pair_new(&c, &err);
+    SX_CHECK(on120 && on22);
+    /* Nothing runs: either may start it. */
+    SX_CHECK(sx_pair_check_running_engine(on120, &err) == 0);
+    char pids_dir[PATH_MAX];
+    sx_pair_path(on22, pids_dir, sizeof pids_dir, "%s", "pids");
+    SX_CHECK(sx_mkdirs(pids_dir, &err) == 0);
+    pid_t kafka = spawn_fake_component(on22, KAFKA, on22->engine_label);
+    SX_CHECK(sx_pair_check_running_engine(on22, &err) == 0);
+    SX_CHECK(sx_pair_check_running_engine(on120, &err) == -1);
+    char want[SX_ERROR_MAX];
+    snprintf(
+        want, sizeof want,
+        "pair 7 runs flink-2.2.1/kafka-connector-5.0.0-2.2/kafka-3.9.1 (kafka pid %d), "
+        "not flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1: stop it with "
+        "'streamex runtime down --index 7' or use another pair index",
+        (int)kafka);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    SX_CHECK(sx_pair_start(on120, &err) == -1);
+    snprintf(want, sizeof want,
+             "pair 7 already runs (kafka pid %d, engine flink-2.2.1/kafka-connector-"
+             "5.0.0-2.2/kafka-3.9.1): use it, or stop it with 'streamex runtime down "
+             "--index 7'",
+             (int)kafka);
+    SX_CHECK(strcmp(err.msg, want) == 0);
+    kill_fake_component(kafka);
+    /* One started by a streamex that marked no engine. */
+    kafka = spawn_fake_component(on22, KAFKA, NULL);
+    SX_CHECK(sx_pair_check_running_engine(on22, &err) == -1);
+    SX_CHECK(strncmp(err.msg, "pair 7 runs unknown (kafka pid ", 31) == 0);
+    kill_fake_component(kafka);
+    sx_pair_destroy(&on120);
+    sx_pair_destroy(&on22);
+    sx_pair_test_remove(dir);
+}
+
 void sx_pair_test(bool verbose)
 {
     sx_pair_config_test(verbose);
     test_paths_and_endpoints();
     test_cluster_id_and_log_tail();
     test_identity();
+    test_running_engine();
 }

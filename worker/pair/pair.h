@@ -9,7 +9,8 @@
  * Flink REST it was given and starts nothing. This header is the room's
  * public face; inside worker/pair/: pair.c (the life cycle), config.c
  * (configuration and generated files), process.c (the JVM processes),
- * health.c (health checks), tied by pair_int.h, which only they include.
+ * health.c (health checks), tied by pair_int.h, which only they include;
+ * engine.c (engine.h) says which Flink engine of the install a pair runs.
  *
  * Port layout (other modules and people rely on it): base = 21000 + 20*index;
  * Kafka broker base+0, KRaft controller base+1, Flink REST base+2, SQL Gateway
@@ -51,7 +52,11 @@ const char *sx_pair_port_name(sx_pair_port_t which);
 typedef struct {
     int index;               /* worker index: ports and folder */
     const char *runtime_dir; /* NULL: the default of common/install.h */
-    int slots;               /* TaskManager slots */
+    /* The engine (worker/pair/engine.h): NULL or "" the one in effect
+     * ($SX_FLINK, else the default), else a Flink version X.Y[.Z] (`--flink
+     * 2.2`). An external pair runs its own. */
+    const char *flink;
+    int slots; /* TaskManager slots */
     /* JVM heaps in MiB. The TaskManager also gets 128 MiB framework heap,
      * managed memory, 64 MiB network buffers and 256 MiB metaspace. */
     int kafka_heap_mb;
@@ -98,7 +103,10 @@ typedef struct {
 
 typedef struct _sx_pair_t sx_pair_t;
 
-/* Checks the config and resolves folders and endpoints; starts nothing. */
+/* Checks the config and resolves folders, endpoints and the engine; starts
+ * nothing. An engine asked for by config->flink that is not installed is
+ * refused here (err names the setup command); the default engine may be
+ * missing until the pair starts (status and stop need no install). */
 sx_pair_t *sx_pair_new(const sx_pair_config_t *config, sx_error_t *err);
 /* Stops the pair if this object started it and it is not detached. */
 void sx_pair_destroy(sx_pair_t **self_p);
@@ -107,9 +115,11 @@ void sx_pair_destroy(sx_pair_t **self_p);
  * (Kafka metadata through librdkafka, Flink REST /overview with a registered
  * TaskManager, SQL Gateway /v1/info) and a trivial warm-up job finished
  * (so the first task does not pay Flink's cold start). Checks the install, refuses a pair
- * that already runs or a port in use, formats Kafka's storage on the first
- * start. On failure stops what it started; err names the component and holds
- * the tail of its log. For an external pair: only the health checks. */
+ * that already runs (naming the engine it runs) or a port in use, formats
+ * Kafka's storage on the first start. Every JVM carries -Dsx.engine=LABEL
+ * (sx_engine_label), so a running pair tells its engine. On failure stops
+ * what it started; err names the component and holds the tail of its log.
+ * For an external pair: only the health checks. */
 int sx_pair_start(sx_pair_t *self, sx_error_t *err);
 
 /* Stops every JVM of the pair, whoever started it (found through the pid
@@ -161,18 +171,31 @@ const char *sx_pair_dir(const sx_pair_t *self);
 
 /* Describes the install in runtime_dir (NULL: the default), for `streamex
  * check`: "Flink 1.20.3 (Kafka connector 3.4.0-1.20), Kafka 3.9.1 in DIR"
- * and 0, or "not installed: run scripts/setup-runtime.sh (...)" and -1. */
+ * and 0, followed by "; also --flink 2.2: Flink 2.2.1 (...), Kafka 3.9.1"
+ * for each other engine installed; or "not installed: run
+ * scripts/setup-runtime.sh (...)" and -1. */
 int sx_pair_describe_install(const char *runtime_dir, char *out, size_t out_size);
-/* What this pair runs, for the coordinator's summary: "Flink 1.20.3 (Kafka
- * connector 3.4.0-1.20), Kafka 3.9.1" from its install, or for an external
- * pair the Flink version its REST API reports and the Kafka address
- * ("external: Flink 1.20.3, Kafka at HOST:PORT"). */
+/* What this pair runs, for the worker's HELLO (its "runtime"): first the
+ * engine that computes its results, one word, then any detail after a
+ * space. A pair started from the install: its engine's label,
+ * "flink-1.20.3/kafka-connector-3.4.0-1.20/kafka-3.9.1"; an external pair:
+ * the Flink version its REST API reports, "flink-1.20.3/external (Kafka at
+ * HOST:PORT)" (streamex cannot vouch for its connector). */
 void sx_pair_describe(const sx_pair_t *self, char *out, size_t out_size);
 
 /* The versions of a pair started from the install, "Flink 1.20.3 (Kafka
- * connector 3.4.0-1.20), Kafka 3.9.1" (what the result cache keys on); -1
- * for an external pair, whose versions streamex cannot vouch for. */
+ * connector 3.4.0-1.20), Kafka 3.9.1", read from its own engine's marker
+ * (what the result cache keys on, so an entry of one engine never serves
+ * another); -1 for an external pair, whose versions streamex cannot vouch
+ * for, and for an engine not installed. */
 int sx_pair_versions(const sx_pair_t *self, char *out, size_t out_size, sx_error_t *err);
+
+/* 0 when none of the pair's components runs or those that run carry this
+ * object's engine; else -1 and err says which engine the running pair has
+ * ("pair 3 runs flink-1.20.3/... (jobmanager pid 123), not flink-2.2.1/...:
+ * ..."), so that a pair of one engine is never used for another. An
+ * external pair: 0. */
+int sx_pair_check_running_engine(sx_pair_t *self, sx_error_t *err);
 
 void sx_pair_test(bool verbose);
 

@@ -3,7 +3,7 @@
  *   pair.c     the life cycle: new/destroy, start, format, warm-up, stop,
  *              the watchdog, intact and status;
  *   config.c   what the configuration decides: ports, defaults and
- *              validation, the install's versions, the pair's folder, its
+ *              validation, the engine's versions, the pair's folder, its
  *              generated Kafka/Flink config files and the JVMs' command lines;
  *   process.c  the JVM processes: spawning, pid files, which process is
  *              which component, stopping them;
@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "worker/clients/kafka.h"
+#include "worker/pair/engine.h"
 #include "worker/pair/pair.h"
 
 #include <pthread.h>
@@ -34,6 +35,12 @@ struct _sx_pair_t {
     char *gateway_url;
     char *rest_url;
     bool external;
+    /* The engine config.flink picks (not for an external pair); when it is
+     * not installed, engine_err says so and starting fails with it. */
+    bool has_engine;
+    sx_engine_t engine;
+    sx_error_t engine_err;
+    char engine_label[SX_ENGINE_TEXT]; /* sx_engine_label, "" without one */
     bool started; /* this object launched the JVMs (stop on destroy) */
     pid_t pids[SX_PAIR_COMPONENTS];
     int restarts[SX_PAIR_COMPONENTS];
@@ -51,15 +58,8 @@ struct _sx_pair_t {
 char *sx_pair_read_text(const char *path);
 int sx_pair_write_text(const char *path, const char *text, sx_error_t *err);
 
-/* The versions installed.env names. */
-typedef struct {
-    char flink[32];
-    char connector[32];
-    char kafka[32];
-} sx_pair_versions_t;
-
-int sx_pair_read_install(const char *runtime_dir, sx_pair_versions_t *versions,
-                         sx_error_t *err);
+/* 0 when the pair has its engine, else -1 with the reason (not installed). */
+int sx_pair_need_engine(const sx_pair_t *self, sx_error_t *err);
 
 /* PAIR_DIR/ followed by fmt with its arguments, e.g. ("logs/%s.log", "kafka"). */
 void sx_pair_path(const sx_pair_t *self, char *out, size_t size, const char *fmt, ...)
@@ -108,6 +108,9 @@ int sx_pair_launch(sx_pair_t *self, component_t c, bool fresh_log, sx_error_t *e
 bool sx_pair_alive(pid_t pid);
 /* True when pid runs with this pair's marker for component `name`. */
 bool sx_pair_process_is(const sx_pair_t *self, pid_t pid, const char *name);
+/* The engine label on pid's command line (-Dsx.engine=LABEL) into out, or
+ * "unknown" when it has none (a JVM started by an older streamex). */
+void sx_pair_process_engine(pid_t pid, char *out, size_t size);
 /* The live process of component c, 0 when none. */
 pid_t sx_pair_find(const sx_pair_t *self, component_t c);
 /* SIGTERM to every component found, SIGKILL after the grace period; removes
@@ -126,5 +129,11 @@ const char *sx_pair_endpoint(const sx_pair_t *self, component_t c);
 /* ---- self-tests, run by sx_pair_test ---------------------------------- */
 
 void sx_pair_config_test(bool verbose);
+/* A runtime folder DIR with two engines as scripts/setup-runtime.sh lays
+ * them out: the default 1.20.3 in DIR/flink, 2.2.1 in DIR/flink-2.2, each
+ * with its marker and its own Java options (2.2's lacks one --add-exports). */
+void sx_pair_test_engines(const char *dir);
+/* Removes DIR and everything in it. */
+void sx_pair_test_remove(const char *dir);
 
 #endif

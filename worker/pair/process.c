@@ -1,10 +1,10 @@
 /* process.c: the JVM processes of one pair (see pair_int.h). Every JVM
  * runs in its own session with stdout/stderr in the pair's logs/ folder and
  * a pid file in pids/; its command line carries -Dsx.pair=DIR
- * -Dsx.component=NAME, so a pid file is only ever trusted for the process it
- * was written for, and the kernel's start time of a process tells it from a
- * later one that got the same pid. Stopping signals a component's whole
- * session: SIGTERM, then SIGKILL after the grace period. */
+ * -Dsx.component=NAME (and -Dsx.engine=LABEL, which engine it runs), so a
+ * pid file is only ever trusted for the process it was written for, and the kernel's
+ * start time of a process tells it from a later one that got the same pid. Stopping
+ * signals a component's whole session: SIGTERM, then SIGKILL after the grace period. */
 #include "worker/pair/pair_int.h"
 
 #include "common/log.h"
@@ -128,27 +128,68 @@ static unsigned long long process_start_time(pid_t pid)
     return started;
 }
 
-bool sx_pair_process_is(const sx_pair_t *self, pid_t pid, const char *name)
+/* Calls seen(arg, ctx) for each argument of pid's command line until it
+ * returns true; false when none did (or pid is gone). */
+static bool scan_cmdline(pid_t pid, bool (*seen)(const char *arg, void *ctx), void *ctx)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
     FILE *f = fopen(path, "r");
     if (!f)
         return false;
-    char *pair = sx_format("-Dsx.pair=%s", self->pair_dir);
-    char *comp = sx_format("-Dsx.component=%s", name);
-    bool pair_seen = false, comp_seen = false;
+    bool found = false;
     char *arg = NULL;
     size_t cap = 0;
-    while (getdelim(&arg, &cap, '\0', f) > 0) {
-        pair_seen = pair_seen || strcmp(arg, pair) == 0;
-        comp_seen = comp_seen || strcmp(arg, comp) == 0;
-    }
+    while (!found && getdelim(&arg, &cap, '\0', f) > 0)
+        found = seen(arg, ctx);
     free(arg);
+    fclose(f);
+    return found;
+}
+
+typedef struct {
+    const char *pair, *comp;
+    bool pair_seen, comp_seen;
+} markers_t;
+
+static bool see_markers(const char *arg, void *ctx)
+{
+    markers_t *m = ctx;
+    m->pair_seen = m->pair_seen || strcmp(arg, m->pair) == 0;
+    m->comp_seen = m->comp_seen || strcmp(arg, m->comp) == 0;
+    return m->pair_seen && m->comp_seen;
+}
+
+bool sx_pair_process_is(const sx_pair_t *self, pid_t pid, const char *name)
+{
+    char *pair = sx_format("-Dsx.pair=%s", self->pair_dir);
+    char *comp = sx_format("-Dsx.component=%s", name);
+    markers_t markers = {pair, comp, false, false};
+    bool is = scan_cmdline(pid, see_markers, &markers);
     free(pair);
     free(comp);
-    fclose(f);
-    return pair_seen && comp_seen;
+    return is;
+}
+
+typedef struct {
+    char *out;
+    size_t size;
+} engine_arg_t;
+
+static bool see_engine(const char *arg, void *ctx)
+{
+    engine_arg_t *e = ctx;
+    if (strncmp(arg, "-Dsx.engine=", 12) != 0)
+        return false;
+    snprintf(e->out, e->size, "%s", arg + 12);
+    return true;
+}
+
+void sx_pair_process_engine(pid_t pid, char *out, size_t size)
+{
+    engine_arg_t e = {out, size};
+    if (!scan_cmdline(pid, see_engine, &e))
+        snprintf(out, size, "unknown");
 }
 
 /* Ours, or the one its pid file names (either checked against its command

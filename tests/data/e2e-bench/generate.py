@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""generate.py: writes the small benchmark that tests/e2e_exec.sh runs on a
+"""generate.py: writes the small benchmark that tests/e2e/exec.sh runs on a
 real Kafka + Flink pair, one task per behaviour of the executor: filters,
 tumbling / hopping / session windows on event time, a live-static join, an
 interval join, GROUP BY into an upsert sink, Top-N with retractions into a
