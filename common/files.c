@@ -6,10 +6,12 @@
 #include "common/mem.h"
 #include "common/selftest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -457,7 +459,168 @@ int sx_output_path_check(const char *path, sx_error_t *err)
 
 /* --- writing ------------------------------------------------------------- */
 
-static int fsync_dir_of(const char *path)
+/* One file of a batch: written under `tmp`, its descriptor open until it
+ * is synced; `stream` (on fd) when the caller writes it. */
+typedef struct {
+    char *path, *tmp;
+    int fd;
+    FILE *stream;
+} batch_file_t;
+
+struct _sx_file_batch_t {
+    batch_file_t *files;
+    size_t count, cap;
+};
+
+sx_file_batch_t *sx_file_batch_new(void)
+{
+    return sx_alloc(1, sizeof(sx_file_batch_t));
+}
+
+size_t sx_file_batch_count(const sx_file_batch_t *self)
+{
+    return self->count;
+}
+
+/* Closes and removes what is still temporary, and forgets every file. */
+static void batch_clear(sx_file_batch_t *self)
+{
+    for (size_t i = 0; i < self->count; i++) {
+        batch_file_t *f = &self->files[i];
+        if (f->stream)
+            fclose(f->stream);
+        else if (f->fd >= 0)
+            close(f->fd);
+        if (f->tmp)
+            unlink(f->tmp);
+        free(f->tmp);
+        free(f->path);
+    }
+    self->count = 0;
+}
+
+void sx_file_batch_destroy(sx_file_batch_t **self_p)
+{
+    sx_file_batch_t *self = *self_p;
+    if (!self)
+        return;
+    batch_clear(self);
+    free(self->files);
+    free(self);
+    *self_p = NULL;
+}
+
+/* The batch's next file: path's temporary file, created; NULL with err set
+ * when it cannot be. */
+static batch_file_t *add_file(sx_file_batch_t *self, const char *path, sx_error_t *err)
+{
+    /* A name of its own per call: threads of one process (a worker's slots
+     * filling one result cache entry, run's workers) may write one path at
+     * once, and a shared temporary file would mix or lose their bytes. */
+    static atomic_uint calls;
+    char *tmp =
+        sx_format("%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&calls, 1));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        sx_error_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    if (self->count == self->cap) {
+        self->cap = self->cap ? 2 * self->cap : 16;
+        self->files = sx_realloc(self->files, self->cap, sizeof *self->files);
+    }
+    batch_file_t *f = &self->files[self->count++];
+    *f = (batch_file_t){sx_strdup(path), tmp, fd, NULL};
+    return f;
+}
+
+/* Takes the last file added out of the batch again, removed. */
+static void drop_last(sx_file_batch_t *self)
+{
+    batch_file_t *f = &self->files[--self->count];
+    if (f->stream)
+        fclose(f->stream);
+    else
+        close(f->fd);
+    unlink(f->tmp);
+    free(f->tmp);
+    free(f->path);
+}
+
+int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
+                      size_t size, sx_error_t *err)
+{
+    batch_file_t *f = add_file(self, path, err);
+    if (!f)
+        return -1;
+    const char *p = data;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t wrote = write(f->fd, p, left);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0) {
+            sx_error_set(err, "%s: write failed: %s", f->tmp, strerror(errno));
+            drop_last(self);
+            return -1;
+        }
+        p += wrote;
+        left -= (size_t)wrote;
+    }
+    return 0;
+}
+
+FILE *sx_file_batch_stream(sx_file_batch_t *self, const char *path, sx_error_t *err)
+{
+    batch_file_t *f = add_file(self, path, err);
+    if (!f)
+        return NULL;
+    f->stream = fdopen(f->fd, "w");
+    if (!f->stream) {
+        sx_error_set(err, "%s: cannot write: %s", f->tmp, strerror(errno));
+        drop_last(self);
+        return NULL;
+    }
+    return f->stream;
+}
+
+/* At most this many fsyncs at once: the disk takes concurrent ones
+ * together, where one after another each waits for the one before. */
+#define SYNC_THREADS 16
+
+typedef struct {
+    int *fds, *errnos;
+    size_t count;
+    atomic_size_t next;
+} sync_work_t;
+
+static void *sync_some(void *arg)
+{
+    sync_work_t *work = arg;
+    size_t i;
+    while ((i = atomic_fetch_add(&work->next, 1)) < work->count)
+        work->errnos[i] = fsync(work->fds[i]) == 0 ? 0 : errno;
+    return NULL;
+}
+
+/* fsync of every descriptor, concurrently; errnos[i] is 0 or why fds[i]
+ * failed. */
+static void sync_all(int *fds, int *errnos, size_t count)
+{
+    sync_work_t work = {fds, errnos, count, 0};
+    pthread_t threads[SYNC_THREADS];
+    size_t started = 0;
+    while (count > 1 && started < count && started < SYNC_THREADS &&
+           pthread_create(&threads[started], NULL, sync_some, &work) == 0)
+        started++;
+    sync_some(&work); /* this thread too, and alone when none could start */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+}
+
+/* The folder of path, opened for fsync (-1 when it cannot be). */
+static int open_folder_of(const char *path)
 {
     char *dir = sx_strdup(path);
     char *slash = strrchr(dir, '/');
@@ -465,52 +628,97 @@ static int fsync_dir_of(const char *path)
         *slash = '\0';
     int fd = open(slash ? (*dir ? dir : "/") : ".", O_RDONLY | O_DIRECTORY);
     free(dir);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
+    return fd;
+}
+
+/* Syncs the folder of every file once, concurrently. A folder that cannot
+ * be synced is not an error: the files in it are whole either way. */
+static void sync_folders(sx_file_batch_t *self)
+{
+    int *fds = sx_alloc(self->count + 1, sizeof *fds);
+    int *errnos = sx_alloc(self->count + 1, sizeof *errnos);
+    struct stat *seen = sx_alloc(self->count + 1, sizeof *seen);
+    size_t count = 0;
+    for (size_t i = 0; i < self->count; i++) {
+        int fd = open_folder_of(self->files[i].path);
+        struct stat st;
+        bool again = fd < 0 || fstat(fd, &st) != 0;
+        for (size_t j = 0; j < count && !again; j++)
+            again = seen[j].st_ino == st.st_ino && seen[j].st_dev == st.st_dev;
+        if (again) {
+            if (fd >= 0)
+                close(fd);
+            continue;
+        }
+        seen[count] = st;
+        fds[count++] = fd;
+    }
+    sync_all(fds, errnos, count);
+    for (size_t i = 0; i < count; i++)
+        close(fds[i]);
+    free(fds);
+    free(errnos);
+    free(seen);
+}
+
+/* Why a written stream's bytes may not all be in its file (0: they are). */
+static int stream_failed(FILE *stream)
+{
+    errno = 0;
+    if (fflush(stream) == 0 && !ferror(stream))
+        return 0;
+    return errno ? errno : EIO;
+}
+
+int sx_file_batch_commit(sx_file_batch_t *self, sx_error_t *err)
+{
+    int *fds = sx_alloc(self->count + 1, sizeof *fds);
+    int *errnos = sx_alloc(self->count + 1, sizeof *errnos);
+    int rc = 0;
+    for (size_t i = 0; i < self->count && rc == 0; i++) {
+        batch_file_t *f = &self->files[i];
+        int failed = f->stream ? stream_failed(f->stream) : 0;
+        if (failed)
+            rc = sx_error_set(err, "%s: write failed: %s", f->tmp, strerror(failed));
+        fds[i] = f->fd;
+    }
+    if (rc == 0)
+        sync_all(fds, errnos, self->count);
+    for (size_t i = 0; i < self->count && rc == 0; i++) {
+        batch_file_t *f = &self->files[i];
+        int closed = f->stream ? fclose(f->stream) : close(f->fd);
+        f->stream = NULL;
+        f->fd = -1;
+        int failed = errnos[i] ? errnos[i] : closed != 0 ? errno : 0;
+        if (failed)
+            rc = sx_error_set(err, "%s: fsync failed: %s", f->tmp, strerror(failed));
+    }
+    for (size_t i = 0; i < self->count && rc == 0; i++) {
+        batch_file_t *f = &self->files[i];
+        if (rename(f->tmp, f->path) != 0)
+            rc = sx_error_set(err, "%s: cannot rename into place: %s", f->path,
+                              strerror(errno));
+        else {
+            free(f->tmp);
+            f->tmp = NULL;
+        }
+    }
+    if (rc == 0)
+        sync_folders(self);
+    free(fds);
+    free(errnos);
+    batch_clear(self);
     return rc;
 }
 
 int sx_file_write_atomic(const char *path, const void *data, size_t size, sx_error_t *err)
 {
-    /* A name of its own per call: threads of one process (a worker's slots
-     * filling one result cache entry, run's workers) may write one path at
-     * once, and a shared temporary file would mix or lose their bytes. */
-    static atomic_uint calls;
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
-             atomic_fetch_add(&calls, 1));
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return sx_error_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-    const char *p = data;
-    size_t left = size;
-    while (left > 0) {
-        ssize_t wrote = write(fd, p, left);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0) {
-            int saved = errno;
-            close(fd);
-            unlink(tmp);
-            return sx_error_set(err, "%s: write failed: %s", tmp, strerror(saved));
-        }
-        p += wrote;
-        left -= (size_t)wrote;
-    }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        unlink(tmp);
-        return sx_error_set(err, "%s: fsync failed: %s", tmp, strerror(errno));
-    }
-    if (rename(tmp, path) != 0) {
-        int saved = errno;
-        unlink(tmp);
-        return sx_error_set(err, "%s: cannot rename into place: %s", path,
-                            strerror(saved));
-    }
-    fsync_dir_of(path);
-    return 0;
+    sx_file_batch_t *batch = sx_file_batch_new();
+    int rc = sx_file_batch_add(batch, path, data, size, err) == 0
+                 ? sx_file_batch_commit(batch, err)
+                 : -1;
+    sx_file_batch_destroy(&batch);
+    return rc;
 }
 
 int sx_mkdirs(const char *path, sx_error_t *err)
@@ -770,6 +978,89 @@ static void test_concurrent_writers(const char *dir)
     free(data);
 }
 
+/* The number of entries of folder dir (. and .. aside). */
+static size_t count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    size_t count = 0;
+    for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d))
+        count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return count;
+}
+
+/* A batch leaves nothing behind until committed, and every file, whole,
+ * once committed; one file that cannot be written is refused alone. */
+static void test_batch(const char *dir)
+{
+    char a[256], b[256], c[256], folder[256];
+    snprintf(folder, sizeof folder, "%s/batch", dir);
+    snprintf(a, sizeof a, "%s/batch/one/a.csv", dir);
+    snprintf(b, sizeof b, "%s/batch/one/b.csv", dir);
+    snprintf(c, sizeof c, "%s/batch/two/c.csv", dir);
+    SX_CHECK(sx_mkdirs_for(a, NULL) == 0 && sx_mkdirs_for(c, NULL) == 0);
+    sx_file_batch_t *batch = sx_file_batch_new();
+    SX_CHECK(sx_file_batch_add(batch, a, "a\n", 2, NULL) == 0);
+    SX_CHECK(sx_file_batch_add(batch, c, "c\n", 2, NULL) == 0);
+    SX_CHECK(sx_file_batch_count(batch) == 2);
+    sx_file_batch_destroy(&batch); /* uncommitted: nothing stays */
+    snprintf(folder, sizeof folder, "%s/batch/one", dir);
+    SX_CHECK(count_entries(folder) == 0);
+    batch = sx_file_batch_new();
+    sx_error_t err;
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/batch/none/x.csv", dir);
+    SX_CHECK(sx_file_batch_add(batch, a, "a\n", 2, NULL) == 0);
+    SX_CHECK(sx_file_batch_add(batch, missing, "x\n", 2, &err) == -1 &&
+             strstr(err.msg, ": cannot create: No such file or directory"));
+    SX_CHECK(sx_file_batch_add(batch, b, "bb\n", 3, NULL) == 0);
+    SX_CHECK(sx_file_batch_add(batch, c, "c\n", 2, NULL) == 0);
+    SX_CHECK(!sx_file_exists(a) && sx_file_batch_count(batch) == 3);
+    SX_CHECK(sx_file_batch_commit(batch, NULL) == 0 && sx_file_batch_count(batch) == 0);
+    size_t size = 0;
+    char *data = sx_file_read(b, 10, &size, NULL);
+    SX_CHECK(data && size == 3 && memcmp(data, "bb\n", 3) == 0);
+    free(data);
+    SX_CHECK(sx_file_exists(a) && sx_file_exists(c));
+    SX_CHECK(count_entries(folder) == 2); /* no temporary file left */
+    snprintf(folder, sizeof folder, "%s/batch/two", dir);
+    SX_CHECK(count_entries(folder) == 1);
+    SX_CHECK(sx_file_batch_commit(batch, NULL) == 0); /* an empty one */
+
+    /* A streamed file lands whole; one whose writes failed (here the file
+     * size limit gives EFBIG where a full disk gives ENOSPC) fails the
+     * commit, and nothing of the batch is renamed into place. */
+    char d[256];
+    snprintf(d, sizeof d, "%s/batch/two/d.csv", dir);
+    FILE *out = sx_file_batch_stream(batch, d, NULL);
+    SX_CHECK(out && fputs("d,e\n", out) >= 0);
+    SX_CHECK(sx_file_batch_commit(batch, NULL) == 0);
+    data = sx_file_read(d, 10, &size, NULL);
+    SX_CHECK(data && size == 4 && memcmp(data, "d,e\n", 4) == 0);
+    free(data);
+    SX_CHECK(unlink(d) == 0);
+    SX_CHECK(sx_file_batch_add(batch, d, "d\n", 2, NULL) == 0);
+    out = sx_file_batch_stream(batch, b, NULL);
+    struct rlimit saved_limit, small;
+    SX_CHECK(getrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    small = saved_limit;
+    small.rlim_cur = 1000;
+    void (*saved_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    for (int i = 0; out && i < 1000; i++)
+        fputs("0123456789\n", out);
+    int rc = sx_file_batch_commit(batch, &err);
+    SX_CHECK(setrlimit(RLIMIT_FSIZE, &saved_limit) == 0);
+    signal(SIGXFSZ, saved_handler);
+    SX_CHECK(out && rc == -1 && strstr(err.msg, ": write failed: File too large"));
+    SX_CHECK(!sx_file_exists(d) && count_entries(folder) == 1);
+    data = sx_file_read(b, 10, &size, NULL); /* the old one */
+    SX_CHECK(data && size == 3);
+    free(data);
+    sx_file_batch_destroy(&batch);
+}
+
 /* sx_file_read_stream takes what `--sql <(...)` gives: a pipe. */
 /* Collects the pieces of sx_file_read_chunks; "stop" in one stops it. */
 static int collect_piece(const char *data, size_t size, void *arg, sx_error_t *err)
@@ -874,6 +1165,7 @@ void sx_files_test(bool verbose)
     test_read_stream(dir);
     test_read_chunks(dir);
     test_concurrent_writers(dir);
+    test_batch(dir);
     test_sizes();
     SX_CHECK(sx_file_kind_of("a/b.csv") == SX_FILE_CSV);
     SX_CHECK(sx_file_kind_of("task.json") == SX_FILE_JSON);

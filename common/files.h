@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* The kinds of input files, each with its own size limit. */
 typedef enum {
@@ -126,9 +127,30 @@ int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err);
  * process cannot write. err says which. */
 int sx_output_path_check(const char *path, sx_error_t *err);
 
-/* Writes bytes to path atomically and durably. */
+/* Writes bytes to path atomically and durably: a batch of one. */
 int sx_file_write_atomic(const char *path, const void *data, size_t size,
                          sx_error_t *err);
+
+/* Files written atomically and durably together (group commit): each one
+ * goes to a temporary name beside its path when added; commit syncs them
+ * all concurrently (the disk takes them
+ * together, where one after another each would wait for the last), renames
+ * each into place and syncs each of their folders once. When a sync fails,
+ * none is renamed; when a rename fails, the ones before it are in place.
+ * Either way err names the file and the batch is empty again, its temporary
+ * files removed (so are those of a batch destroyed uncommitted). A batch
+ * holds a descriptor per file until its commit. */
+typedef struct _sx_file_batch_t sx_file_batch_t;
+sx_file_batch_t *sx_file_batch_new(void);
+int sx_file_batch_add(sx_file_batch_t *self, const char *path, const void *data,
+                      size_t size, sx_error_t *err);
+/* Adds a file the caller writes through the stream returned (NULL with err
+ * set when it cannot be made), piece by piece, never whole in memory;
+ * commit flushes and closes it (a write that failed is its error). */
+FILE *sx_file_batch_stream(sx_file_batch_t *self, const char *path, sx_error_t *err);
+size_t sx_file_batch_count(const sx_file_batch_t *self);
+int sx_file_batch_commit(sx_file_batch_t *self, sx_error_t *err);
+void sx_file_batch_destroy(sx_file_batch_t **self_p);
 /* mkdir -p */
 int sx_mkdirs(const char *path, sx_error_t *err);
 /* mkdir -p of the folder holding path */

@@ -96,6 +96,8 @@ static int load_methods(sx_coordinator_t *self, sx_error_t *err)
         if (!self->methods[m].predictions)
             return sx_error_prefix(err, "method %s", c->method_names[m]), -1;
         self->methods[m].samples = sx_predictions_samples(self->methods[m].predictions);
+        self->methods[m].csv_folder_made =
+            sx_alloc((size_t)self->methods[m].samples, sizeof(bool));
         /* A repeat compares a candidate's runs; a sample is another candidate
          * (each one its own run already): the two would need a stability per
          * (task, sample) that nothing reports yet. */
@@ -351,12 +353,20 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     self->queue = zlist_new();
     self->workers = zhashx_new();
     zhashx_set_destructor(self->workers, destroy_worker);
+    self->names = zhashx_new();
+    self->timeouts = zhashx_new();
+    self->credited = zlistx_new();
+    self->next_deadline = INT64_MAX;
     self->manifests = zhashx_new();
     zhashx_set_destructor(self->manifests, coord_destroy_manifest);
     self->files = zhashx_new();
     zhashx_set_destructor(self->files, (zhashx_destructor_fn *)zstr_free);
+    self->file_bytes = zhashx_new();
+    zhashx_set_destructor(self->file_bytes, (zhashx_destructor_fn *)zchunk_destroy);
     self->runtimes = zhashx_new();
     zhashx_set_destructor(self->runtimes, (zhashx_destructor_fn *)zstr_free);
+    self->csvs = sx_file_batch_new();
+    self->acks = zlist_new();
     self->started_ms = zclock_mono();
     self->round = 1;
     self->started_at = sx_run_clock();
@@ -402,6 +412,7 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     apply_rerun(self);
     self->settled_at_start = self->settled;
     coord_settle_missing_predictions(self);
+    coord_commit(self);
     if (sx_error_is_set(&self->fatal)) {
         *err = self->fatal;
         sx_coordinator_destroy(&self);
@@ -422,6 +433,13 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
         for (shard_t *s = zlist_first(w->shards); s; s = zlist_next(w->shards))
             coord_free_shard(s);
     zhashx_destroy(&self->workers);
+    zhashx_destroy(&self->names);
+    zhashx_destroy(&self->timeouts);
+    zlistx_destroy(&self->credited);
+    coord_flush_acks(self, false);
+    zlist_destroy(&self->acks);
+    sx_file_batch_destroy(&self->csvs);
+    free(self->settling);
     zsock_destroy(&self->router);
     zactor_destroy(&self->auth);
     sx_journal_destroy(&self->journal);
@@ -435,12 +453,14 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
     for (size_t m = 0; m < self->method_count; m++) {
         free(self->methods[m].name);
         sx_predictions_destroy(&self->methods[m].predictions);
+        free(self->methods[m].csv_folder_made);
     }
     free(self->methods);
     zhashx_destroy(&self->unit_index);
     zlist_destroy(&self->queue);
     zhashx_destroy(&self->manifests);
     zhashx_destroy(&self->files);
+    zhashx_destroy(&self->file_bytes);
     zhashx_destroy(&self->runtimes);
     sx_bench_destroy(&self->bench);
     free(self->out_dir);
@@ -457,17 +477,24 @@ const char *sx_coordinator_endpoint(const sx_coordinator_t *self)
 /* ---- the loop ---------------------------------------------------------- */
 
 /* A worker that keeps heartbeating but returns nothing loses the units
- * whose deadline passed; each such attempt is spent. */
+ * whose deadline passed; each such attempt is spent. The held units are
+ * looked at only once the earliest deadline may have come. */
 static void expire_attempts(sx_coordinator_t *self, int64_t now)
 {
+    if (now < self->next_deadline)
+        return;
+    self->next_deadline = INT64_MAX;
     zlist_t *late = zlist_new();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
         for (shard_t *shard = zlist_first(w->shards); shard;
              shard = zlist_next(w->shards))
             for (unit_t *unit = zlist_first(shard->units); unit;
-                 unit = zlist_next(shard->units))
+                 unit = zlist_next(shard->units)) {
                 if (now >= unit->deadline)
                     zlist_append(late, unit);
+                else if (unit->deadline < self->next_deadline)
+                    self->next_deadline = unit->deadline;
+            }
     for (unit_t *unit = zlist_first(late); unit; unit = zlist_next(late)) {
         const char *name = unit->shard->worker->name;
         char why[512];
@@ -501,11 +528,14 @@ static void excuse_own_stall(sx_coordinator_t *self)
                  unit = zlist_next(shard->units))
                 unit->deadline += stall;
     }
+    if (self->next_deadline != INT64_MAX)
+        self->next_deadline += stall;
 }
 
-static void expire_and_beat(sx_coordinator_t *self)
+/* Declares silent workers dead and beats the ones sent nothing for a beat. */
+static void beat_or_bury(sx_coordinator_t *self, int64_t now)
 {
-    int64_t now = zclock_mono();
+    self->next_beat_scan = now + self->config.heartbeat_ms / 4;
     zlist_t *dead = zlist_new();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers)) {
         if (now >= w->expires_at)
@@ -525,6 +555,17 @@ static void expire_and_beat(sx_coordinator_t *self)
         coord_drop_worker(self, w, why, true);
     }
     zlist_destroy(&dead);
+}
+
+/* Every worker is looked at four times a beat, not on every message: a
+ * beat goes out, and a death is declared, at most a quarter beat late, and
+ * a message costs the same with 8 workers or 256. Held units are looked at
+ * once their earliest deadline may have come (expire_attempts). */
+static void expire_and_beat(sx_coordinator_t *self)
+{
+    int64_t now = zclock_mono();
+    if (now >= self->next_beat_scan)
+        beat_or_bury(self, now);
     expire_attempts(self, now);
 }
 
@@ -640,11 +681,12 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
         if (which == stop && stop)
             break;
         if (which == self->router)
-            coord_on_message(self);
+            coord_on_messages(self);
         else if (zpoller_terminated(poller))
             break;
         excuse_own_stall(self);
         expire_and_beat(self);
+        coord_commit(self);
         if (zclock_mono() >= next_running) {
             note_running(self, zclock_mono());
             next_running = zclock_mono() + NOTE_RUNNING_MS;
@@ -655,11 +697,19 @@ int sx_coordinator_run(sx_coordinator_t *self, zsock_t *stop, sx_error_t *err)
         }
     }
     zpoller_destroy(&poller);
+    sx_info("bench files: %zu sent (%llu bytes) to %zu worker session(s): %.0f bytes "
+            "a session",
+            self->files_sent, (unsigned long long)self->file_bytes_sent, self->sessions,
+            self->sessions ? (double)self->file_bytes_sent / (double)self->sessions
+                           : 0.0);
     report_progress(self); /* the final state, before the EX lines */
     if (rc == 0) {
+        /* The workers go first: writing the outputs of a large run takes
+         * longer than they wait for a silent coordinator, and a worker that
+         * reconnected in the meantime would never hear that the run ended. */
+        say_final_goodbye(self);
         if (coord_write_outputs(self, err) != 0)
             rc = -1;
-        say_final_goodbye(self);
     } else {
         if (sx_error_is_set(&self->fatal))
             *err = self->fatal;

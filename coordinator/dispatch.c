@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/csv.h"
+#include "common/digest.h"
 #include "common/results/jsonout.h"
 #include "common/log.h"
 #include "common/mem.h"
@@ -95,12 +96,16 @@ zlistx_t *coord_manifest_of(sx_coordinator_t *self, const char *task_id)
     return list;
 }
 
-/* The task's timeout_s (task.json), for the attempt's deadline. A task.json
- * that cannot be read gets the longest timeout: the worker reports it. */
+/* The task's timeout_s (task.json, read once a task), for the attempt's
+ * deadline. A task.json that cannot be read gets the longest timeout: the
+ * worker reports it. */
 static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
 {
     if (unit->timeout_s > 0)
         return unit->timeout_s;
+    intptr_t known = (intptr_t)zhashx_lookup(self->timeouts, unit->task_id);
+    if (known > 0)
+        return unit->timeout_s = (int)known;
     json_t *root = sx_task_json_read(sx_bench_dir(self->bench), unit->task_id, NULL);
     json_t *value = root ? json_object_get(root, "timeout_s") : NULL;
     json_int_t seconds = !root                    ? SX_TASK_TIMEOUT_MAX
@@ -110,7 +115,46 @@ static int unit_timeout_s(sx_coordinator_t *self, unit_t *unit)
     unit->timeout_s = seconds >= 1 && seconds <= SX_TASK_TIMEOUT_MAX
                           ? (int)seconds
                           : SX_TASK_TIMEOUT_MAX;
+    zhashx_insert(self->timeouts, unit->task_id, (void *)(intptr_t)unit->timeout_s);
     return unit->timeout_s;
+}
+
+/* Bench file bytes kept in memory at most: a file goes to every worker
+ * that runs one of its tasks, read from disk once rather than each time. */
+#define FILE_BYTES_KEPT ((size_t)64 << 20)
+
+zchunk_t *coord_file_bytes(sx_coordinator_t *self, const char *hash, const char *rel,
+                           sx_error_t *err)
+{
+    zchunk_t *bytes = zhashx_lookup(self->file_bytes, hash);
+    if (bytes)
+        return bytes;
+    /* The file is read now, maybe long after its manifest was made: the
+     * input rule is checked again, and only the bytes hashed then are sent
+     * (a file replaced since, by a link out of its folder or otherwise,
+     * never is); those are what is kept. */
+    char path[PATH_MAX], sha1[41] = "";
+    snprintf(path, sizeof path, "%s/%s", sx_bench_dir(self->bench), rel);
+    size_t size = 0;
+    char *data = sx_bench_file_check(self->bench, rel, err) == 0
+                     ? sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, err)
+                     : NULL;
+    if (data)
+        sx_hash_bytes(data, size, sha1);
+    if (data && strcmp(sha1, hash) != 0) {
+        sx_error_set(err, "%s: changed since it was hashed for the shard", path);
+        free(data);
+        data = NULL;
+    }
+    if (!data)
+        return NULL;
+    bytes = zchunk_new(data, size);
+    free(data);
+    if (self->file_bytes_kept + size <= FILE_BYTES_KEPT) {
+        zhashx_insert(self->file_bytes, hash, bytes);
+        self->file_bytes_kept += size;
+    }
+    return bytes;
 }
 
 void coord_destroy_manifest(void **item)
@@ -147,9 +191,7 @@ void coord_send_goodbye(sx_coordinator_t *self, zframe_t *routing_id, const char
  * are among its first `slots` units. The others never started. */
 void coord_drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, bool lost)
 {
-    size_t count = 0;
-    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
-        count += zlist_size(shard->units);
+    size_t count = w->held;
     unit_t **units = sx_alloc(count + 1, sizeof *units);
     size_t n = 0;
     for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
@@ -166,6 +208,11 @@ void coord_drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, boo
         coord_end_attempt(self, units[i], w->name, why, spent, spent ? NULL : w->key);
     }
     free(units);
+    if (w->credited)
+        zlistx_delete(self->credited, w->credited);
+    if (zhashx_lookup(self->names, w->name) == w)
+        zhashx_delete(self->names, w->name);
+    self->rebalance = true;
     zhashx_delete(self->workers, w->key);
 }
 
@@ -191,20 +238,28 @@ static bool another_could_take(sx_coordinator_t *self, unit_t *unit, worker_t *w
 /* Units for one shard, skipping those that shun this worker while another
  * worker could take them, and those that failed here a moment ago: a broken
  * worker that fails everything at once (a full disk) must not spend every
- * attempt of a unit while the healthy ones are paused or reconnecting. */
-static zlist_t *take_units(sx_coordinator_t *self, worker_t *w)
+ * attempt of a unit while the healthy ones are paused or reconnecting. A
+ * worker whose slots are all busy (not `idle`) takes no unit given back by
+ * a RELEASE: it would wait there again, behind running ones, and the next
+ * idle worker would recall it again (with hundreds of workers, every
+ * worker's units going round on each idle one). */
+static zlist_t *take_units(sx_coordinator_t *self, worker_t *w, bool idle)
 {
     zlist_t *taken = zlist_new();
     for (unit_t *unit = zlist_first(self->queue);
          unit && zlist_size(taken) < self->config.shard_size;
          unit = zlist_next(self->queue)) {
-        if ((coord_failed_on(unit, w->name) && zclock_mono() < unit->retry_at) ||
+        if ((unit->given_back && !idle) ||
+            (coord_failed_on(unit, w->name) && zclock_mono() < unit->retry_at) ||
             (shuns(unit, w) && another_could_take(self, unit, w)))
             continue;
         zlist_append(taken, unit);
     }
-    for (unit_t *unit = zlist_first(taken); unit; unit = zlist_next(taken))
+    for (unit_t *unit = zlist_first(taken); unit; unit = zlist_next(taken)) {
         zlist_remove(self->queue, unit);
+        self->queued_given_back -= unit->given_back;
+        unit->given_back = false;
+    }
     return taken;
 }
 
@@ -227,6 +282,9 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
          * that; with more, the bound is generous, never short). */
         w->pending_ms += (int64_t)unit_timeout_s(self, unit) * 1000;
         unit->deadline = now + w->pending_ms + self->config.attempt_grace_ms;
+        if (unit->deadline < self->next_deadline)
+            self->next_deadline = unit->deadline;
+        w->held++;
         sx_msg_add_task(msg, self->methods[unit->method].name, unit->task_id, unit->sql,
                         unit->attempts + 1, unit->token)
             ->sample = unit->sample;
@@ -241,26 +299,17 @@ static void assign_shard(sx_coordinator_t *self, worker_t *w, zlist_t *units)
     zhashx_destroy(&seen);
     msg->no_cache = self->config.repeat > 1;
     zlist_append(w->shards, shard);
+    coord_credit_changed(self, w);
     sx_debug("shard %llu (%zu tasks) to worker %s", (unsigned long long)shard->id,
              zlist_size(units), w->name);
     coord_send_to(self, w, msg);
     sx_msg_destroy(&msg);
 }
 
-/* The units w holds, started or not. */
-static size_t held_units(const worker_t *w)
-{
-    size_t count = 0;
-    for (shard_t *shard = zlist_first(w->shards); shard; shard = zlist_next(w->shards))
-        count += zlist_size(shard->units);
-    return count;
-}
-
 /* Slots of w with nothing to run: a unit it got now would start at once. */
 static int free_slots(const worker_t *w)
 {
-    size_t held = held_units(w);
-    return held < (size_t)w->slots ? w->slots - (int)held : 0;
+    return w->held < (size_t)w->slots ? w->slots - (int)w->held : 0;
 }
 
 /* Credit: a worker gets shards up to its capacity, and past it while one of
@@ -271,28 +320,49 @@ static bool has_credit(const worker_t *w)
     return (int)zlist_size(w->shards) < w->capacity || free_slots(w) > 0;
 }
 
-/* zlist_sort's order for dispatch: the most free slots first. */
-static int fewer_free_slots(void *a, void *b)
+/* Keeps `credited` (the workers dispatch looks at) true to w's credit, so
+ * that a dispatch costs what the workers with credit cost, not every
+ * worker connected; and notes that a recall may be due (what w holds
+ * changed). Called whenever w's shards or units change. */
+void coord_credit_changed(sx_coordinator_t *self, worker_t *w)
 {
-    return free_slots(b) - free_slots(a);
+    bool credit = has_credit(w);
+    if (credit && !w->credited)
+        w->credited = zlistx_add_end(self->credited, w);
+    else if (!credit && w->credited) {
+        zlistx_delete(self->credited, w->credited);
+        w->credited = NULL;
+    }
+    self->rebalance = true;
+}
+
+/* qsort's order for dispatch: the most free slots first. */
+static int fewer_free_slots(const void *a, const void *b)
+{
+    return free_slots(*(worker_t *const *)b) - free_slots(*(worker_t *const *)a);
 }
 
 /* Credit-based dispatch (has_credit). */
 void coord_dispatch(sx_coordinator_t *self)
 {
-    if (zlist_size(self->queue) == 0)
+    size_t count = zlistx_size(self->credited);
+    if (zlist_size(self->queue) == 0 || count == 0)
         return;
-    /* A list, not the table: take_units walks the table. The workers with the
-     * most free slots come first, so the units a busy one gave back (RELEASE)
-     * go where they start at once rather than back behind its running ones. */
-    zlist_t *workers = zlist_new();
-    for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
-        if (has_credit(w))
-            zlist_append(workers, w);
-    zlist_sort(workers, fewer_free_slots);
-    for (worker_t *w = zlist_first(workers); w; w = zlist_next(workers)) {
+    /* A copy, not `credited`: assigning changes it. The workers with the most
+     * free slots come first, so the units a busy one gave back (RELEASE) go
+     * where they start at once rather than back behind its running ones. */
+    worker_t **workers = sx_alloc(count, sizeof *workers);
+    size_t n = 0;
+    for (worker_t *w = zlistx_first(self->credited); w; w = zlistx_next(self->credited))
+        workers[n++] = w;
+    qsort(workers, n, sizeof *workers, fewer_free_slots);
+    for (size_t i = 0; i < n; i++) {
+        worker_t *w = workers[i];
+        bool idle = free_slots(w) > 0;
+        if (!idle && zlist_size(self->queue) == self->queued_given_back)
+            continue; /* nothing it may take (take_units), without a look */
         while (zlist_size(self->queue) > 0 && has_credit(w)) {
-            zlist_t *units = take_units(self, w);
+            zlist_t *units = take_units(self, w, idle);
             if (zlist_size(units) == 0) {
                 zlist_destroy(&units);
                 break;
@@ -300,7 +370,7 @@ void coord_dispatch(sx_coordinator_t *self)
             assign_shard(self, w, units);
         }
     }
-    zlist_destroy(&workers);
+    free(workers);
 }
 
 /* ---- rebalancing ------------------------------------------------------- */
@@ -331,16 +401,19 @@ static bool holds_unstarted_for(const worker_t *w, const worker_t *idle)
  * units until its heartbeat or their deadlines give them up. */
 void coord_recall_for_idle(sx_coordinator_t *self)
 {
-    if (zlist_size(self->queue) > 0)
+    /* Whether to recall depends on what the workers hold alone: looked at
+     * again only once that changed, not on every message. */
+    if (zlist_size(self->queue) > 0 || !self->rebalance)
         return;
+    self->rebalance = false;
     zlist_t *idle = zlist_new();
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
         if (free_slots(w) > 0)
             zlist_append(idle, w);
     for (worker_t *w = zlist_size(idle) ? zhashx_first(self->workers) : NULL; w;
          w = zhashx_next(self->workers)) {
-        if (w->recalled)
-            continue;
+        if (w->recalled || w->held <= (size_t)w->slots)
+            continue; /* a recall is out, or it runs all it holds */
         worker_t *v = zlist_first(idle);
         while (v && !holds_unstarted_for(w, v))
             v = zlist_next(idle);

@@ -20,8 +20,28 @@
 struct _sx_journal_t {
     char *path;
     int fd;
-    off_t length; /* of the valid prefix: every record appended in full */
+    off_t length;       /* of the valid prefix: every record appended in full */
+    int fsync_delay_ms; /* SX_JOURNAL_FSYNC_DELAY_MS (journal.h) */
+    char *batch;        /* records added, not yet committed: whole lines */
+    size_t batch_size, batch_cap;
 };
+
+/* SX_JOURNAL_FSYNC_DELAY_MS: 0 unless set to a number of milliseconds. */
+static int fsync_delay_from_env(void)
+{
+    const char *text = getenv("SX_JOURNAL_FSYNC_DELAY_MS");
+    char *end = NULL;
+    long ms = text ? strtol(text, &end, 10) : 0;
+    return text && *end == '\0' && ms > 0 && ms <= 60000 ? (int)ms : 0;
+}
+
+/* fsync, after the injected delay of a slow disk, if any. */
+static int sync_journal(const sx_journal_t *self)
+{
+    if (self->fsync_delay_ms > 0)
+        usleep((useconds_t)self->fsync_delay_ms * 1000);
+    return fsync(self->fd);
+}
 
 /* Parses one complete line into (method, result) and hands it to visit. */
 static int replay_line(const char *path, size_t line_no, const char *line,
@@ -103,6 +123,7 @@ sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void
     self->path = sx_strdup(path);
     self->fd = fd;
     self->length = lseek(fd, 0, SEEK_END);
+    self->fsync_delay_ms = fsync_delay_from_env();
     return self;
 }
 
@@ -124,31 +145,55 @@ static int write_all(int fd, const char *line, size_t len)
     return 0;
 }
 
-int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
-                      const char *csv_sha1, const sx_result_t *result, sx_error_t *err)
+void sx_journal_add(sx_journal_t *self, const char *method, const char *inputs,
+                    const char *csv_sha1, const sx_result_t *result)
 {
-    char *inner = sx_result_to_json(result);
     json_t *record = json_object();
     json_object_set_new(record, "method", json_string(method));
     if (inputs)
         json_object_set_new(record, "inputs", json_string(inputs));
     if (csv_sha1)
         json_object_set_new(record, "csv_sha1", json_string(csv_sha1));
-    json_object_set_new(record, "result", json_loads(inner, 0, NULL));
-    char *line = json_dumps(record, JSON_COMPACT);
+    char *head = json_dumps(record, JSON_COMPACT);
     json_decref(record);
+    /* The result's own JSON goes in as it is, last: {HEAD,"result":INNER}. */
+    char *inner = sx_result_to_json(result);
+    size_t head_len = strlen(head) - 1, inner_len = strlen(inner);
+    size_t len = head_len + strlen(",\"result\":") + inner_len + 2;
+    if (self->batch_size + len > self->batch_cap) {
+        self->batch_cap = 2 * (self->batch_size + len);
+        self->batch = sx_realloc(self->batch, self->batch_cap, 1);
+    }
+    char *at = self->batch + self->batch_size;
+    memcpy(at, head, head_len);
+    at += head_len;
+    memcpy(at, ",\"result\":", strlen(",\"result\":"));
+    at += strlen(",\"result\":");
+    memcpy(at, inner, inner_len);
+    at += inner_len;
+    memcpy(at, "}\n", 2);
+    self->batch_size += len;
+    free(head);
     free(inner);
-    size_t len = strlen(line);
-    line[len] = '\n'; /* json_dumps left room for the NUL we overwrite */
-    int rc = write_all(self->fd, line, len + 1) == 0 && fsync(self->fd) == 0 ? 0 : -1;
-    free(line);
+}
+
+int sx_journal_commit(sx_journal_t *self, sx_error_t *err)
+{
+    if (self->batch_size == 0)
+        return 0;
+    int rc =
+        write_all(self->fd, self->batch, self->batch_size) == 0 && sync_journal(self) == 0
+            ? 0
+            : -1;
+    size_t size = self->batch_size;
+    self->batch_size = 0;
     if (rc == 0) {
-        self->length += (off_t)(len + 1);
+        self->length += (off_t)size;
         return 0;
     }
     int saved = errno;
-    /* Cut the partial record off, so the journal stays a valid prefix; if
-     * even that fails, opening it again drops the torn last line. */
+    /* Cut the batch off, so the journal stays a valid prefix; if even that
+     * fails, opening it again drops the torn last line. */
     if (ftruncate(self->fd, self->length) != 0)
         sx_error_set(err, "%s: cannot append a record (errno %d: %s), nor cut it off: %s",
                      self->path, saved, strerror(saved), strerror(errno));
@@ -158,6 +203,18 @@ int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs
     return -1;
 }
 
+void sx_journal_drop(sx_journal_t *self)
+{
+    self->batch_size = 0;
+}
+
+int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
+                      const char *csv_sha1, const sx_result_t *result, sx_error_t *err)
+{
+    sx_journal_add(self, method, inputs, csv_sha1, result);
+    return sx_journal_commit(self, err);
+}
+
 void sx_journal_destroy(sx_journal_t **self_p)
 {
     sx_journal_t *self = *self_p;
@@ -165,6 +222,7 @@ void sx_journal_destroy(sx_journal_t **self_p)
         return;
     close(self->fd);
     free(self->path);
+    free(self->batch);
     free(self);
     *self_p = NULL;
 }

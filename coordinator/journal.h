@@ -13,7 +13,11 @@
  * which one holds. A failed append cuts the journal back to where it was, so
  * it stays a valid prefix; a torn last line (a crash in the middle of a
  * write) is ignored and cut off when opening; any other bad line is an error
- * naming the journal and its line. */
+ * naming the journal and its line.
+ *
+ * A bench and test hook: SX_JOURNAL_FSYNC_DELAY_MS=N (1 to 60000) makes
+ * every fsync of the journal wait N ms first, a slow disk on purpose
+ * (bench/coordinator's slow cells). Only the journal's own fsyncs wait. */
 #ifndef SX_JOURNAL_H
 #define SX_JOURNAL_H
 
@@ -33,8 +37,20 @@ typedef int(sx_journal_visit_fn)(const char *method, const char *inputs,
  * through it (resume); a torn last line is cut off. */
 sx_journal_t *sx_journal_open(const char *path, sx_journal_visit_fn *visit, void *arg,
                               sx_error_t *err);
-/* Appends one record durably; on failure (err names the journal and errno)
- * the journal is cut back to its previous length. */
+/* Adds one record to the batch the next sx_journal_commit makes durable;
+ * nothing is written yet. */
+void sx_journal_add(sx_journal_t *self, const char *method, const char *inputs,
+                    const char *csv_sha1, const sx_result_t *result);
+/* Writes every record of the batch and syncs them with one fsync (group
+ * commit: the records of all the results that came while the last fsync
+ * ran); on failure (err names the journal and errno) the journal is cut back
+ * to its length before the batch: none of its records holds. The batch is
+ * empty after, either way. */
+int sx_journal_commit(sx_journal_t *self, sx_error_t *err);
+/* Forgets the batch unwritten (the files its records point at could not be
+ * made durable). */
+void sx_journal_drop(sx_journal_t *self);
+/* Appends one record durably: a batch of one. */
 int sx_journal_append(sx_journal_t *self, const char *method, const char *inputs,
                       const char *csv_sha1, const sx_result_t *result, sx_error_t *err);
 void sx_journal_destroy(sx_journal_t **self_p);

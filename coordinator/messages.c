@@ -48,7 +48,9 @@ static char *engine_conflict(sx_coordinator_t *self, const char *name, const cha
     for (size_t i = 0; i < self->unit_count; i++) {
         const unit_t *u = &self->units[i];
         const char *had = u->result.engine;
-        if (u->state == UNIT_SETTLED && had && had[0] && strcmp(had, engine) != 0)
+        /* A settling result counts: its worker may be gone, its commit not done. */
+        if ((u->state == UNIT_SETTLED || u->state == UNIT_SETTLING) && had && had[0] &&
+            strcmp(had, engine) != 0)
             return sx_format("refused: worker %s runs %s, but this run's result of %s/%s "
                              "was computed on %s; a mixed EX describes no engine (the "
                              "coordinator's --allow-mixed-engines mixes them)",
@@ -70,9 +72,7 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
                 old->name, msg->worker);
         coord_drop_worker(self, old, "worker said hello again", false);
     }
-    for (old = zhashx_first(self->workers); old; old = zhashx_next(self->workers))
-        if (strcmp(old->name, msg->worker) == 0)
-            break;
+    old = zhashx_lookup(self->names, msg->worker);
     if (old) {
         sx_warn("worker %s reconnected: the shards of its old connection go back to the "
                 "queue",
@@ -100,19 +100,48 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
     zhashx_insert(self->workers, key, w);
+    zhashx_insert(self->names, w->name, w);
+    coord_credit_changed(self, w);
+    self->sessions++;
     sx_info("worker %s joined (capacity %d, %d slot(s), %s)", w->name, w->capacity,
             w->slots, w->runtime);
 }
 
-static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
+/* An acknowledgement waiting for the commit that makes its result durable;
+ * its worker may be gone by then (it said GOODBYE in the same turn). */
+typedef struct {
+    zframe_t *routing_id;
+    char *key;
+    sx_msg_t *ack;
+} held_ack_t;
+
+static void hold_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result)
 {
-    sx_msg_t *ack = sx_msg_new(SX_MSG_ACK);
-    ack->method = sx_strdup(result->method);
-    ack->result.task_id = sx_strdup(result->result.task_id);
-    ack->result.attempts = result->result.attempts;
-    ack->token = result->token;
-    coord_send_to(self, w, ack);
-    sx_msg_destroy(&ack);
+    held_ack_t *held = sx_alloc(1, sizeof *held);
+    held->routing_id = zframe_dup(w->routing_id);
+    held->key = sx_strdup(w->key);
+    held->ack = sx_msg_new(SX_MSG_ACK);
+    held->ack->method = sx_strdup(result->method);
+    held->ack->result.task_id = sx_strdup(result->result.task_id);
+    held->ack->result.attempts = result->result.attempts;
+    held->ack->token = result->token;
+    zlist_append(self->acks, held);
+}
+
+void coord_flush_acks(sx_coordinator_t *self, bool send)
+{
+    held_ack_t *held;
+    while ((held = zlist_pop(self->acks)) != NULL) {
+        worker_t *w = send ? zhashx_lookup(self->workers, held->key) : NULL;
+        if (w)
+            coord_send_to(self, w, held->ack);
+        else if (send)
+            sx_msg_send(held->ack, self->router, held->routing_id, NULL);
+        zframe_destroy(&held->routing_id);
+        free(held->key);
+        sx_msg_destroy(&held->ack);
+        free(held);
+    }
 }
 
 /* Why a message of w about a unit under `token` (a RESULT, a RELEASE) must
@@ -120,12 +149,13 @@ static void send_ack(sx_coordinator_t *self, worker_t *w, const sx_msg_t *result
  * holds. */
 static const char *why_not_held(const unit_t *unit, const worker_t *w, uint64_t token)
 {
-    return !unit                         ? "not a task of this run"
-           : unit->state == UNIT_SETTLED ? "already settled"
-           : unit->state != UNIT_HELD    ? "not dispatched now"
-           : unit->shard->worker != w    ? "held by another worker"
-           : unit->token != token        ? "not its current attempt"
-                                         : NULL;
+    return !unit                          ? "not a task of this run"
+           : unit->state == UNIT_SETTLED  ? "already settled"
+           : unit->state == UNIT_SETTLING ? "being settled"
+           : unit->state != UNIT_HELD     ? "not dispatched now"
+           : unit->shard->worker != w     ? "held by another worker"
+           : unit->token != token         ? "not its current attempt"
+                                          : NULL;
 }
 
 /* How loud to say that a message of w about a unit was dropped: once per
@@ -184,8 +214,9 @@ static void on_result(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
         coord_fail_run(self, &err);
         return;
     }
-    /* Dropped results are acknowledged too, so a worker's spool empties. */
-    send_ack(self, w, msg);
+    /* Dropped results are acknowledged too, so a worker's spool empties;
+     * every acknowledgement waits for the turn's commit (coord_commit). */
+    hold_ack(self, w, msg);
 }
 
 /* Takes back the units a worker gave up unstarted (its RELEASE answers our
@@ -206,6 +237,7 @@ static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
         return;
     }
     w->recalled = false;
+    self->rebalance = true;
     unit_t **units = sx_alloc(msg->task_count + 1, sizeof *units);
     size_t count = 0;
     for (size_t i = 0; i < msg->task_count; i++) {
@@ -222,8 +254,10 @@ static void on_release(sx_coordinator_t *self, worker_t *w, const sx_msg_t *msg)
             units[count++] = unit;
     }
     /* Back to the front of the queue last to first, so they keep their order. */
-    for (size_t i = count; i-- > 0;)
+    for (size_t i = count; i-- > 0;) {
+        units[i]->given_back = true;
         coord_end_attempt(self, units[i], w->name, "given back unstarted", false, NULL);
+    }
     free(units);
     sx_info("worker %s gave back %zu task(s) it had not started", w->name, count);
 }
@@ -250,37 +284,26 @@ static void on_file_request(sx_coordinator_t *self, worker_t *w, sx_msg_t *msg)
                 w->name, msg->hash);
         return;
     }
-    /* The file is read now, maybe long after its manifest was made: the
-     * input rule is checked again, and only the bytes hashed then are sent
-     * (a file replaced since, by a link out of its folder or otherwise,
-     * never is). */
-    char path[PATH_MAX], hash[41] = "";
-    snprintf(path, sizeof path, "%s/%s", sx_bench_dir(self->bench), rel);
     sx_error_t err;
-    size_t size = 0;
-    char *data = sx_bench_file_check(self->bench, rel, &err) == 0
-                     ? sx_file_read(path, SX_PROTO_MAX_BYTES - 4096, &size, &err)
-                     : NULL;
-    if (data)
-        sx_hash_bytes(data, size, hash);
-    if (data && strcmp(hash, msg->hash) != 0) {
-        sx_error_set(&err, "%s: changed since it was hashed for the shard", path);
-        free(data);
-        data = NULL;
-    }
-    if (!data) {
+    zchunk_t *bytes = coord_file_bytes(self, msg->hash, rel, &err);
+    if (!bytes) {
         sx_err("file for worker %s: %s: not sent", w->name, err.msg);
         return;
     }
     sx_msg_t *file = sx_msg_new(SX_MSG_FILE);
     file->hash = sx_strdup(msg->hash);
-    file->data = data;
-    file->size = size;
+    file->data = (char *)zchunk_data(bytes); /* lent: taken back before destroy */
+    file->size = zchunk_size(bytes);
     coord_send_to(self, w, file);
+    self->files_sent++;
+    self->file_bytes_sent += file->size;
+    file->data = NULL;
     sx_msg_destroy(&file);
+    if (!zhashx_lookup(self->file_bytes, msg->hash))
+        zchunk_destroy(&bytes); /* not kept */
 }
 
-void coord_on_message(sx_coordinator_t *self)
+static void on_message(sx_coordinator_t *self)
 {
     zframe_t *routing_id = NULL;
     sx_error_t err;
@@ -318,4 +341,19 @@ void coord_on_message(sx_coordinator_t *self)
     sx_msg_destroy(&msg);
     zstr_free(&key);
     zframe_destroy(&routing_id);
+}
+
+/* At most this many messages a turn, so the loop still beats, expires and
+ * dispatches under a flood; the results among them share one commit. */
+#define MESSAGES_A_TURN 1024
+/* At most this many results a commit: each holds a descriptor until then. */
+#define RESULTS_A_COMMIT 256
+
+void coord_on_messages(sx_coordinator_t *self)
+{
+    size_t taken = 0;
+    do
+        on_message(self);
+    while (++taken < MESSAGES_A_TURN && self->settling_count < RESULTS_A_COMMIT &&
+           !sx_error_is_set(&self->fatal) && (zsock_events(self->router) & ZMQ_POLLIN));
 }

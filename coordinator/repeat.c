@@ -86,7 +86,7 @@ int coord_settle_repeat(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
     unit->result.unstable |= differs == 1;
     free(unit->ran_on);
     unit->ran_on = sx_strdup(result->worker ? result->worker : "");
-    coord_release_from_shard(unit);
+    coord_release_from_shard(self, unit);
     unit->state = UNIT_SETTLED;
     coord_tally(self, &unit->result, +1);
     return 0;

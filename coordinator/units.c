@@ -1,8 +1,10 @@
 /* units.c: the units' state machine (coordinator_int.h): a unit is queued,
- * held by one shard of one worker under one attempt token, or settled, and
- * every change goes through coord_enqueue, coord_end_attempt or
- * coord_settle. A result is settled only once it is in the journal, so an
- * acknowledged result survives a crash. */
+ * held by one shard of one worker under one attempt token, settling, or
+ * settled, and every change goes through coord_enqueue, coord_end_attempt
+ * or coord_settle and coord_commit. A result is settled, and acknowledged,
+ * only once the fsync holding its journal record is done, so an
+ * acknowledged result survives a crash; the results of one turn of the loop
+ * share that fsync (group commit). */
 #include "coordinator/coordinator_int.h"
 
 #include "common/clock.h"
@@ -58,8 +60,8 @@ void coord_tally(sx_coordinator_t *self, const sx_result_t *result, int sign)
         self->failures += (size_t)sign;
 }
 
-/* Marks a unit settled without (re)writing its CSV or journal line. */
-void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result)
+/* Keeps a copy of result as the unit's. */
+static void keep_result(unit_t *unit, const sx_result_t *result)
 {
     sx_result_init(&unit->result, result->task_id, result->status, result->detail,
                    result->csv);
@@ -73,6 +75,12 @@ void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
     free(unit->result.worker);
     unit->result.worker = sx_strdup(result->worker ? result->worker : "");
     unit->result.engine = sx_strdup_or_null(result->engine);
+}
+
+/* Marks a unit settled without (re)writing its CSV or journal line. */
+void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result)
+{
+    keep_result(unit, result);
     unit->state = UNIT_SETTLED;
     coord_tally(self, result, +1);
 }
@@ -110,19 +118,22 @@ void coord_unit_inputs(sx_coordinator_t *self, const unit_t *unit, char hex[41])
 
 /* Takes a unit out of the shard holding it; a shard with nothing left frees
  * its worker's credit. */
-void coord_release_from_shard(unit_t *unit)
+void coord_release_from_shard(sx_coordinator_t *self, unit_t *unit)
 {
     shard_t *shard = unit->shard;
     if (!shard)
         return;
+    worker_t *w = shard->worker;
     zlist_remove(shard->units, unit);
     unit->shard = NULL;
     unit->token = 0;
-    shard->worker->pending_ms -= (int64_t)unit->timeout_s * 1000;
+    w->pending_ms -= (int64_t)unit->timeout_s * 1000;
+    w->held--;
     if (zlist_size(shard->units) == 0) {
-        zlist_remove(shard->worker->shards, shard);
+        zlist_remove(w->shards, shard);
         coord_free_shard(shard);
     }
+    coord_credit_changed(self, w);
 }
 
 /* OUT/NAME/csv/ID.csv, or OUT/NAME/samples/K/csv/ID.csv for a sample K > 0. */
@@ -151,12 +162,12 @@ static void log_settled(const sx_coordinator_t *self, const unit_t *unit,
            match ? "" : result->detail);
 }
 
-/* Settles a unit for good: CSV into OUT, journal line (with the CSV's
- * hash), tallies. A unit that cannot be made durable stays as it was, and
- * the caller stops the run. A result without a CSV removes the CSV an
- * earlier verdict of the unit left (a --rerun, changed inputs), once its
- * own record is durable, so OUT never holds a CSV no result points at. */
-
+/* Settles a unit for good, as far as this turn of the loop goes: its CSV
+ * goes to a temporary name in OUT and its journal record (with the CSV's
+ * hash) into the journal's batch, and the unit is settling: out of its
+ * shard, held by nobody, not yet counted. coord_commit makes the turn's
+ * CSVs and records durable together, then counts them. A CSV that cannot
+ * be written leaves the unit as it was, and the caller stops the run. */
 int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result,
                  const void *csv, size_t csv_size, sx_error_t *err)
 {
@@ -167,26 +178,85 @@ int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result
     final.csv = csv ? path : NULL;
     final.sample = unit->sample;
     csv_path(self, unit, path, sizeof path);
-    if (csv && (sx_mkdirs_for(path, err) != 0 ||
-                sx_file_write_atomic(path, csv, csv_size, err) != 0))
+    method_t *method = &self->methods[unit->method];
+    if (csv && !method->csv_folder_made[unit->sample] && sx_mkdirs_for(path, err) != 0)
+        return -1;
+    method->csv_folder_made[unit->sample] |= csv != NULL;
+    if (csv && sx_file_batch_add(self->csvs, path, csv, csv_size, err) != 0)
         return -1;
     if (csv)
         sx_hash_bytes(csv, csv_size, csv_sha1);
     char inputs[41];
     coord_unit_inputs(self, unit, inputs);
-    if (sx_journal_append(self->journal, self->methods[unit->method].name, inputs,
-                          csv ? csv_sha1 : NULL, &final, err) != 0)
-        return -1;
-    if (!csv && unlink(path) != 0 && errno != ENOENT)
-        sx_warn("%s: cannot remove the CSV of an earlier verdict: %s", path,
-                strerror(errno));
-    coord_release_from_shard(unit);
-    coord_mark_settled(self, unit, &final);
-    log_settled(self, unit, &final);
-    if (!final.cached && final.seconds > 0) {
-        self->executed_seconds += final.seconds;
-        self->executed++;
+    sx_journal_add(self->journal, self->methods[unit->method].name, inputs,
+                   csv ? csv_sha1 : NULL, &final);
+    coord_release_from_shard(self, unit);
+    keep_result(unit, &final);
+    unit->state = UNIT_SETTLING;
+    if (self->settling_count == self->settling_cap) {
+        self->settling_cap = self->settling_cap ? 2 * self->settling_cap : 64;
+        self->settling =
+            sx_realloc(self->settling, self->settling_cap, sizeof *self->settling);
     }
+    self->settling[self->settling_count++] = unit;
+    return 0;
+}
+
+/* What a failed commit could not settle, for its error: the results of
+ * workers it held ("M/T", and how many more), so their senders, which keep
+ * them spooled, are named; nothing for verdicts the coordinator made itself. */
+static void prefix_unsettled(sx_coordinator_t *self, sx_error_t *err)
+{
+    const unit_t *first = NULL;
+    size_t reported = 0;
+    for (size_t i = 0; i < self->settling_count; i++) {
+        const unit_t *unit = self->settling[i];
+        if (unit->result.worker && unit->result.worker[0] && reported++ == 0)
+            first = unit;
+    }
+    char name[600];
+    if (reported > 0)
+        coord_unit_name(self, first, name, sizeof name);
+    if (reported == 1)
+        sx_error_prefix(err, "cannot settle %s", name);
+    else if (reported > 1)
+        sx_error_prefix(err, "cannot settle %s and %zu more result(s)", name,
+                        reported - 1);
+}
+
+int coord_commit(sx_coordinator_t *self)
+{
+    sx_error_t err;
+    if (sx_file_batch_commit(self->csvs, &err) != 0 ||
+        sx_journal_commit(self->journal, &err) != 0) {
+        /* Nothing of the batch holds: its units stay settling, never
+         * counted nor acknowledged, and the run stops. */
+        sx_journal_drop(self->journal);
+        prefix_unsettled(self, &err);
+        coord_fail_run(self, &err);
+        self->settling_count = 0;
+        coord_flush_acks(self, false);
+        return -1;
+    }
+    for (size_t i = 0; i < self->settling_count; i++) {
+        unit_t *unit = self->settling[i];
+        char path[PATH_MAX];
+        csv_path(self, unit, path, sizeof path);
+        /* A result without a CSV takes away the CSV an earlier verdict left
+         * (a --rerun, changed inputs), now that its own record holds. */
+        if (!unit->result.csv && unlink(path) != 0 && errno != ENOENT)
+            sx_warn("%s: cannot remove the CSV of an earlier verdict: %s", path,
+                    strerror(errno));
+        unit->state = UNIT_SETTLED;
+        coord_tally(self, &unit->result, +1);
+        log_settled(self, unit, &unit->result);
+        if (!unit->result.cached && unit->result.seconds > 0) {
+            self->executed_seconds += unit->result.seconds;
+            self->executed++;
+        }
+    }
+    self->settling_count = 0;
+    coord_flush_acks(self, true);
     return 0;
 }
 
@@ -250,7 +320,8 @@ static void note_failure(unit_t *unit, const char *name)
 /* The one way into the queue: a unit is in it at most once. */
 void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
 {
-    if (unit->state == UNIT_QUEUED || unit->state == UNIT_SETTLED) {
+    if (unit->state == UNIT_QUEUED || unit->state == UNIT_SETTLING ||
+        unit->state == UNIT_SETTLED) {
         char name[600];
         coord_unit_name(self, unit, name, sizeof name);
         sx_err("%s: refusing to queue it again (a bug)", name);
@@ -259,6 +330,7 @@ void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front)
     unit->state = UNIT_QUEUED;
     unit->token = 0;
     unit->running_ms = 0;
+    self->queued_given_back += unit->given_back;
     if (front)
         zlist_push(self->queue, unit);
     else
@@ -277,7 +349,7 @@ void coord_end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_
 {
     if (unit->state != UNIT_HELD)
         return;
-    coord_release_from_shard(unit);
+    coord_release_from_shard(self, unit);
     if (spent)
         unit->attempts++;
     if (spent && unit->attempts >= self->config.retry_budget) {

@@ -52,6 +52,7 @@ typedef struct {
 typedef struct {
     sx_msg_t *assign;
     size_t next_task;
+    size_t end_task; /* its tasks still here: next_task .. end_task - 1 */
     bool materialized;
     char *failed;     /* why its files could not be had; NULL = fine */
     int64_t received; /* when it arrived */
@@ -569,7 +570,7 @@ static void answer_failed_shard(sx_agent_t *self, local_shard_t *shard)
     char detail[1024];
     snprintf(detail, sizeof detail, "worker %s cannot get the task's files: %s",
              self->name, shard->failed);
-    for (size_t i = shard->next_task; i < shard->assign->task_count; i++) {
+    for (size_t i = shard->next_task; i < shard->end_task; i++) {
         job_t *job = job_new(self, &shard->assign->tasks[i]);
         sx_result_init(&job->result, job->task.task_id, SX_STATUS_INFRA_ERROR, detail,
                        NULL);
@@ -641,7 +642,7 @@ static bool start_next_task(sx_agent_t *self, slot_t *slot)
         sx_resultcache_key(self->cache, job->task.task_id, job->task.sample,
                            job->task.sql, shard->assign->files, shard->assign->file_count,
                            job->cache_key);
-    if (shard->next_task >= shard->assign->task_count) {
+    if (shard->next_task >= shard->end_task) {
         zlist_pop(self->shards);
         shard_destroy(&shard);
     }
@@ -741,24 +742,46 @@ static void on_slot(sx_agent_t *self, slot_t *slot)
     job_destroy(&job);
 }
 
+/* The slots with nothing to run. */
+static int free_slots(const sx_agent_t *self)
+{
+    int count = 0;
+    for (int i = 0; i < self->config.slots; i++)
+        count += self->slots[i].job == NULL;
+    return count;
+}
+
 /* Answers a RECALL: gives back every task of the shards held here that has
- * not gone to a slot, and forgets those shards, so the coordinator can hand
- * them to an idle worker. A task on a slot is in no shard's remainder
- * (next_task is past it): it is never given back, and its RESULT comes as
- * usual. This thread alone starts tasks, so "not started" cannot change
- * while the answer is made. */
+ * not gone to a slot, but for the next one of each free slot (they start as
+ * soon as their files are here: another worker would have to fetch them
+ * too), and forgets them, so the coordinator can hand them to an idle
+ * worker. A task on a slot is in no shard's remainder (next_task is past
+ * it): it is never given back, and its RESULT comes as usual. This thread
+ * alone starts tasks, so "not started" cannot change while the answer is
+ * made. */
 static void on_recall(sx_agent_t *self)
 {
     sx_msg_t *release = sx_msg_new(SX_MSG_RELEASE);
+    size_t keep = (size_t)free_slots(self);
+    zlist_t *kept = zlist_new();
     local_shard_t *shard;
     while ((shard = zlist_pop(self->shards)) != NULL) {
-        for (size_t i = shard->next_task; i < shard->assign->task_count; i++) {
+        size_t left = shard->end_task - shard->next_task;
+        size_t staying = left < keep ? left : keep;
+        keep -= staying;
+        for (size_t i = shard->next_task + staying; i < shard->end_task; i++) {
             const sx_msg_task_t *task = &shard->assign->tasks[i];
             sx_msg_add_task(release, task->method, task->task_id, NULL, 0, task->token)
                 ->sample = task->sample;
         }
-        shard_destroy(&shard);
+        shard->end_task = shard->next_task + staying;
+        if (staying)
+            zlist_append(kept, shard);
+        else
+            shard_destroy(&shard);
     }
+    zlist_destroy(&self->shards);
+    self->shards = kept;
     sx_info("worker %s: coordinator recalled the tasks not started: %zu given back",
             self->name, release->task_count);
     send_msg(self, release);
@@ -788,6 +811,7 @@ static int on_coordinator(sx_agent_t *self, sx_error_t *err)
         local_shard_t *shard = sx_alloc(1, sizeof *shard);
         shard->assign = msg;
         shard->received = zclock_mono();
+        shard->end_task = shard->assign->task_count;
         msg = NULL;
         if (shard->assign->task_count == 0)
             shard_destroy(&shard);

@@ -15,7 +15,10 @@
  * answered with infra_error at once, so the coordinator retries it
  * elsewhere instead of waiting. On RECALL the agent gives back (RELEASE)
  * every task of its shards that it has not handed to a slot, so an idle
- * worker can run them; those running finish and are reported as usual. A
+ * worker can run them, but for the next one of each free slot (a slot is
+ * free while its next task's files are on their way: another worker would
+ * fetch them too, and with hundreds of workers every recall would move
+ * every worker's tasks); those running finish and are reported as usual. A
  * task is not started while a slot still runs the same method, task and
  * sample (a dispatch of the coordinator's before a reconnect): the two would
  * share the attempt's topics and final CSV; it waits for that slot, and so do the

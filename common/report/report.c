@@ -189,20 +189,18 @@ int sx_report_write(const char *out_dir, sx_error_t *err)
 {
     sx_report_t report;
     int rc = load(&report, out_dir, err);
-    char *page = NULL;
-    size_t size = 0;
-    FILE *out = rc == 0 ? open_memstream(&page, &size) : NULL;
-    if (rc == 0 && !out)
-        rc = sx_error_set(err, "out of memory");
-    if (out) {
-        sx_report_html(out, &report);
-        rc = fclose(out) == 0 ? 0 : sx_error_set(err, "out of memory");
-    }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/report.html", out_dir);
-    if (rc == 0)
-        rc = sx_file_write_atomic(path, page, size, err);
-    free(page);
+    /* Straight into the file: the page of a large run is tens of MB. */
+    sx_file_batch_t *batch = sx_file_batch_new();
+    FILE *out = rc == 0 ? sx_file_batch_stream(batch, path, err) : NULL;
+    if (rc == 0 && !out)
+        rc = -1;
+    if (out) {
+        sx_report_html(out, &report);
+        rc = sx_file_batch_commit(batch, err);
+    }
+    sx_file_batch_destroy(&batch);
     unload(&report);
     return rc;
 }

@@ -98,18 +98,39 @@ static void check_real(double value, const char *want)
     SX_CHECK(strcmp(text, want) == 0);
 }
 
-int sx_json_write_file(const char *path, const json_t *json, size_t flags,
+/* The text of json and a newline (its length in *size), path's folders
+ * made; NULL with err set (naming path) when either cannot be. */
+static char *file_text(const char *path, const json_t *json, size_t flags, size_t *size,
                        sx_error_t *err)
 {
     char *text = sx_json_dumps(json, flags);
-    int rc = !text ? sx_error_set(err, "%s: out of memory", path)
-             : sx_mkdirs_for(path, err) != 0 ? -1
-                                             : 0;
-    if (rc == 0) {
-        size_t n = strlen(text);
-        text[n] = '\n'; /* json_dumps leaves room: replace the NUL, write n+1 */
-        rc = sx_file_write_atomic(path, text, n + 1, err);
+    if (!text)
+        return sx_error_set(err, "%s: out of memory", path), NULL;
+    if (sx_mkdirs_for(path, err) != 0) {
+        free(text);
+        return NULL;
     }
+    *size = strlen(text) + 1;
+    text[*size - 1] = '\n'; /* json_dumps leaves room: replace the NUL */
+    return text;
+}
+
+int sx_json_write_file(const char *path, const json_t *json, size_t flags,
+                       sx_error_t *err)
+{
+    size_t size = 0;
+    char *text = file_text(path, json, flags, &size, err);
+    int rc = text ? sx_file_write_atomic(path, text, size, err) : -1;
+    free(text);
+    return rc;
+}
+
+int sx_json_batch_add(sx_file_batch_t *batch, const char *path, const json_t *json,
+                      size_t flags, sx_error_t *err)
+{
+    size_t size = 0;
+    char *text = file_text(path, json, flags, &size, err);
+    int rc = text ? sx_file_batch_add(batch, path, text, size, err) : -1;
     free(text);
     return rc;
 }

@@ -10,6 +10,7 @@
 #define SX_JSONOUT_H
 
 #include "common/error.h"
+#include "common/files.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -24,10 +25,14 @@ char *sx_json_dumps(const json_t *json, size_t flags);
 void sx_json_real_text(double value, char *out, size_t size);
 
 /* Writes sx_json_dumps(json, flags) and a newline to path, atomically, its
- * folders made first (summary.json, a miss's diff). -1 with err set (naming
- * path) when it cannot. */
+ * folders made first (summary.json). -1 with err set (naming path) when it
+ * cannot. */
 int sx_json_write_file(const char *path, const json_t *json, size_t flags,
                        sx_error_t *err);
+/* The same into a batch (common/files.h): durable at the batch's commit,
+ * with the batch's other files (a method's diffs). */
+int sx_json_batch_add(sx_file_batch_t *batch, const char *path, const json_t *json,
+                      size_t flags, sx_error_t *err);
 
 void sx_jsonout_test(bool verbose);
 

@@ -428,38 +428,15 @@ int sx_submission_entry_from_json(const char *line, int max_samples, char **task
     return rc;
 }
 
-/* Joins JSON lines (each freed) into one buffer, each ending in a newline. */
-typedef struct {
-    char *data;
-    size_t size, cap;
-    bool failed;
-} text_t;
-
-static void text_add_line(text_t *t, char *line)
+/* Writes one JSON line (freed) to out; false when it could not be made. */
+static bool put_line(FILE *out, char *line)
 {
-    size_t n = line ? strlen(line) : 0;
-    if (!line || t->failed) {
-        t->failed = true;
-        free(line);
-        return;
+    if (line) {
+        fputs(line, out);
+        fputc('\n', out);
     }
-    if (t->size + n + 2 > t->cap) {
-        t->cap = (t->size + n + 2) * 2;
-        t->data = sx_realloc(t->data, t->cap, 1);
-    }
-    memcpy(t->data + t->size, line, n);
-    t->size += n;
-    t->data[t->size++] = '\n';
     free(line);
-}
-
-/* Writes the text to path (its folder made); the caller frees it. */
-static int write_text(const char *path, const text_t *t, sx_error_t *err)
-{
-    return t->failed ? sx_error_set(err, "%s: out of memory", path)
-           : sx_mkdirs_for(path, err) != 0
-               ? -1
-               : sx_file_write_atomic(path, t->data ? t->data : "", t->size, err);
+    return line != NULL;
 }
 
 /* Counts one result into the summary, and names it when its verdicts differ. */
@@ -524,7 +501,7 @@ static void sample_index_path(char *path, size_t size, const char *out_dir,
 int sx_results_write(const char *out_dir, const char *method, const sx_result_t *results,
                      size_t count, sx_method_summary_t *summary, sx_error_t *err)
 {
-    char path[PATH_MAX];
+    char path[PATH_MAX], index_path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s/results.jsonl", out_dir, method);
     size_t n = 1;
     if (count_samples(method, results, count, &n, err) != 0 ||
@@ -538,27 +515,36 @@ int sx_results_write(const char *out_dir, const char *method, const sx_result_t 
         summary->per_sample = sx_alloc(n, sizeof *summary->per_sample);
     summary->task_correct = sx_alloc(count / n + 1, sizeof *summary->task_correct);
     summary->task_strict = sx_alloc(count / n + 1, sizeof *summary->task_strict);
-    text_t lines = {0};
-    text_t *index = sx_alloc(n, sizeof *index); /* one per sample */
-    for (size_t i = 0; i < count; i++) {
-        text_add_line(&lines, result_json(&results[i], n > 1));
-        text_add_line(&index[i % n],
-                      sx_submission_entry_to_json(results[i].task_id, results[i].csv));
-        tally(summary, &results[i]);
-        summary->task_correct[i / n] += results[i].score == 1;
-        summary->task_strict[i / n] += results[i].strict == 1;
+    /* Line by line into every file, never a whole file in memory; all of a
+     * method's files are made durable together. submission.jsonl is sample
+     * 0's, also in samples/0/ when there are several. */
+    sx_file_batch_t *batch = sx_file_batch_new();
+    FILE *lines = sx_file_batch_stream(batch, path, err);
+    snprintf(index_path, sizeof index_path, "%s/%s/submission.jsonl", out_dir, method);
+    FILE *first = lines ? sx_file_batch_stream(batch, index_path, err) : NULL;
+    FILE **index = sx_alloc(n, sizeof *index); /* samples/K/, one per sample */
+    bool opened = first != NULL;
+    for (size_t k = 0; k < n && n > 1 && opened; k++) {
+        sample_index_path(index_path, sizeof index_path, out_dir, method, k);
+        opened = sx_mkdirs_for(index_path, err) == 0 &&
+                 (index[k] = sx_file_batch_stream(batch, index_path, err)) != NULL;
     }
-    int rc = write_text(path, &lines, err);
-    free(lines.data);
-    for (size_t k = 0; k < n && n > 1 && rc == 0; k++) {
-        sample_index_path(path, sizeof path, out_dir, method, k);
-        rc = write_text(path, &index[k], err);
+    bool made = opened;
+    for (size_t i = 0; i < count && made; i++) {
+        const sx_result_t *r = &results[i];
+        made = put_line(lines, result_json(r, n > 1)) &&
+               (n == 1 || put_line(index[i % n],
+                                   sx_submission_entry_to_json(r->task_id, r->csv))) &&
+               (i % n != 0 ||
+                put_line(first, sx_submission_entry_to_json(r->task_id, r->csv)));
+        tally(summary, r);
+        summary->task_correct[i / n] += r->score == 1;
+        summary->task_strict[i / n] += r->strict == 1;
     }
-    snprintf(path, sizeof path, "%s/%s/submission.jsonl", out_dir, method);
-    if (rc == 0)
-        rc = write_text(path, &index[0], err);
-    for (size_t k = 0; k < n; k++)
-        free(index[k].data);
+    int rc = !opened ? -1
+             : !made ? sx_error_set(err, "%s: out of memory", path)
+                     : sx_file_batch_commit(batch, err);
+    sx_file_batch_destroy(&batch);
     free(index);
     return rc;
 }

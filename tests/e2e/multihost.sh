@@ -13,7 +13,10 @@
 #      when the link comes back the late worker's results, which answer no
 #      current attempt, are dropped;
 #   4. a worker key added to the allow folder mid-run is let in without a
-#      restart of the coordinator.
+#      restart of the coordinator;
+#   5. at width: 16 worker hosts on a bench of 400 task IDs, the links of
+#      two cut mid-run; both are declared dead, the run ends with every unit
+#      exactly once, and every other host took part.
 # The workers use the simulated executor (--simulate): this test exercises
 # the network path; the other e2e tests prove real Kafka + Flink execution
 # (two real pairs per namespace would cost ~6 GiB and minutes).
@@ -30,7 +33,8 @@ preds="$bench/predictions.jsonl"
 port=5555
 tag="sxmh-$$"
 ns_coord="$tag-coord"
-workers=(w1 w2 intruder)
+hosts=($(seq -f "h%02g" 1 16))
+workers=(w1 w2 intruder "${hosts[@]}")
 subnet="10.231.$((RANDOM % 250 + 1))"
 coord_addr="$subnet.1"
 endpoint="tcp://$coord_addr:$port"
@@ -93,7 +97,7 @@ command -v ip > /dev/null || skip_unless_ci "no 'ip' command (Debian package ipr
 if ! make_network 2> "$tmp/netns.err"; then
     skip_unless_ci "cannot create network namespaces, veth pairs or a bridge here: $(head -c 300 "$tmp/netns.err")"
 fi
-echo "== network: coordinator $coord_addr in $ns_coord; workers ${workers[*]} at $subnet.2-4"
+echo "== network: coordinator $coord_addr in $ns_coord; workers ${workers[*]} at $subnet.2-$((${#workers[@]} + 1))"
 
 # ---- processes --------------------------------------------------------------
 
@@ -101,7 +105,7 @@ echo "== network: coordinator $coord_addr in $ns_coord; workers ${workers[*]} at
 # intruder has a key pair of its own and the coordinator's public key, but
 # is not in the coordinator's allow list.
 keys="$tmp/keys"
-"$SX_SOURCE_DIR/docker/make-keys.sh" "$keys" w1 w2 > /dev/null
+"$SX_SOURCE_DIR/docker/make-keys.sh" "$keys" w1 w2 "${hosts[@]}" > /dev/null
 "$STREAMEX" -q keygen intruder --dir "$keys/intruder" > /dev/null
 cp "$keys/coordinator/coordinator.cert" "$keys/intruder/"
 
@@ -299,6 +303,67 @@ wait_exit 60 "$coord" "the coordinator of run 3"
 grep -q "worker intruder joined" "$tmp/admit-coord.log" || fail "run 3: the allowed worker never joined"
 every_id_once "$tmp/admit/m/results.jsonl"
 
+# ---- 5. sixteen hosts, two links cut ----------------------------------------
+
+echo "== run 5: ${#hosts[@]} worker hosts on 400 task IDs, two links cut mid-run"
+bench="$tmp/wide-bench"
+preds="$bench/preds.jsonl"
+python3 - "$bench" << 'EOF'
+import json, os, sys
+bench = sys.argv[1]
+ids = ["t%03d" % i for i in range(400)]
+for d in ("gold", "evaluation"):
+    os.makedirs(os.path.join(bench, d), exist_ok=True)
+with open(os.path.join(bench, "preds.jsonl"), "w") as preds:
+    for n, tid in enumerate(ids):
+        os.makedirs(os.path.join(bench, "tasks", tid, "sources"))
+        with open(os.path.join(bench, "tasks", tid, "task.json"), "w") as f:
+            json.dump({"task_id": tid, "timeout_s": 60}, f)
+        with open(os.path.join(bench, "tasks", tid, "sources", "s.csv"), "w") as f:
+            f.write("a,b\n1,2\n")
+        with open(os.path.join(bench, "gold", tid + ".csv"), "w") as f:
+            f.write("x\n%d\n" % n)
+        with open(os.path.join(bench, "evaluation", tid + ".json"), "w") as f:
+            f.write("{}\n")
+        preds.write(json.dumps({"task_id": tid, "sql": "SELECT %d" % n}) + "\n")
+with open(os.path.join(bench, "task_ids.txt"), "w") as f:
+    f.write("".join(i + "\n" for i in ids))
+EOF
+start_coordinator wide
+wide_workers=()
+for name in "${hosts[@]}"; do
+    start_worker wide "$name" 150
+    wide_workers+=("$worker")
+done
+cut=(h03 h11)
+settled() { cat "$tmp/wide/journal.jsonl" 2> /dev/null | wc -l; }
+wait_until 60 "60 units settled" eval '[ "$(settled)" -ge 60 ]'
+for name in "${cut[@]}"; do ip -n "$(ns_of "$name")" link set eth0 down; done
+for name in "${cut[@]}"; do
+    wait_until 10 "the coordinator to declare $name dead" \
+        grep -q "worker $name silent" "$tmp/wide-coord.log"
+    grep -qE "worker $name silent .* [1-9][0-9]* shards go back" "$tmp/wide-coord.log" ||
+        fail "run 5: $name held no shard when its link went down"
+done
+[ "$(settled)" -lt 400 ] ||
+    fail "run 5: the run was over before the cut hosts were declared dead"
+for name in "${cut[@]}"; do ip -n "$(ns_of "$name")" link set eth0 up; done
+wait_exit 120 "$coord" "the coordinator of run 5"
+[ "$rc" = 0 ] || fail "run 5: coordinator exited $rc"
+every_id_once "$tmp/wide/m/results.jsonl"
+every_id_once "$tmp/wide/journal.jsonl"
+[ "$(grep -c " joined (capacity " "$tmp/wide-coord.log")" -ge "${#hosts[@]}" ] ||
+    fail "run 5: not every host joined"
+for i in "${!hosts[@]}"; do
+    name=${hosts[$i]}
+    [[ " ${cut[*]} " == *" $name "* ]] && continue
+    grep -q "\"worker\":\"$name\"" "$tmp/wide/m/results.jsonl" ||
+        fail "run 5: $name settled no task"
+    wait_exit 15 "${wide_workers[$i]}" "$name after the final goodbye"
+    [ "$rc" = 0 ] || fail "run 5: $name exited $rc"
+done
+wide_settled=$(settled)
+
 # Last, so that a failure here says everything else passed: an operator must
 # be able to see in the coordinator's log why a host never joined.
 intruder_key=$(sed -n 's/^ *public-key = "\(.*\)"$/\1/p' "$keys/intruder/intruder.cert")
@@ -306,4 +371,5 @@ grep -iE "refused|denied" "$tmp/full-coord.log" | grep -qF -e "$subnet.4" -e "$i
     fail "all else passed, but the coordinator of run 1 did not log the refusal of the" \
         "intruder (a line with 'refused' or 'denied' and $subnet.4 or its key $intruder_key)"
 
-echo "e2e_multihost: OK ($redone task(s) of w1 redone by w2; late duplicates dropped: $(echo $late))"
+echo "e2e_multihost: OK ($redone task(s) of w1 redone by w2; late duplicates dropped:" \
+    "$(echo $late); $wide_settled units over ${#hosts[@]} hosts, ${cut[*]} cut)"

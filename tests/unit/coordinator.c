@@ -24,6 +24,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define BEAT_MS 100
@@ -39,6 +41,106 @@
 /* How long a test waits for a message that must come. Generous, because a
  * loaded machine delays threads; a message that comes returns at once. */
 #define WAIT_MS 10000
+
+/* ---- what fsync made durable -------------------------------------------- */
+
+/* This program's fsync, which the coordinator's journal and file batches
+ * call instead of the C library's: the real one, and a record of what it
+ * made durable, so a test can tell whether an acknowledgement came after
+ * the fsync holding its result. For the watched journal: how many fsyncs
+ * and how many bytes of it were durable at the last one; for other files:
+ * the inodes synced (the CSVs, renamed into place after). */
+#define SYNCED_MAX 256
+static struct {
+    pthread_mutex_t lock;
+    dev_t journal_dev;
+    ino_t journal_ino; /* 0 = no journal watched */
+    int journal_syncs;
+    off_t journal_durable;
+    size_t synced_count;
+    struct stat synced[SYNCED_MAX];
+    const char *hold;  /* a file whose path holds this waits in fsync ... */
+    atomic_bool freed; /* ... until this is set (or 2 * WAIT_MS) */
+} s_sync = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Waits while fd's file is the held one (s_sync.hold). */
+static void wait_if_held(int fd)
+{
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = s_sync.hold ? readlink(link, path, sizeof path - 1) : -1;
+    if (n < 0)
+        return;
+    path[n] = '\0';
+    for (int64_t end = zclock_mono() + 2 * WAIT_MS;
+         strstr(path, s_sync.hold) && !atomic_load(&s_sync.freed) && zclock_mono() < end;)
+        zclock_sleep(5);
+}
+
+int fsync(int fd)
+{
+    wait_if_held(fd);
+    struct stat st;
+    bool known = fstat(fd, &st) == 0; /* what the fsync covers: all before it */
+    int rc = (int)syscall(SYS_fsync, fd);
+    if (rc != 0 || !known || !S_ISREG(st.st_mode))
+        return rc;
+    pthread_mutex_lock(&s_sync.lock);
+    if (st.st_ino == s_sync.journal_ino && st.st_dev == s_sync.journal_dev) {
+        s_sync.journal_syncs++;
+        s_sync.journal_durable = st.st_size;
+    } else if (s_sync.journal_ino && s_sync.synced_count < SYNCED_MAX)
+        s_sync.synced[s_sync.synced_count++] = st;
+    pthread_mutex_unlock(&s_sync.lock);
+    return rc;
+}
+
+/* Watches the journal at path (NULL: stops watching), from no fsync on. */
+static void sync_watch(const char *path)
+{
+    struct stat st = {0};
+    SX_CHECK(!path || stat(path, &st) == 0);
+    pthread_mutex_lock(&s_sync.lock);
+    s_sync.journal_dev = st.st_dev;
+    s_sync.journal_ino = path ? st.st_ino : 0;
+    s_sync.journal_syncs = 0;
+    s_sync.journal_durable = 0;
+    s_sync.synced_count = 0;
+    pthread_mutex_unlock(&s_sync.lock);
+}
+
+static int journal_syncs(void)
+{
+    pthread_mutex_lock(&s_sync.lock);
+    int count = s_sync.journal_syncs;
+    pthread_mutex_unlock(&s_sync.lock);
+    return count;
+}
+
+/* Whether an fsync of the journal covered all of the record of task_id, and
+ * one of the file now at csv_path covered its bytes. */
+static bool durable_now(const char *journal, const char *task_id, const char *csv_path)
+{
+    size_t size = 0;
+    char *data = sx_file_read(journal, 1 << 20, &size, NULL);
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"task_id\":\"%s\"", task_id);
+    const char *at = data ? strstr(data, needle) : NULL;
+    const char *end = at ? strchr(at, '\n') : NULL;
+    off_t record_end = end ? (off_t)(end - data) + 1 : -1;
+    free(data);
+    struct stat csv;
+    bool have_csv = stat(csv_path, &csv) == 0;
+    pthread_mutex_lock(&s_sync.lock);
+    bool durable = record_end > 0 && s_sync.journal_durable >= record_end && have_csv;
+    bool csv_synced = false;
+    for (size_t i = 0; i < s_sync.synced_count && !csv_synced; i++)
+        csv_synced = s_sync.synced[i].st_ino == csv.st_ino &&
+                     s_sync.synced[i].st_dev == csv.st_dev &&
+                     s_sync.synced[i].st_size == csv.st_size;
+    pthread_mutex_unlock(&s_sync.lock);
+    return durable && csv_synced;
+}
 
 /* ---- a coordinator on a thread ----------------------------------------- */
 
@@ -313,6 +415,86 @@ static void fake_answer(fake_t *f, const sx_msg_t *assign, sx_status_t status)
 static const char *const s_names[] = {"m1"};
 
 /* ---- the cases --------------------------------------------------------- */
+
+/* Group commit: the results that come while the journal's fsync runs (a
+ * slow disk: SX_JOURNAL_FSYNC_DELAY_MS) are journaled together by the next
+ * one, and no result is acknowledged before the fsync holding its record,
+ * nor before its CSV's: 8 results, the first alone, the 7 others sent while
+ * its fsync is under way, make exactly 2 fsyncs of the journal. */
+static void test_ack_waits_for_its_fsync(void)
+{
+    harness_t *h = harness_new(8, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    SX_CHECK(setenv("SX_JOURNAL_FSYNC_DELAY_MS", "300", 1) == 0);
+    harness_start(h, &c);
+    SX_CHECK(unsetenv("SX_JOURNAL_FSYNC_DELAY_MS") == 0);
+    char journal[PATH_MAX + 64];
+    snprintf(journal, sizeof journal, "%s/journal.jsonl", h->out);
+    sync_watch(journal);
+    fake_t *f = fake_new(h->endpoint, "fw", 4);
+    sx_msg_t *assigns[4];
+    const sx_msg_task_t *tasks[8];
+    for (int i = 0; i < 4; i++) {
+        assigns[i] = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(assigns[i] && assigns[i]->task_count == 2);
+        tasks[2 * i] = &assigns[i]->tasks[0];
+        tasks[2 * i + 1] = &assigns[i]->tasks[1];
+    }
+    fake_result(f, tasks[0], SX_STATUS_MATCH);
+    /* Its record is written: the journal's fsync (300 ms) is under way. */
+    struct stat st = {0};
+    for (int64_t end = zclock_mono() + WAIT_MS;
+         (stat(journal, &st) != 0 || st.st_size == 0) && zclock_mono() < end;)
+        zclock_sleep(1);
+    SX_CHECK(st.st_size > 0 && journal_syncs() == 0);
+    for (int i = 1; i < 8; i++)
+        fake_result(f, tasks[i], SX_STATUS_MATCH);
+    for (int acked = 0; acked < 8; acked++) {
+        sx_msg_t *ack = fake_expect(f, SX_MSG_ACK, WAIT_MS);
+        SX_CHECK(ack);
+        char csv[PATH_MAX + 128];
+        snprintf(csv, sizeof csv, "%s/m1/csv/%s.csv", h->out, ack->result.task_id);
+        SX_CHECK(durable_now(journal, ack->result.task_id, csv));
+        sx_msg_destroy(&ack);
+    }
+    SX_CHECK(journal_syncs() == 2 && sx_testbench_count_lines(journal) == 8);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    sync_watch(NULL);
+    for (int i = 0; i < 4; i++)
+        sx_msg_destroy(&assigns[i]);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
+
+/* The workers hear the run ended before the outputs are written (a large
+ * run's take longer than a worker waits for a silent coordinator): here
+ * results.jsonl's fsync waits until the worker got its final GOODBYE. */
+static void test_final_goodbye_before_outputs(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(assign && assign->task_count == 2);
+    s_sync.hold = "results.jsonl";
+    atomic_store(&s_sync.freed, false);
+    fake_answer(f, assign, SX_STATUS_MATCH);
+    sx_msg_t *bye = fake_expect(f, SX_MSG_GOODBYE, WAIT_MS);
+    atomic_store(&s_sync.freed, true);
+    SX_CHECK(bye && bye->final);
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    s_sync.hold = NULL;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m1/results.jsonl", h->out);
+    SX_CHECK(sx_testbench_count_lines(path) == 2);
+    sx_msg_destroy(&bye);
+    sx_msg_destroy(&assign);
+    fake_destroy(&f);
+    harness_destroy(&h);
+}
 
 /* A worker never holds more shards than its capacity; finishing one frees credit. */
 static void test_credit_limits_shards(void)
@@ -2051,6 +2233,8 @@ int main(void)
     sx_log_level_t saved = sx_log_level();
     sx_log_set_level(verbose ? SX_LOG_DEBUG : SX_LOG_OFF);
     test_credit_limits_shards();
+    test_ack_waits_for_its_fsync();
+    test_final_goodbye_before_outputs();
     test_dead_worker_requeued_and_late_results_dropped();
     test_retry_budget_on_other_worker();
     test_resume_skips_settled();
