@@ -41,6 +41,7 @@ wait_background() {
             return 1
         fi
     done
+    pids=() # reaped: the exit trap must not signal their numbers again
 }
 # One engine after the other: both engines share the Kafka download. The
 # 2.2 engine is about 300 MB more, cached with the runtime like the
