@@ -105,6 +105,44 @@ static void resample(const double *a, const double *b, size_t tasks, unsigned re
     }
 }
 
+/* resample's means for every method at once, means[m * resamples + r]: the
+ * draws made once for all of them, and the methods' values laid side by
+ * side per task, so a draw reads one row (with 25 methods, a tenth of the
+ * time of one resample per method). Each mean sums the same values in the
+ * same order as resample, so the bounds are the same to the last bit. */
+static void resample_rows(const double *const *methods, size_t count, size_t tasks,
+                          unsigned resamples, uint64_t seed, double *means)
+{
+    double *rows = sx_alloc(tasks * count, sizeof *rows);
+    for (size_t i = 0; i < tasks; i++)
+        for (size_t m = 0; m < count; m++)
+            rows[i * count + m] = methods[m][i];
+    double *sums = sx_alloc(count, sizeof *sums);
+    sx_stats_rng_t rng;
+    sx_stats_rng_seed(&rng, seed);
+    uint32_t n = (uint32_t)tasks;
+    for (unsigned r = 0; r < resamples; r++) {
+        memset(sums, 0, count * sizeof *sums);
+        for (uint32_t j = 0; j < n; j++) {
+            const double *row = rows + (size_t)sx_stats_rng_below(&rng, n) * count;
+            size_t m = 0;
+            /* Four at a time: the compiler's vector adds at -O2. */
+            for (; m + 4 <= count; m += 4) {
+                sums[m] += row[m];
+                sums[m + 1] += row[m + 1];
+                sums[m + 2] += row[m + 2];
+                sums[m + 3] += row[m + 3];
+            }
+            for (; m < count; m++)
+                sums[m] += row[m];
+        }
+        for (size_t m = 0; m < count; m++)
+            means[m * resamples + r] = sums[m] / (double)tasks;
+    }
+    free(sums);
+    free(rows);
+}
+
 int sx_stats_resample_means(const double *values, size_t tasks, unsigned resamples,
                             uint64_t seed, double *means, sx_error_t *err)
 {
@@ -178,8 +216,7 @@ int sx_stats_bootstrap_methods(const double *const *methods, size_t count, size_
         return go;
     double *means = sx_alloc(count * (size_t)resamples, sizeof *means);
     double *scratch = sx_alloc(resamples, sizeof *scratch);
-    for (size_t m = 0; m < count; m++)
-        resample(methods[m], NULL, tasks, resamples, seed, means + m * resamples, NULL);
+    resample_rows(methods, count, tasks, resamples, seed, means);
     for (size_t i = 0, p = 0; i < count; i++) {
         const double *mean_i = means + i * resamples;
         memcpy(scratch, mean_i, resamples * sizeof *scratch);
@@ -352,10 +389,11 @@ static void test_bootstrap(void)
     SX_CHECK(ci.low == 0.25 && ci.high == 0.25);
 
     enum { TASKS = 402 };
-    double half[TASKS], same[TASKS], ones[TASKS], zeros[TASKS];
+    double half[TASKS], same[TASKS], ones[TASKS], zeros[TASKS], odd[TASKS];
     for (size_t i = 0; i < TASKS; i++) {
         half[i] = i % 2;
         same[i] = 0.75;
+        odd[i] = (double)(i * 7 % 13) / 13.0; /* sums that round: order shows */
         ones[i] = 1;
         zeros[i] = 0;
     }
@@ -379,15 +417,16 @@ static void test_bootstrap(void)
     SX_CHECK(sx_stats_bootstrap_paired(ones, zeros, TASKS, 100, 1, &other, &err) == 1);
     SX_CHECK(other.low == 1 && other.high == 1);
 
-    /* A run's intervals at once: the bounds of one call per figure. */
-    const double *methods[] = {half, ones, same};
-    sx_stats_interval_t each[3], pairs[3], want;
-    SX_CHECK(sx_stats_bootstrap_methods(methods, 3, TASKS, 300, 5, each, pairs, &err) ==
+    /* A run's intervals at once: the bounds of one call per figure, to the
+     * last bit. */
+    const double *methods[] = {half, ones, same, odd};
+    sx_stats_interval_t each[4], pairs[6], want;
+    SX_CHECK(sx_stats_bootstrap_methods(methods, 4, TASKS, 300, 5, each, pairs, &err) ==
              1);
-    for (size_t i = 0, p = 0; i < 3; i++) {
+    for (size_t i = 0, p = 0; i < 4; i++) {
         SX_CHECK(sx_stats_bootstrap(methods[i], TASKS, 300, 5, &want, &err) == 1);
         SX_CHECK(each[i].low == want.low && each[i].high == want.high);
-        for (size_t j = i + 1; j < 3; j++, p++) {
+        for (size_t j = i + 1; j < 4; j++, p++) {
             SX_CHECK(sx_stats_bootstrap_paired(methods[i], methods[j], TASKS, 300, 5,
                                                &want, &err) == 1);
             SX_CHECK(pairs[p].low == want.low && pairs[p].high == want.high);
