@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Downloads in the background (their output in .test-logs/, printed when
-# each ends) while Kubernetes and the two streamex builds keep the cores
+# each ends) while Helm and the two streamex builds keep the cores
 # busy: on a fresh machine the runtime, the venv and the base image are
 # mostly waiting on the network. apt-install.sh takes one lock, so the
 # background steps' packages and the foreground's never race.
@@ -29,19 +29,25 @@ in_background() {
     pids+=("$!")
     names+=("$name")
 }
+# wait_background NAME...: waits for those background steps, prints their
+# output, and forgets them (the exit trap must not signal a number the
+# system may give to another process once one is reaped).
 wait_background() {
-    local i
-    for i in "${!pids[@]}"; do
-        if wait "${pids[$i]}"; then
-            echo "== ${names[$i]}: done"
-            cat "$logs/${names[$i]}.log"
-        else
-            echo "FAIL: ${names[$i]} (its output follows)" >&2
-            cat "$logs/${names[$i]}.log" >&2
-            return 1
-        fi
+    local name i
+    for name in "$@"; do
+        for i in "${!names[@]}"; do
+            [ "${names[$i]}" = "$name" ] || continue
+            if wait "${pids[$i]}"; then
+                echo "== $name: done"
+                cat "$logs/$name.log"
+            else
+                echo "FAIL: $name (its output follows)" >&2
+                cat "$logs/$name.log" >&2
+                return 1
+            fi
+            unset 'pids[i]' 'names[i]'
+        done
     done
-    pids=() # reaped: the exit trap must not signal their numbers again
 }
 # One engine after the other: both engines share the Kafka download. The
 # 2.2 engine is about 300 MB more, cached with the runtime like the
@@ -52,18 +58,18 @@ scripts/setup-deps.sh
 in_background runtime runtime_both
 in_background python scripts/setup-python.sh
 in_background podman scripts/setup-podman.sh
-# Helm and the chart's validators now (cli_helm needs them); Kubernetes
-# itself later, beside the tests that do not need it.
+# Kubernetes, built from source, is the longest install and all computing;
+# only e2e_k8s needs it. It builds at the lowest priority from now until
+# the end-to-end tests, using what the downloads, the builds and the unit
+# and command-line tests (a third of the cores idle under them: they wait
+# more than they compute) leave, which keep the CPU whenever they want it.
+in_background kubernetes nice -n 19 scripts/k8s/setup.sh kubernetes
+# Helm and the chart's validators now: cli_helm needs them.
 scripts/k8s/setup.sh chart-tools
 scripts/setup-ci-tools.sh >/dev/null
 scripts/build.sh build
 scripts/build.sh build-asan -DSX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-wait_background
-# Kubernetes, built from source, is the longest install and all computing;
-# only e2e_k8s needs it. It builds at the lowest priority while the unit and
-# command-line tests run (a third of the cores idle under them: they wait
-# more than they compute), which keep the CPU whenever they want it.
-in_background kubernetes nice -n 19 scripts/k8s/setup.sh
+wait_background runtime python podman
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -93,6 +99,6 @@ echo "== unit and command-line tests under ASan+UBSan"
 run_ctest --test-dir build-asan -j4 -L 'unit|cli'
 echo "== unit and command-line tests (cli_fuzz and cli_build_types ran above: their own builds are the same for both)"
 run_ctest --test-dir build -j4 -L 'unit|cli' -E '^(cli_fuzz|cli_build_types)$'
-wait_background
+wait_background kubernetes
 echo "== end-to-end tests on real Kafka and Flink"
 run_ctest --test-dir build -j2 -L e2e

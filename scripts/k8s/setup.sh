@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# setup.sh [all|chart-tools]: installs what the single-node Kubernetes of
+# setup.sh [all|chart-tools|kubernetes]: installs what the single-node Kubernetes of
 # scripts/k8s and the chart's checks need, into .k8s/ (ignored by git):
 #   packages     Debian's etcd, containerd, CNI plugins, runc, iptables,
 #                ipset, conntrack (all: Kubernetes has no Debian package);
@@ -10,7 +10,9 @@
 #   helm         Helm $SX_HELM_VERSION by `go install` into .k8s/bin;
 #   python       kubernetes-validate and checkov (PyPI, pinned) in .k8s/venv.
 # chart-tools installs only helm and python: all that the static checks
-# (tests/cli/helm.sh) need, no cluster. Go comes from /usr/local/go, else
+# (tests/cli/helm.sh) need, no cluster; kubernetes only the packages and
+# Kubernetes (the two may run at once: scripts/test.sh builds Kubernetes
+# in the background from its start). Go comes from /usr/local/go, else
 # PATH, and must be at least the version Kubernetes' go.mod asks for.
 # Safe to run again: each step is skipped when done (a version stamp per
 # step); a rebuild after a change reuses Go's build cache. Root or sudo for
@@ -20,8 +22,8 @@ set -euo pipefail
 
 what="${1:-all}"
 case "$what" in
-all | chart-tools) ;;
-*) die "usage: setup.sh [all|chart-tools]" ;;
+all | chart-tools | kubernetes) ;;
+*) die "usage: setup.sh [all|chart-tools|kubernetes]" ;;
 esac
 # The Go module proxy's toolchains are not wanted: the local Go builds it, or
 # this script says why not.
@@ -149,10 +151,12 @@ install_python_tools() {
 }
 
 find_go
-if [ "$what" = all ]; then
+if [ "$what" != chart-tools ]; then
     install_packages
     build_kubernetes
 fi
-build_helm
-install_python_tools
+if [ "$what" != kubernetes ]; then
+    build_helm
+    install_python_tools
+fi
 say "ready in $k8s_home: $(ls "$k8s_bin" | tr '\n' ' ')"
