@@ -107,9 +107,11 @@ static void resample(const double *a, const double *b, size_t tasks, unsigned re
 
 /* resample's means for every method at once, means[m * resamples + r]: the
  * draws made once for all of them, and the methods' values laid side by
- * side per task, so a draw reads one row (with 25 methods, a tenth of the
- * time of one resample per method). Each mean sums the same values in the
- * same order as resample, so the bounds are the same to the last bit. */
+ * side per task, so a draw reads one row. Each mean sums the same values in
+ * the same order as resample, so the bounds are the same to the last bit.
+ * resample stays for one or two methods: it keeps their sums in
+ * registers, where this walk through a row costs twice the time
+ * (docs/internals/measurements.md). */
 static void resample_rows(const double *const *methods, size_t count, size_t tasks,
                           unsigned resamples, uint64_t seed, double *means)
 {
