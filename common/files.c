@@ -723,6 +723,10 @@ int sx_file_write_atomic(const char *path, const void *data, size_t size, sx_err
 
 int sx_mkdirs(const char *path, sx_error_t *err)
 {
+    /* Mostly the folder or its parent is there: one call, not one per
+     * component of the path. */
+    if (mkdir(path, 0755) == 0 || errno == EEXIST)
+        return 0;
     char buffer[4096];
     snprintf(buffer, sizeof buffer, "%s", path);
     for (char *p = buffer + 1; *p; p++) {

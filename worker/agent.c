@@ -52,7 +52,10 @@ typedef struct {
 typedef struct {
     sx_msg_t *assign;
     size_t next_task;
-    size_t end_task; /* its tasks still here: next_task .. end_task - 1 */
+    size_t end_task;     /* its tasks still here: next_task .. end_task - 1 */
+    size_t files_cached; /* its first files known to be in the cache, which
+                            keeps every file it stores: each is looked at
+                            once, not again on every message */
     bool materialized;
     char *failed;     /* why its files could not be had; NULL = fine */
     int64_t received; /* when it arrived */
@@ -68,6 +71,8 @@ struct _sx_agent_t {
     sx_spool_t *spool;
     sx_resultcache_t *cache; /* NULL = none; read and written on the slots' threads */
     zsock_t *dealer;
+    zsock_t *stop;        /* sx_agent_run's, or NULL */
+    zpoller_t *poller;    /* the dealer, the slots and stop: one per connection */
     slot_t *slots;        /* config.slots of them */
     zlist_t *shards;      /* local_shard_t* in arrival order */
     zhashx_t *requested;  /* hashes asked for and not yet received */
@@ -328,6 +333,7 @@ void sx_agent_destroy(sx_agent_t **self_p)
     if (!self)
         return;
     stop_slots(self); /* waits for the running tasks to end */
+    zpoller_destroy(&self->poller);
     zsock_destroy(&self->dealer);
     if (self->shards)
         forget_shards(self);
@@ -387,11 +393,24 @@ static int apply_curve(sx_agent_t *self, sx_error_t *err)
     return rc;
 }
 
+/* What the loop waits on: the dealer, every slot and stop. */
+static void make_poller(sx_agent_t *self)
+{
+    zpoller_destroy(&self->poller);
+    self->poller = zpoller_new(self->dealer, NULL);
+    for (int i = 0; i < self->config.slots; i++)
+        zpoller_add(self->poller, self->slots[i].actor);
+    if (self->stop)
+        zpoller_add(self->poller, self->stop);
+}
+
 /* A fresh socket, HELLO, and every unacknowledged result again. */
 static int connect_coordinator(sx_agent_t *self, sx_error_t *err)
 {
+    zpoller_destroy(&self->poller);
     zsock_destroy(&self->dealer);
     self->dealer = zsock_new(ZMQ_DEALER);
+    make_poller(self);
     zsock_set_linger(self->dealer, 0);
     zsock_set_maxmsgsize(self->dealer, (int64_t)SX_PROTO_MAX_BYTES + 1024);
     zsock_set_sndhwm(self->dealer, 0);
@@ -438,6 +457,7 @@ static int reconnect(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
 {
     sx_warn("coordinator silent or gone: reconnecting in %d ms", self->backoff_ms);
     forget_shards(self);
+    zpoller_destroy(&self->poller);
     zsock_destroy(&self->dealer);
     if (wait_unless_stopped(self->backoff_ms, stop))
         return 1;
@@ -500,7 +520,9 @@ static void on_file(sx_agent_t *self, const sx_msg_t *msg)
     zhashx_delete(self->requested, msg->hash);
 }
 
-/* Links bench/PATH to cache/HASH, unless it already is that file. */
+/* Links bench/PATH to cache/HASH, unless it already is that file. The
+ * link is tried first: its folder is there for all but a task's first
+ * file, and making the folders costs a call per path component. */
 static int place_file(sx_agent_t *self, const sx_msg_file_t *file, sx_error_t *err)
 {
     char object[PATH_MAX], target[PATH_MAX];
@@ -512,10 +534,16 @@ static int place_file(sx_agent_t *self, const sx_msg_file_t *file, sx_error_t *e
     if (stat(target, &have) == 0 && have.st_ino == want.st_ino &&
         have.st_dev == want.st_dev)
         return 0;
-    if (sx_mkdirs_for(target, err) != 0)
-        return -1;
-    unlink(target);
-    if (link(object, target) != 0)
+    int rc = link(object, target);
+    if (rc != 0 && errno == EEXIST) { /* another file of that name: replaced */
+        unlink(target);
+        rc = link(object, target);
+    } else if (rc != 0 && errno == ENOENT) { /* a new folder */
+        if (sx_mkdirs_for(target, err) != 0)
+            return -1;
+        rc = link(object, target);
+    }
+    if (rc != 0)
         return sx_error_set(err, "%s: cannot link from the cache: %s", target,
                             strerror(errno));
     return 0;
@@ -526,9 +554,10 @@ static bool shard_ready(sx_agent_t *self, local_shard_t *shard)
 {
     if (shard->materialized || shard->failed)
         return true;
-    for (size_t i = 0; i < shard->assign->file_count; i++) {
+    for (; shard->files_cached < shard->assign->file_count; shard->files_cached++) {
         char path[PATH_MAX];
-        object_path(self, shard->assign->files[i].hash, path, sizeof path);
+        object_path(self, shard->assign->files[shard->files_cached].hash, path,
+                    sizeof path);
         if (!sx_file_exists(path))
             return false;
     }
@@ -848,16 +877,10 @@ static void heartbeat(sx_agent_t *self)
 /* Waits up to ms for the coordinator, a slot or `stop`; returns which
  * (a slot's actor for a slot), NULL on timeout, with *terminated set when
  * the wait was interrupted. */
-static void *wait_for_input(sx_agent_t *self, zsock_t *stop, int ms, bool *terminated)
+static void *wait_for_input(sx_agent_t *self, int ms, bool *terminated)
 {
-    zpoller_t *poller = zpoller_new(self->dealer, NULL);
-    for (int i = 0; i < self->config.slots; i++)
-        zpoller_add(poller, self->slots[i].actor);
-    if (stop)
-        zpoller_add(poller, stop);
-    void *which = zpoller_wait(poller, ms);
-    *terminated = zpoller_terminated(poller);
-    zpoller_destroy(&poller);
+    void *which = zpoller_wait(self->poller, ms);
+    *terminated = zpoller_terminated(self->poller);
     return which;
 }
 
@@ -884,14 +907,14 @@ static void excuse_own_stall(sx_agent_t *self)
 
 int sx_agent_run(sx_agent_t *self, zsock_t *stop, sx_error_t *err)
 {
+    self->stop = stop;
     if (connect_coordinator(self, err) != 0)
         return -1;
     int rc = 1;
     while (!sx_signals_caught()) {
         start_tasks(self);
         bool terminated = false;
-        void *which =
-            wait_for_input(self, stop, self->config.heartbeat_ms / 2, &terminated);
+        void *which = wait_for_input(self, self->config.heartbeat_ms / 2, &terminated);
         if (stop && which == stop)
             break;
         int state = 0;

@@ -461,7 +461,9 @@ static void test_goodbye_outlives_socket(const char *bench)
 
 /* A bench file of 600 KiB (the protocol takes messages of up to
  * SX_PROTO_MAX_BYTES) comes whole in one FILE and the task runs: a socket
- * limit below the protocol's would drop it and the task would never run. */
+ * limit below the protocol's would drop it and the task would never run.
+ * The worker's bench folder holds an older file of that name: it is
+ * replaced. */
 static void test_big_file(const char *bench)
 {
     fixture_t f;
@@ -477,12 +479,14 @@ static void test_big_file(const char *bench)
     free(data);
     uint64_t bytes = 0;
     SX_CHECK(sx_hash_file(path, hash, &bytes, NULL) == 0 && bytes == size);
+    snprintf(placed, sizeof placed, "%s/work-w10/bench/tasks/t001/big.bin", bench);
+    SX_CHECK(sx_mkdirs_for(placed, &err) == 0 &&
+             sx_file_write_atomic(placed, "older", 5, &err) == 0);
     sx_msg_t *assign = make_assign(bench, "t001", 2);
     sx_msg_add_file(assign, "tasks/t001/big.bin", hash, bytes);
     int requests;
     sx_msg_t *result = fixture_task(&f, bench, assign, &requests);
     SX_CHECK(result && result->result.status == SX_STATUS_MATCH && requests == 1);
-    snprintf(placed, sizeof placed, "%s/work-w10/bench/tasks/t001/big.bin", bench);
     SX_CHECK(sx_hash_file(placed, copy, &bytes, NULL) == 0 && strcmp(copy, hash) == 0);
     SX_CHECK(unlink(path) == 0);
     sx_msg_destroy(&result);
