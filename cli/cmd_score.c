@@ -185,6 +185,44 @@ static void entry_key(char *key, size_t size, long index, int sample)
     snprintf(key, size, "%ld/%d", index, sample);
 }
 
+/* What load_entry reads a submission's lines into. */
+typedef struct {
+    const sx_bench_t *bench;
+    int max_samples;
+    zhashx_t *entries;
+    int *samples;
+    const char *base;
+} submission_t;
+
+static int load_entry(char *line, size_t number, void *arg, sx_error_t *err)
+{
+    submission_t *s = arg;
+    char *task_id = NULL, *csv = NULL, key[64], which[48] = "";
+    int sample = 0;
+    int rc =
+        sx_submission_entry_from_json(line, s->max_samples, &task_id, &sample, &csv, err);
+    long index = rc == 0 ? sx_bench_index_of(s->bench, task_id) : -1;
+    entry_key(key, sizeof key, index, sample);
+    const entry_t *first = index >= 0 ? zhashx_lookup(s->entries, key) : NULL;
+    if (sample > 0)
+        snprintf(which, sizeof which, " sample %d", sample);
+    if (rc == 0 && index < 0)
+        rc = sx_error_set(err, "task \"%s\" is not in task_ids.txt", task_id);
+    else if (first)
+        rc = sx_error_set(err, "task \"%s\"%s appears twice (first on line %zu)", task_id,
+                          which, first->line);
+    if (rc == 0) {
+        entry_t *entry = sx_alloc(1, sizeof *entry);
+        entry->line = number;
+        entry->csv = csv ? resolve_csv(s->base, csv) : NULL;
+        zhashx_insert(s->entries, key, entry);
+        *s->samples = sample >= *s->samples ? sample + 1 : *s->samples;
+    }
+    free(task_id);
+    free(csv);
+    return rc;
+}
+
 /* Reads a submission into `entries` by (task, sample); *samples is n, 1 +
  * the largest sample number. */
 static int load_submission(const char *path, const sx_bench_t *bench, int max_samples,
@@ -198,41 +236,8 @@ static int load_submission(const char *path, const sx_bench_t *bench, int max_sa
         return -1;
     }
     *samples = 1;
-    sx_lines_t lines;
-    sx_lines_init(&lines, path, data, size);
-    char *line;
-    int rc = 0, more;
-    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
-        if (more < 0) {
-            rc = -1;
-            break;
-        }
-        char *task_id = NULL, *csv = NULL, key[64], which[48] = "";
-        int sample = 0;
-        rc = sx_submission_entry_from_json(line, max_samples, &task_id, &sample, &csv,
-                                           err);
-        long index = rc == 0 ? sx_bench_index_of(bench, task_id) : -1;
-        entry_key(key, sizeof key, index, sample);
-        const entry_t *first = index >= 0 ? zhashx_lookup(entries, key) : NULL;
-        if (sample > 0)
-            snprintf(which, sizeof which, " sample %d", sample);
-        if (rc == 0 && index < 0)
-            rc = sx_error_set(err, "task \"%s\" is not in task_ids.txt", task_id);
-        else if (first)
-            rc = sx_error_set(err, "task \"%s\"%s appears twice (first on line %zu)",
-                              task_id, which, first->line);
-        if (rc == 0) {
-            entry_t *entry = sx_alloc(1, sizeof *entry);
-            entry->line = lines.number;
-            entry->csv = csv ? resolve_csv(base, csv) : NULL;
-            zhashx_insert(entries, key, entry);
-            *samples = sample >= *samples ? sample + 1 : *samples;
-        } else {
-            sx_error_prefix(err, "%s:%zu", path, lines.number);
-        }
-        free(task_id);
-        free(csv);
-    }
+    submission_t s = {bench, max_samples, entries, samples, base};
+    int rc = sx_lines_each(path, data, size, load_entry, &s, err);
     free(data);
     free(base);
     return rc;

@@ -400,6 +400,23 @@ int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err)
     return more;
 }
 
+int sx_lines_each(const char *path, char *data, size_t size, sx_line_fn *fn, void *arg,
+                  sx_error_t *err)
+{
+    sx_lines_t lines;
+    sx_lines_init(&lines, path, data, size);
+    char *line;
+    int rc = 0, more;
+    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
+        if (more < 0)
+            return -1;
+        rc = fn(line, lines.number, arg, err);
+        if (rc != 0)
+            sx_error_prefix(err, "%s:%zu", path, lines.number);
+    }
+    return rc;
+}
+
 /* --- output folders ------------------------------------------------------ */
 
 /* Can this process create a file in an existing folder? Tried, not guessed
@@ -876,6 +893,30 @@ static void test_input_rule(const char *dir, bool verbose)
                  verbose);
 }
 
+/* sx_lines_each: lines in order with their numbers, blank ones skipped; a
+ * refused line stops the walk and its error names the file and line. */
+static int take_line(char *line, size_t number, void *arg, sx_error_t *err)
+{
+    char *seen = arg;
+    if (strcmp(line, "stop") == 0)
+        return sx_error_set(err, "refused");
+    snprintf(seen + strlen(seen), 64 - strlen(seen), "%zu=%s ", number, line);
+    return 0;
+}
+
+static void test_lines_each(bool verbose)
+{
+    char seen[64] = "", data[] = "a\n\n b\nstop\nc\n";
+    sx_error_t err;
+    expect_error(sx_lines_each("h.jsonl", data, sizeof data - 1, take_line, seen, &err),
+                 &err, "h.jsonl:4: refused", verbose);
+    SX_CHECK(strcmp(seen, "1=a 3= b ") == 0);
+    char fine[] = "a\n\nb";
+    seen[0] = '\0';
+    SX_CHECK(sx_lines_each("i.jsonl", fine, sizeof fine - 1, take_line, seen, &err) ==
+                 0 &&
+             strcmp(seen, "1=a 3=b ") == 0);
+}
 static void test_lines(bool verbose)
 {
     char text[] = "a\n\nb\0c\nd";
@@ -900,6 +941,7 @@ static void test_lines(bool verbose)
     expect_error(sx_lines_next_filled(&lines, &line, &err), &err,
                  "g.jsonl:5: a NUL byte at column 2 (a JSONL line is text)", verbose);
     SX_CHECK(sx_lines_next_filled(&lines, &line, &err) == 0 && lines.number == 6);
+    test_lines_each(verbose);
 }
 
 static void test_output_paths(const char *dir, bool verbose)

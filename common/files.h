@@ -116,6 +116,13 @@ int sx_lines_next(sx_lines_t *self, char **line_p, size_t *length_p, sx_error_t 
  * nothing to read: 1 and the next line with something on it, 0 at the end,
  * -1 as sx_lines_next. */
 int sx_lines_next_filled(sx_lines_t *self, char **line_p, sx_error_t *err);
+/* Calls fn on each line of data with something on it, in order, with the
+ * line's number from 1, until one call returns non-zero; fn's error gets
+ * "PATH:LINE: " in front, a NUL byte is one as in sx_lines_next. Returns 0,
+ * or the failing call's value (-1 for a NUL byte). */
+typedef int sx_line_fn(char *line, size_t number, void *arg, sx_error_t *err);
+int sx_lines_each(const char *path, char *data, size_t size, sx_line_fn *fn, void *arg,
+                  sx_error_t *err);
 
 /* The extra room every output folder needs below PATH_MAX for the names
  * written in it (method folders, result files, temporary names). */

@@ -336,35 +336,39 @@ int sx_result_from_json(const char *line, sx_result_t *result, sx_error_t *err)
     return rc;
 }
 
+typedef struct {
+    sx_result_t *results;
+    size_t count, cap;
+} results_read_t;
+
+static int read_result(char *line, size_t number, void *arg, sx_error_t *err)
+{
+    (void)number;
+    results_read_t *r = arg;
+    if (r->count == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 64;
+        r->results = sx_realloc(r->results, r->cap, sizeof *r->results);
+    }
+    int rc = sx_result_from_json(line, &r->results[r->count], err);
+    if (rc == 0)
+        r->count++;
+    return rc;
+}
+
 int sx_results_read(const char *path, sx_result_t **results, size_t *count,
                     sx_error_t *err)
 {
     *results = NULL;
     *count = 0;
-    size_t size = 0, cap = 0;
+    size_t size = 0;
     char *data = sx_file_read(path, (size_t)1 << 30, &size, err);
     if (!data)
         return -1;
-    sx_lines_t lines;
-    sx_lines_init(&lines, path, data, size);
-    char *line;
-    int rc = 0, more;
-    while (rc == 0 && (more = sx_lines_next_filled(&lines, &line, err)) != 0) {
-        if (more < 0) {
-            rc = -1;
-            break;
-        }
-        if (*count == cap) {
-            cap = cap ? cap * 2 : 64;
-            *results = sx_realloc(*results, cap, sizeof **results);
-        }
-        rc = sx_result_from_json(line, &(*results)[*count], err);
-        if (rc != 0)
-            sx_error_prefix(err, "%s:%zu", path, lines.number);
-        else
-            (*count)++;
-    }
+    results_read_t r = {0};
+    int rc = sx_lines_each(path, data, size, read_result, &r, err);
     free(data);
+    *results = r.results;
+    *count = r.count;
     if (rc != 0)
         sx_results_free(results, count);
     return rc;
