@@ -140,6 +140,21 @@ static int select_tasks(sx_coordinator_t *self, bool *selected, sx_error_t *err)
     return rc;
 }
 
+/* queue_order: the units grouped by their task (task_of[i] is units[i]'s
+ * index in the bench), each task's in the order of units. */
+static void order_by_task(sx_coordinator_t *self, const size_t *task_of, size_t tasks)
+{
+    size_t *next = sx_alloc(tasks + 1, sizeof *next);
+    for (size_t i = 0; i < self->unit_count; i++)
+        next[task_of[i] + 1]++;
+    for (size_t t = 1; t <= tasks; t++)
+        next[t] += next[t - 1];
+    self->queue_order = sx_alloc(self->unit_count + 1, sizeof *self->queue_order);
+    for (size_t i = 0; i < self->unit_count; i++)
+        self->queue_order[next[task_of[i]]++] = &self->units[i];
+    free(next);
+}
+
 static int build_units(sx_coordinator_t *self, sx_error_t *err)
 {
     size_t tasks = sx_bench_task_count(self->bench);
@@ -152,6 +167,7 @@ static int build_units(sx_coordinator_t *self, sx_error_t *err)
     for (size_t m = 0; m < self->method_count; m++)
         units += tasks * (size_t)self->methods[m].samples;
     self->units = sx_alloc(units + 1, sizeof *self->units);
+    size_t *task_of = sx_alloc(units + 1, sizeof *task_of);
     for (size_t t = 0; t < tasks; t++)
         self->run_tasks +=
             in_subset(&self->config, t) && (!self->config.task_count || selected[t]);
@@ -162,6 +178,7 @@ static int build_units(sx_coordinator_t *self, sx_error_t *err)
             if (!in_subset(&self->config, t) || (self->config.task_count && !selected[t]))
                 continue;
             for (int k = 0; k < self->methods[m].samples; k++) {
+                task_of[self->unit_count] = t;
                 unit_t *unit = &self->units[self->unit_count++];
                 unit->method = m;
                 unit->task_id = sx_bench_task_id(self->bench, t);
@@ -174,6 +191,8 @@ static int build_units(sx_coordinator_t *self, sx_error_t *err)
             }
         }
     }
+    order_by_task(self, task_of, tasks);
+    free(task_of);
     free(selected);
     return 0;
 }
@@ -419,8 +438,8 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
         return NULL;
     }
     for (size_t i = 0; i < self->unit_count; i++)
-        if (self->units[i].state == UNIT_NEW)
-            coord_enqueue(self, &self->units[i], false);
+        if (self->queue_order[i]->state == UNIT_NEW)
+            coord_enqueue(self, self->queue_order[i], false);
     return self;
 }
 
@@ -450,6 +469,7 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
         free(self->units[i].dropped_by);
     }
     free(self->units);
+    free(self->queue_order);
     for (size_t m = 0; m < self->method_count; m++) {
         free(self->methods[m].name);
         sx_predictions_destroy(&self->methods[m].predictions);

@@ -122,7 +122,10 @@ struct _sx_coordinator_t {
     sx_bench_t *bench;
     method_t *methods;
     size_t method_count;
-    unit_t *units;
+    unit_t *units;        /* method by method: the order of results.jsonl */
+    unit_t **queue_order; /* the units task by task: the order they are queued
+                             in, so that a shard holds one task's units and
+                             its files and sources go to one worker */
     size_t unit_count;
     zhashx_t *unit_index;     /* coord_unit_key -> unit_t* */
     zlist_t *queue;           /* unit_t* waiting for a worker */

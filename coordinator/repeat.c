@@ -102,7 +102,7 @@ bool coord_start_next_round(sx_coordinator_t *self)
     self->round++;
     size_t queued = 0;
     for (size_t i = 0; i < self->unit_count; i++) {
-        unit_t *unit = &self->units[i];
+        unit_t *unit = self->queue_order[i];
         if (!unit->result.csv)
             continue;
         if (self->round == 2) {

@@ -1504,6 +1504,48 @@ static void test_tasks_subset(void)
     harness_destroy(&h);
 }
 
+/* Units are queued task by task, a task's methods together: a shard of two
+ * holds one task's m1 and m2 (its files and sources go to one worker, not
+ * to one per method), tasks in task_ids.txt order, also for a --tasks
+ * subset; results.jsonl keeps one method's tasks in that order. */
+static void test_shards_hold_a_task_of_every_method(void)
+{
+    harness_t *h = harness_new(4, NULL);
+    const char *names[] = {"m1", "m2"};
+    const char *files[] = {h->preds, h->preds};
+    sx_coordinator_config_t c = base_config(h, names, files);
+    c.method_count = 2;
+    const char *const subset[] = {"t004", "t002", "t003"};
+    c.tasks = subset;
+    c.task_count = 3;
+    harness_start(h, &c);
+    fake_t *f = fake_new(h->endpoint, "fw", 1);
+    const char *want[] = {"t002", "t003", "t004"};
+    for (int i = 0; i < 3; i++) {
+        sx_msg_t *assign = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+        SX_CHECK(assign && assign->task_count == 2);
+        SX_CHECK(strcmp(assign->tasks[0].task_id, want[i]) == 0 &&
+                 strcmp(assign->tasks[1].task_id, want[i]) == 0 &&
+                 strcmp(assign->tasks[0].method, "m1") == 0 &&
+                 strcmp(assign->tasks[1].method, "m2") == 0);
+        fake_answer(f, assign, SX_STATUS_MATCH);
+        sx_msg_destroy(&assign);
+    }
+    SX_CHECK(harness_wait(h, WAIT_MS) && h->run.rc == 0);
+    harness_stop(h);
+    fake_destroy(&f);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/m2/results.jsonl", h->out);
+    size_t size = 0;
+    char *text = sx_file_read(path, 1 << 20, &size, NULL);
+    char *t2 = text ? strstr(text, "\"t002\"") : NULL;
+    char *t3 = text ? strstr(text, "\"t003\"") : NULL;
+    char *t4 = text ? strstr(text, "\"t004\"") : NULL;
+    SX_CHECK(t2 && t3 && t4 && t2 < t3 && t3 < t4);
+    free(text);
+    harness_destroy(&h);
+}
+
 /* Method names that would land on a file of the OUT layout are refused. */
 static void test_method_names_colliding_with_out(void)
 {
@@ -2252,6 +2294,7 @@ int main(void)
     test_resume_reruns_changed_candidates();
     test_rerun_replaces_verdicts_journal_keeps_history();
     test_tasks_subset();
+    test_shards_hold_a_task_of_every_method();
     test_method_names_colliding_with_out();
     test_config_refused();
     test_broken_workers_do_not_take_a_unit_back();
