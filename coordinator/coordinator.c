@@ -371,6 +371,7 @@ sx_coordinator_t *sx_coordinator_new(const sx_coordinator_config_t *config,
     self->unit_index = zhashx_new();
     self->queue = zlist_new();
     self->workers = zhashx_new();
+    self->engines = zhashx_new();
     zhashx_set_destructor(self->workers, destroy_worker);
     self->names = zhashx_new();
     self->timeouts = zhashx_new();
@@ -452,6 +453,7 @@ void sx_coordinator_destroy(sx_coordinator_t **self_p)
         for (shard_t *s = zlist_first(w->shards); s; s = zlist_next(w->shards))
             coord_free_shard(s);
     zhashx_destroy(&self->workers);
+    zhashx_destroy(&self->engines);
     zhashx_destroy(&self->names);
     zhashx_destroy(&self->timeouts);
     zlistx_destroy(&self->credited);

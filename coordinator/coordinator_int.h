@@ -131,6 +131,9 @@ struct _sx_coordinator_t {
     zlist_t *queue;           /* unit_t* waiting for a worker */
     size_t queued_given_back; /* of them, given back by a RELEASE */
     zhashx_t *workers;        /* key -> worker_t* */
+    zhashx_t *engines;        /* engine -> how many connected workers and settling
+                                 or settled results hold it (coord_engine_count):
+                                 a HELLO's engine is checked without a scan */
     zhashx_t *names;          /* name -> worker_t*, its connected session */
     zlistx_t *credited;       /* worker_t* that have credit: what dispatch looks at */
     zhashx_t *manifests;      /* task_id -> zlistx of manifest_file_t* */
@@ -175,6 +178,13 @@ struct _sx_coordinator_t {
 /* units.c: the units' state machine */
 void coord_end_attempt(sx_coordinator_t *self, unit_t *unit, const char *worker_name,
                        const char *why, bool spent, const char *dropped_by);
+/* Counts a worker's engine in (+1, it joined) or out (-1, it left) of
+ * self->engines. */
+void coord_engine_count(sx_coordinator_t *self, const char *engine, int sign);
+/* The same for a unit's result when it becomes settling or settled (+1) or
+ * stops being either (-1); a result without an engine (one the coordinator
+ * made, an older journal's) counts nothing. */
+void coord_result_engine_count(sx_coordinator_t *self, const unit_t *unit, int sign);
 void coord_enqueue(sx_coordinator_t *self, unit_t *unit, bool front);
 void coord_fail_run(sx_coordinator_t *self, const sx_error_t *err);
 bool coord_failed_on(unit_t *unit, const char *name);

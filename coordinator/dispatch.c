@@ -213,6 +213,7 @@ void coord_drop_worker(sx_coordinator_t *self, worker_t *w, const char *why, boo
     if (zhashx_lookup(self->names, w->name) == w)
         zhashx_delete(self->names, w->name);
     self->rebalance = true;
+    coord_engine_count(self, w->engine, -1);
     zhashx_delete(self->workers, w->key);
 }
 

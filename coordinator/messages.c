@@ -39,6 +39,14 @@ static char *engine_conflict(sx_coordinator_t *self, const char *name, const cha
 {
     if (self->config.allow_mixed_engines)
         return NULL;
+    /* The counts say whether another engine is held; the scans below, over
+     * every worker and unit, only name it, in a refusal. */
+    bool other = false;
+    for (void *n = zhashx_first(self->engines); n && !other;
+         n = zhashx_next(self->engines))
+        other = strcmp(zhashx_cursor(self->engines), engine) != 0;
+    if (!other)
+        return NULL;
     for (worker_t *w = zhashx_first(self->workers); w; w = zhashx_next(self->workers))
         if (strcmp(w->engine, engine) != 0)
             return sx_format("refused: worker %s runs %s, but worker %s of this run runs "
@@ -100,6 +108,7 @@ static void on_hello(sx_coordinator_t *self, const char *key, zframe_t *routing_
     w->shards = zlist_new();
     w->expires_at = zclock_mono() + self->config.dead_after_ms;
     zhashx_insert(self->workers, key, w);
+    coord_engine_count(self, w->engine, +1);
     zhashx_insert(self->names, w->name, w);
     coord_credit_changed(self, w);
     self->sessions++;

@@ -88,6 +88,7 @@ int coord_settle_repeat(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
     unit->ran_on = sx_strdup(result->worker ? result->worker : "");
     coord_release_from_shard(self, unit);
     unit->state = UNIT_SETTLED;
+    coord_result_engine_count(self, unit, +1);
     coord_tally(self, &unit->result, +1);
     return 0;
 }
@@ -111,6 +112,7 @@ bool coord_start_next_round(sx_coordinator_t *self)
             unit->ran_on = sx_strdup(unit->result.worker ? unit->result.worker : "");
         }
         coord_tally(self, &unit->result, -1);
+        coord_result_engine_count(self, unit, -1);
         unit->state = UNIT_NEW;
         unit->attempts = 0;
         coord_enqueue(self, unit, false);

@@ -48,6 +48,21 @@ void coord_unit_name(const sx_coordinator_t *self, const unit_t *unit, char *out
         snprintf(out + n, size - (size_t)n, " sample %d", unit->sample);
 }
 
+void coord_engine_count(sx_coordinator_t *self, const char *engine, int sign)
+{
+    intptr_t count = (intptr_t)zhashx_lookup(self->engines, engine) + sign;
+    if (count > 0)
+        zhashx_update(self->engines, engine, (void *)count);
+    else
+        zhashx_delete(self->engines, engine);
+}
+
+void coord_result_engine_count(sx_coordinator_t *self, const unit_t *unit, int sign)
+{
+    if (unit->result.engine && unit->result.engine[0])
+        coord_engine_count(self, unit->result.engine, sign);
+}
+
 /* Counts a settled result in (+1) or out (-1) of the run's tallies. */
 void coord_tally(sx_coordinator_t *self, const sx_result_t *result, int sign)
 {
@@ -82,6 +97,7 @@ void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
 {
     keep_result(unit, result);
     unit->state = UNIT_SETTLED;
+    coord_result_engine_count(self, unit, +1);
     coord_tally(self, result, +1);
 }
 
@@ -91,6 +107,7 @@ void coord_mark_settled(sx_coordinator_t *self, unit_t *unit, const sx_result_t 
 void coord_unsettle(sx_coordinator_t *self, unit_t *unit)
 {
     coord_tally(self, &unit->result, -1);
+    coord_result_engine_count(self, unit, -1);
     sx_result_clear(&unit->result);
     unit->state = UNIT_NEW;
     unit->attempts = 0;
@@ -193,6 +210,7 @@ int coord_settle(sx_coordinator_t *self, unit_t *unit, const sx_result_t *result
     coord_release_from_shard(self, unit);
     keep_result(unit, &final);
     unit->state = UNIT_SETTLING;
+    coord_result_engine_count(self, unit, +1);
     if (self->settling_count == self->settling_cap) {
         self->settling_cap = self->settling_cap ? 2 * self->settling_cap : 64;
         self->settling =

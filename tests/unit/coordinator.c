@@ -2004,6 +2004,20 @@ static char *summary_engine(harness_t *h)
 
 /* The GOODBYE a refused fake gets, before any ASSIGN: final, with the
  * reason `want`. */
+/* f says goodbye, then HELLO as `name` on `runtime` on the same socket, so
+ * the coordinator takes the HELLO after the goodbye. */
+static void fake_leave_and_hello(fake_t *f, const char *name, const char *runtime)
+{
+    sx_msg_t *bye = sx_msg_new(SX_MSG_GOODBYE);
+    bye->reason = sx_strdup("worker stopping");
+    sx_msg_t *hello = sx_msg_hello(name, 1, 1, runtime);
+    SX_CHECK(sx_msg_send(bye, f->sock, NULL, NULL) == 0 &&
+             sx_msg_send(hello, f->sock, NULL, NULL) == 0);
+    sx_msg_destroy(&bye);
+    sx_msg_destroy(&hello);
+    snprintf(f->name, sizeof f->name, "%s", name);
+}
+
 static void expect_refused(fake_t *f, const char *want)
 {
     sx_msg_t *bye = fake_next(f, WAIT_MS);
@@ -2017,7 +2031,8 @@ static void expect_refused(fake_t *f, const char *want)
 
 /* A worker whose HELLO names another engine (the runtime's first word) than
  * a connected worker's is refused before any task goes to it; one of the
- * same engine joins whatever its runtime's details. Resumed, the results
+ * same engine joins whatever its runtime's details, and one that left
+ * holds the run to nothing. Resumed, the results
  * the journal holds keep the run to their engine. Every result, the
  * journaled ones too, and summary.json's run say the engine. */
 static void test_mixed_engines_refused(void)
@@ -2030,8 +2045,15 @@ static void test_mixed_engines_refused(void)
     c.tasks = subset;
     c.task_count = 2;
     harness_start(h, &c);
-    fake_t *a = fake_new_as(h->endpoint, "fa", 1, 1, E120);
+    /* A worker that left holds no engine: one on E22 takes t001 and says
+     * goodbye, and the next HELLO on its socket (so after the goodbye), on
+     * E120, is taken. */
+    fake_t *a = fake_new_as(h->endpoint, "fgone", 1, 1, E22);
     sx_msg_t *first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && strcmp(first->tasks[0].task_id, "t001") == 0);
+    sx_msg_destroy(&first);
+    fake_leave_and_hello(a, "fa", E120);
+    first = fake_expect(a, SX_MSG_ASSIGN, WAIT_MS);
     SX_CHECK(first && strcmp(first->tasks[0].task_id, "t001") == 0);
     fake_t *b = fake_new_as(h->endpoint, "fb", 1, 1, E22 " (detail)");
     expect_refused(b,
@@ -2085,6 +2107,37 @@ static void test_mixed_engines_refused(void)
     fake_destroy(&same);
     fake_destroy(&c22);
     fake_destroy(&d);
+    harness_destroy(&h);
+}
+
+/* A result keeps the run to its engine after its worker left: fgone (E120)
+ * settles t001 and says goodbye, and the next HELLO on its socket (so after
+ * both), on E22, is refused for that result. */
+static void test_settled_result_holds_engine(void)
+{
+    harness_t *h = harness_new(2, NULL);
+    const char *files[] = {h->preds};
+    sx_coordinator_config_t c = base_config(h, s_names, files);
+    c.shard_size = 1;
+    harness_start(h, &c);
+    fake_t *f = fake_new_as(h->endpoint, "fgone", 1, 1, E120);
+    sx_msg_t *first = fake_expect(f, SX_MSG_ASSIGN, WAIT_MS);
+    SX_CHECK(first && strcmp(first->tasks[0].task_id, "t001") == 0);
+    fake_answer(f, first, SX_STATUS_MATCH);
+    sx_msg_destroy(&first);
+    fake_leave_and_hello(f, "fb", E22);
+    sx_msg_t *msg = fake_next(f, WAIT_MS);
+    while (msg && msg->type != SX_MSG_GOODBYE) { /* its ACK, t002's ASSIGN */
+        sx_msg_destroy(&msg);
+        msg = fake_next(f, WAIT_MS);
+    }
+    SX_CHECK(msg && msg->final &&
+             strcmp(msg->reason,
+                    "refused: worker fb runs " E22 ", but this run's result of m1/t001 "
+                    "was computed on " E120 "; a mixed EX describes no engine (the "
+                    "coordinator's --allow-mixed-engines mixes them)") == 0);
+    sx_msg_destroy(&msg);
+    fake_destroy(&f);
     harness_destroy(&h);
 }
 
@@ -2279,6 +2332,7 @@ int main(void)
     test_free_slot_counts_as_idle();
     test_agents_complete_run();
     test_mixed_engines_refused();
+    test_settled_result_holds_engine();
     test_mixed_engines_allowed_and_agent_refused();
     test_plain_tcp_refused_off_loopback();
     test_curve_allow_list();
