@@ -917,6 +917,7 @@ static void test_lines_each(bool verbose)
                  0 &&
              strcmp(seen, "1=a 3=b ") == 0);
 }
+
 static void test_lines(bool verbose)
 {
     char text[] = "a\n\nb\0c\nd";

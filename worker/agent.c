@@ -393,10 +393,10 @@ static int apply_curve(sx_agent_t *self, sx_error_t *err)
     return rc;
 }
 
-/* What the loop waits on: the dealer, every slot and stop. */
+/* What the loop waits on: the dealer, every slot and stop; made with each
+ * dealer, destroyed with it. */
 static void make_poller(sx_agent_t *self)
 {
-    zpoller_destroy(&self->poller);
     self->poller = zpoller_new(self->dealer, NULL);
     for (int i = 0; i < self->config.slots; i++)
         zpoller_add(self->poller, self->slots[i].actor);

@@ -2002,8 +2002,6 @@ static char *summary_engine(harness_t *h)
     return copy;
 }
 
-/* The GOODBYE a refused fake gets, before any ASSIGN: final, with the
- * reason `want`. */
 /* f says goodbye, then HELLO as `name` on `runtime` on the same socket, so
  * the coordinator takes the HELLO after the goodbye. */
 static void fake_leave_and_hello(fake_t *f, const char *name, const char *runtime)
@@ -2018,6 +2016,8 @@ static void fake_leave_and_hello(fake_t *f, const char *name, const char *runtim
     snprintf(f->name, sizeof f->name, "%s", name);
 }
 
+/* The GOODBYE a refused fake gets, before any ASSIGN: final, with the
+ * reason `want`. */
 static void expect_refused(fake_t *f, const char *want)
 {
     sx_msg_t *bye = fake_next(f, WAIT_MS);
