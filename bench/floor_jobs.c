@@ -114,8 +114,10 @@ static void *session(void *arg)
     floor_t *f = arg;
     sx_error_t err;
     sx_gateway_t *gw = sx_gateway_new(f->gateway_url, f->rest_url, 60000, &err);
-    if (!gw || (!f->queries && (sx_gateway_open_session(gw, "sx-floor", &err) != 0 ||
-                                configure(gw, trivial_ddls, 2, &err) != 0))) {
+    if (!gw || (!f->queries &&
+                (sx_gateway_open_session(gw, "sx-floor", &err) != 0 ||
+                 configure(gw, trivial_ddls, sizeof trivial_ddls / sizeof *trivial_ddls,
+                           &err) != 0))) {
         fprintf(stderr, "floor_jobs: session: %s\n", err.msg);
         sx_gateway_destroy(&gw);
         return NULL;
