@@ -11,7 +11,8 @@
  *   streamex task is measured against.
  * - queries (BENCH PREDICTIONS BOOTSTRAP): each task's own statement over
  *   Kafka as the executor sends it (its sources' and sink's DDL filled the
- *   same way, sx_ddl_source and sx_ddl_fill; its SQL through sx_sqlcheck),
+ *   same way, sx_ddl_source and sx_ddl_fill; its SQL through sx_sqlcheck;
+ *   its sources replayed by the worker's own registry, sx_replays_acquire),
  *   in a session of its own, as the executor does, but with every topic
  *   made and every source replayed before the clock starts, and no sink
  *   read, no scoring, no topic deleted per task: what Flink needs for the
@@ -28,7 +29,6 @@
 #include "common/mem.h"
 #include "worker/clients/gateway.h"
 #include "worker/clients/kafka.h"
-#include "worker/exec/prepare.h"
 #include "worker/exec/replays.h"
 #include "worker/sql/ddl.h"
 #include "worker/sql/sqlcheck.h"
@@ -42,7 +42,6 @@
 
 #define POLL_MS 5
 #define KAFKA_TIMEOUT_MS 30000
-#define TOPIC_PREFIX "sx-floor-"
 
 /* One job: the tables its session needs, then its statement. */
 typedef struct {
@@ -138,51 +137,38 @@ static void *session(void *arg)
 
 /* ---- the queries floor's set-up ------------------------------------------ */
 
-/* A source's topic, made and replayed the first time its key is seen:
- * copies of a task share it, as they share a replay on a worker. */
-static char *source_topic(sx_kafka_t *kafka, zlist_t *topics, const sx_task_t *task,
-                          const sx_source_t *source, sx_error_t *err)
-{
-    char key[41], topic[64];
-    if (sx_replays_key(source, key, err) != 0)
-        return NULL;
-    snprintf(topic, sizeof topic, TOPIC_PREFIX "%s", key);
-    for (const char *t = zlist_first(topics); t; t = zlist_next(topics))
-        if (strcmp(t, topic) == 0)
-            return sx_strdup(topic);
-    sx_prepare_t *prepared = sx_prepare_new(task->task_id, source, err);
-    int rc = !prepared || sx_kafka_create_topic(kafka, topic, err) != 0 ? -1 : 0;
-    if (rc == 0)
-        zlist_append(topics, sx_strdup(topic));
-    if (rc == 0 && sx_replay_produce(kafka, topic, task->task_id, source, prepared,
-                                     err) != SX_REPLAY_READY)
-        rc = -1;
-    sx_prepare_destroy(&prepared);
-    return rc == 0 ? sx_strdup(topic) : NULL;
-}
+/* What the set-up makes on the pair's Kafka: the sources' topics through
+ * the worker's own replay registry (a source replayed once, its copies in
+ * other tasks reading the same topic, as on a worker; deleted when it is
+ * destroyed) and a sink topic per task. */
+typedef struct {
+    const char *bootstrap;
+    sx_kafka_t *kafka;
+    sx_replays_t *replays;
+    zlist_t *sinks;
+} kafka_setup_t;
 
 /* A task's job: its tables' DDL filled with topics that are ready. */
-static int make_query(sx_kafka_t *kafka, zlist_t *topics, const char *bootstrap,
-                      const sx_task_t *task, const char *sql, long index, job_t *job,
-                      sx_error_t *err)
+static int make_query(kafka_setup_t *k, const sx_task_t *task, const char *sql,
+                      long index, job_t *job, sx_error_t *err)
 {
     job->ddls = sx_alloc(task->source_count + 1, sizeof *job->ddls);
+    char topic[256];
+    double prepare_s;
     for (size_t s = 0; s < task->source_count; s++) {
-        char *topic = source_topic(kafka, topics, task, &task->sources[s], err);
-        if (!topic)
+        if (sx_replays_acquire(k->replays, k->kafka, task->task_id, &task->sources[s],
+                               topic, sizeof topic, &prepare_s, err) != SX_REPLAY_READY)
             return -1;
         job->ddls[job->ddl_count] =
-            sx_ddl_source(task->sources[s].ddl, topic, bootstrap, err);
-        free(topic);
+            sx_ddl_source(task->sources[s].ddl, topic, k->bootstrap, err);
         if (!job->ddls[job->ddl_count++])
             return -1;
     }
-    char sink[64];
-    snprintf(sink, sizeof sink, TOPIC_PREFIX "sink-%ld", index);
-    if (sx_kafka_create_topic(kafka, sink, err) != 0)
+    snprintf(topic, sizeof topic, "sx-floor-sink-%ld", index);
+    if (sx_kafka_create_topic(k->kafka, topic, err) != 0)
         return -1;
-    zlist_append(topics, sx_strdup(sink));
-    job->ddls[job->ddl_count] = sx_ddl_fill(task->sink_ddl, sink, bootstrap, err);
+    zlist_append(k->sinks, sx_strdup(topic));
+    job->ddls[job->ddl_count] = sx_ddl_fill(task->sink_ddl, topic, k->bootstrap, err);
     if (!job->ddls[job->ddl_count++])
         return -1;
     job->statement = sx_sqlcheck(sql, task->sink_name, err);
@@ -192,8 +178,7 @@ static int make_query(sx_kafka_t *kafka, zlist_t *topics, const char *bootstrap,
 /* The first `count` tasks of the bench, each with its prediction, into
  * jobs (count of them, zeroed), which the caller frees either way. */
 static int make_queries(const char *bench_dir, const char *predictions_path,
-                        const char *bootstrap, sx_kafka_t *kafka, zlist_t *topics,
-                        long count, job_t *jobs, sx_error_t *err)
+                        kafka_setup_t *k, long count, job_t *jobs, sx_error_t *err)
 {
     sx_bench_t *bench = sx_bench_open(bench_dir, err);
     sx_predictions_t *predictions =
@@ -208,8 +193,7 @@ static int make_queries(const char *bench_dir, const char *predictions_path,
         sx_task_t *task = sql ? sx_task_load(bench_dir, id, err) : NULL;
         if (!sql)
             sx_error_set(err, "no prediction");
-        rc =
-            task ? make_query(kafka, topics, bootstrap, task, sql, i, &jobs[i], err) : -1;
+        rc = task ? make_query(k, task, sql, i, &jobs[i], err) : -1;
         if (rc != 0)
             sx_error_prefix(err, "task %s: ", id);
         sx_task_destroy(&task);
@@ -244,17 +228,18 @@ int main(int argc, char **argv)
         return 2;
     }
     sx_error_t err;
-    sx_kafka_t *kafka = NULL;
-    zlist_t *topics = zlist_new();
-    zlist_autofree(topics);
+    kafka_setup_t k = {.sinks = zlist_new()};
+    zlist_autofree(k.sinks);
     double setup_s = 0;
     bool ready = true;
     if (argc == 8) {
         double t = sx_clock_seconds();
         f.queries = sx_alloc((size_t)f.jobs, sizeof *f.queries);
-        kafka = sx_kafka_new(argv[7], KAFKA_TIMEOUT_MS, &err);
-        ready = kafka && make_queries(argv[5], argv[6], argv[7], kafka, topics, f.jobs,
-                                      f.queries, &err) == 0;
+        k.bootstrap = argv[7];
+        k.kafka = sx_kafka_new(k.bootstrap, KAFKA_TIMEOUT_MS, &err);
+        k.replays = k.kafka ? sx_replays_new(k.bootstrap, "floor", false, &err) : NULL;
+        ready =
+            k.replays && make_queries(argv[5], argv[6], &k, f.jobs, f.queries, &err) == 0;
         setup_s = sx_clock_seconds() - t;
     }
     double started = sx_clock_seconds(), wall = 0;
@@ -268,11 +253,12 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "floor_jobs: %s\n", err.msg);
     }
-    if (kafka && zlist_size(topics) > 0 &&
-        sx_kafka_delete_topic_list(kafka, topics, &err) != 0)
-        fprintf(stderr, "floor_jobs: deleting the topics: %s\n", err.msg);
-    sx_kafka_destroy(&kafka);
-    zlist_destroy(&topics);
+    if (k.kafka && zlist_size(k.sinks) > 0 &&
+        sx_kafka_delete_topic_list(k.kafka, k.sinks, &err) != 0)
+        fprintf(stderr, "floor_jobs: deleting the sink topics: %s\n", err.msg);
+    sx_replays_destroy(&k.replays);
+    sx_kafka_destroy(&k.kafka);
+    zlist_destroy(&k.sinks);
     if (f.queries)
         free_queries(f.queries, f.jobs);
     long finished = atomic_load(&f.finished), failed = atomic_load(&f.failed);
